@@ -1,0 +1,56 @@
+# ksnap: top-level build.  `make demo` and `make check` do all the set-up
+# they need (packages, debug kernel) on a fresh Debian 12 machine.
+
+.PHONY: all setup modules modules-debug tools unit kunit guest-tests \
+	check demo style sparse clean
+
+all: modules tools
+
+setup:
+	@scripts/setup
+
+# ksnap.ko against Debian's headers (linux-headers-amd64): build/mod/debian/
+modules:
+	scripts/build-module debian
+
+# ksnap.ko and the KUnit module against the debug kernel: build/mod/debug/
+modules-debug:
+	scripts/build-module debug
+
+# ksnapd and friends: build/bin/
+tools:
+	$(MAKE) -C userspace
+
+# cmocka unit tests for userspace logic
+unit:
+	$(MAKE) -C userspace check
+
+# KUnit suites, in a guest on the debug kernel
+kunit: modules-debug tools
+	tests/run-kunit
+
+# Integration tests, in guests on both kernels
+guest-tests: modules modules-debug tools
+	tests/run-guest-tests
+
+check: setup
+	$(MAKE) all
+	$(MAKE) style
+	$(MAKE) unit
+	$(MAKE) kunit
+	$(MAKE) guest-tests
+
+demo: setup
+	$(MAKE) all
+	scripts/demo
+
+# checkpatch --strict over the module, sparse over the module
+style:
+	scripts/style
+
+sparse:
+	scripts/build-module debian C=2
+
+clean:
+	rm -rf build
+	$(MAKE) -C userspace clean
