@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+/* ksnapd's state machine on a fake device: poll() is where the test's
+ * "kernel" acts (start, push records, stop). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon.h"
+#include "fake_ring.h"
+#include "fake_sys.h"
+
+static struct fake_ring fr;
+static struct ksnap_ring ring;
+static struct ksnap_out out;
+static struct ksnap_stream st;
+static struct ksnapd d;
+
+/* What the "kernel" does at each poll() call (1-based), then returns. */
+static void (*script)(int call);
+
+static int scripted_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	if (fake_sys.poll_calls > 50)
+		fail_msg("still polling after 50 wake-ups");
+	if (script)
+		script(fake_sys.poll_calls);
+	return 1;
+}
+
+static void columns(void)
+{
+	fake_ring_column(&fr, 0, "/ksnap/mem", NULL, NULL, "Memory.", 0);
+	fake_ring_column(&fr, 1, "/ksnap/cpu", "cgroup", "/a", "CPU.",
+			 KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS);
+	fake_ring_column(&fr, 2, "/ksnap/cpu", "cgroup", "/b", "CPU.",
+			 KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS);
+}
+
+static int setup(void **state)
+{
+	fake_sys_reset();
+	fake_ring_init(&fr, NULL, 3, 8);
+	columns();
+	fake_sys.mem = fr.mem;
+	fake_sys.mem_len = fr.len;
+	fake_sys.capture = true;
+	fake_sys.poll_hook = scripted_poll;
+	script = NULL;
+	return 0;
+}
+
+/* Open the "device" and set up the daemon as main() does. */
+static void attach(bool lossy)
+{
+	assert_int_equal(ksnap_ring_open(&ring, "/dev/ksnap"), 0);
+	assert_int_equal(ksnap_out_init(&out, 1, false, lossy, 65536), 0);
+	ksnap_stream_init(&st, &out, lossy);
+	assert_int_equal(ksnapd_init(&d, &ring, &st, "out.tsv"), 0);
+}
+
+static int teardown(void **state)
+{
+	ksnapd_fini(&d);
+	ksnap_out_fini(&out);
+	ksnap_ring_close(&ring);
+	fake_ring_free(&fr);
+	fake_sys_reset();
+	return 0;
+}
+
+static int count_lines_starting(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p = text;
+	int count = 0;
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, n))
+			count++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return count;
+}
+
+/* Fails with both texts when needle is not in hay. */
+#define assert_contains(hay, needle) do { \
+	const char *h_ = (hay), *n_ = (needle); \
+	if (!strstr(h_, n_)) \
+		fail_msg("expected to find:\n%s\n--- in output:\n%s", n_, h_); \
+} while (0)
+
+static const char *output(void)
+{
+	return fake_sys.wbuf ? fake_sys.wbuf : "";
+}
+
+static void push_two_and_stop(int call)
+{
+	if (call == 1) {
+		fake_ring_push(&fr, 3000, 30);
+		fake_ring_push(&fr, 4000, 40);
+		fr.ctrl->stats.lateness_sum_ns = 500;
+		fr.ctrl->stats.read_sum_ns = 600;
+		fake_ring_stop(&fr);
+	}
+}
+
+static void stop_writes_stats_after_the_last_row_then_exits(void **s)
+{
+	fake_ring_start(&fr, 1, 3, 1000, 100000, 1700000000000000000ULL);
+	fake_ring_push(&fr, 1000, 10);
+	fake_ring_push(&fr, 2000, 20);
+	attach(false);
+	script = push_two_and_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_string_equal(output(),
+		"META\t/ksnap/mem\t{\"name\":\"/ksnap/mem\",\"description\":"
+		"\"Memory.\",\"type\":\"TYPE_UINT64\"}\n"
+		"META\t/ksnap/cpu\t{\"name\":\"/ksnap/cpu\",\"description\":"
+		"\"CPU.\",\"cumulative\":true,\"type\":\"TYPE_UINT64\","
+		"\"units\":\"UNITS_NANOSECONDS\",\"fields\":[{\"fieldName\":"
+		"\"cgroup\",\"allowedValues\":[\"/a\",\"/b\"]}]}\n"
+		"START_TIME\t1700000000000000000\n"
+		"Time (ns)\t/ksnap/mem\t/ksnap/cpu[/a]\t/ksnap/cpu[/b]\n"
+		"1000\t10\t11\t12\n"
+		"2000\t20\t21\t22\n"
+		"3000\t30\t31\t32\n"
+		"4000\t40\t41\t42\n"
+		"STATS\t{\"collection_rate\":1000,"
+		"\"collection_rate_nanos\":1000,"
+		"\"cheap_start_nanos\":100000,"
+		"\"cheap_last_collection_nanos\":104000,"
+		"\"total_snapshots\":4,"
+		"\"total_sleep_timing_error\":500,"
+		"\"total_sleep_timing_error_nanos\":500,"
+		"\"total_collection_timing_error\":600,"
+		"\"total_collection_timing_error_nanos\":600,"
+		"\"num_backoff_sleeps\":0,\"total_backoff_sleep\":0,"
+		"\"total_backoff_sleep_nanos\":0,"
+		"\"ksnap_snapshots_taken\":4,\"ksnap_snapshots_lost\":0,"
+		"\"ksnap_periods_missed\":0,\"ksnap_max_lateness_nanos\":0,"
+		"\"ksnap_max_read_nanos\":0,\"ksnap_bad_tail\":0}\n");
+	assert_int_equal(fake_sys.poll_calls, 1);
+	assert_int_equal(fr.cons->tail, 4);
+	assert_int_equal(fr.cons->done_generation, 1);
+	assert_int_equal(fr.cons->seen_state,
+			 KSNAP_GEN_STATE(1, KSNAP_STATE_STOPPED));
+}
+
+static void stopped_and_drained_collection_gives_exactly_one_stats(void **s)
+{
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 1);
+	attach(false);
+
+	assert_int_equal(ksnapd_step(&d), 0);
+	fake_ring_stop(&fr);
+	assert_int_equal(ksnapd_step(&d), 1);
+	/* Once done, more steps write nothing more. */
+	assert_int_equal(ksnapd_step(&d), 1);
+	assert_int_equal(ksnapd_step(&d), 1);
+	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
+	assert_int_equal(count_lines_starting(output(), "1000\t1"), 1);
+	assert_int_equal(fr.cons->done_generation, 2);
+}
+
+static void start_and_stop(int call)
+{
+	if (call == 2) {
+		fake_ring_start(&fr, 4, 1, 500, 0, 99);
+		fake_ring_push(&fr, 10, 7);
+	} else if (call == 3) {
+		fake_ring_stop(&fr);
+	}
+}
+
+static void started_while_stopped_waits_for_the_next_start(void **s)
+{
+	fake_ring_start(&fr, 3, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1, 1);
+	fake_ring_stop(&fr);
+	fr.cons->done_generation = 3;	/* as the kernel sets it at open */
+	attach(false);
+
+	assert_int_equal(ksnapd_step(&d), 0);
+	assert_string_equal(output(), "");
+	assert_int_equal(fr.cons->seen_state,
+			 KSNAP_GEN_STATE(3, KSNAP_STATE_STOPPED));
+
+	script = start_and_stop;
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_int_equal(count_lines_starting(output(), "START_TIME\t99\n"), 1);
+	assert_int_equal(count_lines_starting(output(), "10\t7\n"), 1);
+	assert_int_equal(count_lines_starting(output(), "1\t1\n"), 0);
+	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
+	assert_int_equal(fr.cons->done_generation, 4);
+}
+
+static void stop_now(int call)
+{
+	if (call == 1)
+		fake_ring_stop(&fr);
+}
+
+static void attached_mid_collection_writes_rows_from_the_tail(void **s)
+{
+	uint64_t pos;
+
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	for (pos = 0; pos < 10; pos++)
+		fake_ring_push(&fr, pos * 1000, pos);
+	fr.cons->tail = 7;		/* a previous reader got this far */
+	attach(false);
+	script = stop_now;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_contains(output(), "Time (ns)\t/ksnap/mem\n"
+			       "7000\t7\n8000\t8\n9000\t9\nSTATS\t");
+	assert_contains(output(), "\"total_snapshots\":3,");
+	assert_int_equal(fr.cons->tail, 10);
+}
+
+static void wrap_rows(int call)
+{
+	uint64_t i;
+
+	if (call <= 3) {	/* 3 x 6 records through an 8-slot ring */
+		for (i = 0; i < 6; i++)
+			fake_ring_push(&fr, fr.ctrl->head, fr.ctrl->head);
+	} else {
+		fake_ring_stop(&fr);
+	}
+}
+
+static void rows_keep_order_when_positions_wrap(void **s)
+{
+	char want[32];
+	const char *p;
+	uint64_t i;
+
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	attach(false);
+	script = wrap_rows;
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	p = strstr(output(), "Time (ns)\t/ksnap/mem\n");
+	assert_non_null(p);
+	p = strchr(p, '\n') + 1;
+	for (i = 0; i < 18; i++) {
+		snprintf(want, sizeof(want), "%llu\t%llu\n",
+			 (unsigned long long)i, (unsigned long long)i);
+		assert_memory_equal(p, want, strlen(want));
+		p += strlen(want);
+	}
+	assert_memory_equal(p, "STATS\t", 6);
+	assert_int_equal(fr.cons->tail, 18);
+}
+
+static int sig_pipe[2];
+
+static void push_then_signal(int call)
+{
+	struct signalfd_siginfo si = { .ssi_signo = SIGTERM };
+
+	fake_ring_push(&fr, 5000, 5);
+	assert_int_equal(write(sig_pipe[1], &si, sizeof(si)), sizeof(si));
+}
+
+static int signal_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	scripted_poll(fds, n, timeout);
+	fds[0].revents = POLLIN;
+	return 1;
+}
+
+static void sigterm_drains_writes_stats_and_exits_zero(void **s)
+{
+	fake_ring_start(&fr, 6, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 4000, 4);
+	attach(false);
+	assert_int_equal(pipe(sig_pipe), 0);
+	fake_sys.poll_hook = signal_poll;
+	script = push_then_signal;
+
+	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
+	assert_int_equal(d.signo, SIGTERM);
+	assert_contains(output(), "4000\t4\n5000\t5\nSTATS\t");
+	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
+	/* Still running: not handed back as done. */
+	assert_int_equal(fr.cons->done_generation, 0);
+	assert_int_equal(fr.cons->tail, 2);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+}
+
+static void sigterm_while_waiting_exits_without_output(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_stop(&fr);
+	attach(false);
+	d.stop = true;
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_string_equal(output(), "");
+}
+
+static void write_error_names_the_output_file(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1, 1);
+	attach(false);
+	fake_sys.write_err = -ENOSPC;
+
+	assert_int_equal(ksnapd_run(&d, -1), -ENOSPC);
+	assert_string_equal(d.err, "out.tsv: write: No space left on device");
+}
+
+static int hangup_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	fds[1].revents = POLLHUP;
+	return 1;
+}
+
+static void device_hangup_is_an_error(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	attach(false);
+	fake_sys.poll_hook = hangup_poll;
+	assert_int_equal(ksnapd_run(&d, -1), -EIO);
+	assert_contains(d.err, "hang-up");
+}
+
+static void overrun(int call)
+{
+	fr.ctrl->head = 100;
+}
+
+static void head_too_far_ahead_of_tail_is_a_protocol_error(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	attach(false);
+	script = overrun;
+	assert_int_equal(ksnapd_run(&d, -1), -EPROTO);
+	assert_contains(d.err, "out of range");
+}
+
+static void restart(int call)
+{
+	fake_ring_stop(&fr);
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+}
+
+static void generation_change_mid_stream_is_a_protocol_error(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	attach(false);
+	script = restart;
+	assert_int_equal(ksnapd_run(&d, -1), -EPROTO);
+	assert_contains(d.err, "replaced");
+}
+
+static void lossy_run_ends_with_the_adler32_line(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1, 1);
+	attach(true);
+	script = stop_now;
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "STATS\t"), 1);
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "ADLER32\t0x"), 1);
+	assert_contains(output(), KSNAP_LOSSY_PREFIX
+			       "Time (ns)\t/ksnap/mem\tChecksum\t0x");
+}
+
+/* --device FILE: a regular file laid out like the device, real syscalls. */
+static void regular_file_device_is_read_like_the_device(void **s)
+{
+	char path[] = "/tmp/ksnap-ring-XXXXXX";
+	size_t len = fake_ring_size(3, 8);
+	void *mem;
+	int fd;
+
+	fake_ring_free(&fr);
+	fake_sys.mem = NULL;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)len), 0);
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(mem != MAP_FAILED);
+	fake_ring_init(&fr, mem, 3, 8);
+	columns();
+	fake_ring_start(&fr, 1, 3, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	close(fd);
+
+	assert_int_equal(ksnap_ring_open(&ring, path), 0);
+	unlink(path);		/* stays mapped; nothing left behind */
+	assert_true(ring.regular_file);
+	assert_int_equal(ksnap_out_init(&out, 1, false, false, 65536), 0);
+	ksnap_stream_init(&st, &out, false);
+	assert_int_equal(ksnapd_init(&d, &ring, &st, "out.tsv"), 0);
+	script = push_two_and_stop;
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_contains(output(), "1000\t10\t11\t12\n"
+			       "3000\t30\t31\t32\n4000\t40\t41\t42\nSTATS\t");
+	/* The consumer page is shared with the file. */
+	assert_int_equal(fr.cons->tail, 3);
+	assert_int_equal(fr.cons->done_generation, 1);
+	munmap(mem, len);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(stop_writes_stats_after_the_last_row_then_exits),
+		T(stopped_and_drained_collection_gives_exactly_one_stats),
+		T(started_while_stopped_waits_for_the_next_start),
+		T(attached_mid_collection_writes_rows_from_the_tail),
+		T(rows_keep_order_when_positions_wrap),
+		T(sigterm_drains_writes_stats_and_exits_zero),
+		T(sigterm_while_waiting_exits_without_output),
+		T(write_error_names_the_output_file),
+		T(device_hangup_is_an_error),
+		T(head_too_far_ahead_of_tail_is_a_protocol_error),
+		T(generation_change_mid_stream_is_a_protocol_error),
+		T(lossy_run_ends_with_the_adler32_line),
+		T(regular_file_device_is_read_like_the_device),
+	};
+
+	return cmocka_run_group_tests_name("daemon", tests, NULL, NULL);
+}

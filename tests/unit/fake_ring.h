@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A ksnap ring built in memory (or in a file mapping) with the ABI
+ * structs, playing the kernel's part: start, push records, stop.
+ */
+#ifndef KSNAP_FAKE_RING_H
+#define KSNAP_FAKE_RING_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksnap_abi.h"
+#include "ring.h"
+
+#define FAKE_PAGE	4096u
+
+struct fake_ring {
+	unsigned char *mem;
+	size_t len;
+	bool owned;
+	struct ksnap_ctrl *ctrl;
+	struct ksnap_column *cols;
+	struct ksnap_consumer *cons;
+	unsigned char *data;
+};
+
+static inline size_t fake_ring_size(uint32_t max_columns, uint32_t nr_records)
+{
+	uint32_t rs = KSNAP_RECORD_SIZE(max_columns);
+	size_t ctrl = sizeof(struct ksnap_ctrl) +
+		      (size_t)max_columns * sizeof(struct ksnap_column);
+	size_t ctrl_pages = (ctrl + FAKE_PAGE - 1) / FAKE_PAGE;
+	size_t data_pages = ((size_t)nr_records * rs + FAKE_PAGE - 1) /
+			    FAKE_PAGE;
+
+	return (ctrl_pages + 1 + data_pages) * FAKE_PAGE;
+}
+
+/* Lay out a ring in mem (NULL: allocate), like the module does at load. */
+static inline void fake_ring_init(struct fake_ring *f, void *mem,
+				  uint32_t max_columns, uint32_t nr_records)
+{
+	uint32_t rs = KSNAP_RECORD_SIZE(max_columns);
+	size_t ctrl = sizeof(struct ksnap_ctrl) +
+		      (size_t)max_columns * sizeof(struct ksnap_column);
+	uint32_t ctrl_pages = (ctrl + FAKE_PAGE - 1) / FAKE_PAGE;
+	uint32_t data_pages = ((size_t)nr_records * rs + FAKE_PAGE - 1) /
+			      FAKE_PAGE;
+
+	f->len = fake_ring_size(max_columns, nr_records);
+	f->owned = !mem;
+	f->mem = mem ? mem : aligned_alloc(FAKE_PAGE, f->len);
+	memset(f->mem, 0, f->len);
+	f->ctrl = (struct ksnap_ctrl *)f->mem;
+	f->ctrl->magic = KSNAP_MAGIC;
+	f->ctrl->abi_version = KSNAP_ABI_VERSION;
+	f->ctrl->page_size = FAKE_PAGE;
+	f->ctrl->ctrl_pages = ctrl_pages;
+	f->ctrl->consumer_pgoff = ctrl_pages;
+	f->ctrl->data_pgoff = ctrl_pages + 1;
+	f->ctrl->data_pages = data_pages;
+	f->ctrl->total_pages = ctrl_pages + 1 + data_pages;
+	f->ctrl->columns_offset = sizeof(struct ksnap_ctrl);
+	f->ctrl->record_size = rs;
+	f->ctrl->nr_records = nr_records;
+	f->ctrl->max_columns = max_columns;
+	f->cols = (struct ksnap_column *)(f->mem + sizeof(struct ksnap_ctrl));
+	f->cons = (struct ksnap_consumer *)(f->mem +
+					    (size_t)ctrl_pages * FAKE_PAGE);
+	f->data = f->mem + (size_t)(ctrl_pages + 1) * FAKE_PAGE;
+}
+
+static inline void fake_ring_free(struct fake_ring *f)
+{
+	if (f->owned)
+		free(f->mem);
+	f->mem = NULL;
+}
+
+static inline void fake_copy(char *dst, size_t size, const char *src)
+{
+	size_t n;
+
+	src = src ? src : "";
+	n = strlen(src);
+	if (n > size - 1)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static inline void fake_ring_column(struct fake_ring *f, uint32_t i,
+				    const char *metric, const char *field,
+				    const char *value, const char *desc,
+				    uint32_t flags)
+{
+	struct ksnap_column *c = &f->cols[i];
+
+	memset(c, 0, sizeof(*c));
+	fake_copy(c->metric, sizeof(c->metric), metric);
+	fake_copy(c->field, sizeof(c->field), field);
+	fake_copy(c->value, sizeof(c->value), value);
+	fake_copy(c->description, sizeof(c->description), desc);
+	c->flags = flags;
+}
+
+/* Collection fields under the seqlock, as the module's start does. */
+static inline void fake_ring_start(struct fake_ring *f, uint32_t gen,
+				   uint32_t ncols, uint64_t period_ns,
+				   uint64_t mono, uint64_t real)
+{
+	f->ctrl->seq++;
+	f->ctrl->generation = gen;
+	f->ctrl->state = KSNAP_STATE_RUNNING;
+	f->ctrl->nr_columns = ncols;
+	f->ctrl->period_ns = period_ns;
+	f->ctrl->start_mono_ns = mono;
+	f->ctrl->start_real_ns = real;
+	f->ctrl->head = 0;
+	f->cons->tail = 0;
+	memset(&f->ctrl->stats, 0, sizeof(f->ctrl->stats));
+	f->ctrl->seq++;
+}
+
+static inline void fake_ring_stop(struct fake_ring *f)
+{
+	f->ctrl->seq++;
+	f->ctrl->state = KSNAP_STATE_STOPPED;
+	f->ctrl->seq++;
+}
+
+static inline struct ksnap_record *fake_ring_slot(struct fake_ring *f,
+						  uint64_t pos)
+{
+	return (struct ksnap_record *)
+		(f->data + (pos & (f->ctrl->nr_records - 1)) *
+		 f->ctrl->record_size);
+}
+
+/* One record at head with values v0, v0+1, ... (ncols values). */
+static inline void fake_ring_push(struct fake_ring *f, uint64_t time_ns,
+				  uint64_t v0)
+{
+	uint64_t pos = f->ctrl->head;
+	struct ksnap_record *r = fake_ring_slot(f, pos);
+	uint32_t i;
+
+	r->seq = pos;
+	r->time_ns = time_ns;
+	for (i = 0; i < f->ctrl->nr_columns; i++)
+		r->values[i] = v0 + i;
+	f->ctrl->stats.taken++;
+	f->ctrl->head = pos + 1;
+}
+
+#endif /* KSNAP_FAKE_RING_H */

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/* The output buffer: full writes, framing, fsync. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fake_sys.h"
+#include "output.h"
+
+static int setup(void **state)
+{
+	fake_sys_reset();
+	fake_sys.capture = true;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fake_sys_reset();
+	return 0;
+}
+
+static void put(struct ksnap_out *o, const char *s)
+{
+	int err = 0;
+	char *p = ksnap_out_reserve(o, strlen(s), &err);
+
+	assert_non_null(p);
+	memcpy(p, s, strlen(s));
+	ksnap_out_commit(o, p + strlen(s));
+}
+
+static void full_write_retries_short_writes_and_eintr(void **state)
+{
+	fake_sys.write_max = 3;
+	fake_sys.write_eintr = 2;
+	assert_int_equal(ksnap_out_write_full(1, "hello world\n", 12), 0);
+	assert_string_equal(fake_sys.wbuf, "hello world\n");
+	assert_int_equal(fake_sys.write_calls, 2 + 4);
+}
+
+static void write_error_is_returned_as_negative_errno(void **state)
+{
+	fake_sys.write_err = -ENOSPC;
+	assert_int_equal(ksnap_out_write_full(1, "x", 1), -ENOSPC);
+}
+
+static void plain_flush_writes_lines_as_they_are(void **state)
+{
+	struct ksnap_out o;
+
+	assert_int_equal(ksnap_out_init(&o, 1, true, false, 64), 0);
+	put(&o, "a\n");
+	put(&o, "b\n");
+	assert_int_equal(ksnap_out_flush(&o), 0);
+	assert_int_equal(ksnap_out_flush(&o), 0);	/* nothing pending */
+	assert_string_equal(fake_sys.wbuf, "a\nb\n");
+	assert_int_equal(fake_sys.write_calls, 1);
+	assert_int_equal(fake_sys.fsync_calls, 0);
+	ksnap_out_fini(&o);
+}
+
+static void framed_flush_is_one_write_between_newlines_then_fsync(void **s)
+{
+	struct ksnap_out o;
+
+	assert_int_equal(ksnap_out_init(&o, 1, true, true, 64), 0);
+	put(&o, "a\n");
+	put(&o, "b\n");
+	assert_int_equal(ksnap_out_flush(&o), 0);
+	assert_string_equal(fake_sys.wbuf, "\na\nb\n\n");
+	assert_int_equal(fake_sys.write_calls, 1);
+	assert_int_equal(fake_sys.fsync_calls, 1);
+	put(&o, "END\n");
+	assert_int_equal(ksnap_out_flush_last(&o), 0);
+	assert_string_equal(fake_sys.wbuf, "\na\nb\n\n\nEND\n");
+	ksnap_out_fini(&o);
+}
+
+static void framed_flush_to_a_pipe_does_not_fsync(void **state)
+{
+	struct ksnap_out o;
+
+	assert_int_equal(ksnap_out_init(&o, 1, false, true, 64), 0);
+	put(&o, "a\n");
+	assert_int_equal(ksnap_out_flush(&o), 0);
+	assert_int_equal(fake_sys.fsync_calls, 0);
+	ksnap_out_fini(&o);
+}
+
+static void reserve_flushes_when_full_and_grows_for_a_long_line(void **s)
+{
+	struct ksnap_out o;
+	char big[200];
+
+	assert_int_equal(ksnap_out_init(&o, 1, false, false, 16), 0);
+	put(&o, "0123456789\n");
+	put(&o, "abcdefghij\n");	/* does not fit: flushes first */
+	assert_string_equal(fake_sys.wbuf, "0123456789\n");
+	memset(big, 'x', sizeof(big) - 2);
+	big[sizeof(big) - 2] = '\n';
+	big[sizeof(big) - 1] = '\0';
+	put(&o, big);
+	assert_true(o.cap >= sizeof(big) - 1);
+	assert_int_equal(ksnap_out_flush(&o), 0);
+	assert_int_equal(fake_sys.wlen, 11 + 11 + sizeof(big) - 1);
+	ksnap_out_fini(&o);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(full_write_retries_short_writes_and_eintr),
+		T(write_error_is_returned_as_negative_errno),
+		T(plain_flush_writes_lines_as_they_are),
+		T(framed_flush_is_one_write_between_newlines_then_fsync),
+		T(framed_flush_to_a_pipe_does_not_fsync),
+		T(reserve_flushes_when_full_and_grows_for_a_long_line),
+	};
+
+	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
+}

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/* The ring reader against rings built in memory, and the device attach
+ * path with the system calls faked. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fake_sys.h"
+#include "fake_ring.h"
+#include "ring.h"
+
+static struct fake_ring fr;
+
+static int setup(void **state)
+{
+	(void)state;
+	fake_sys_reset();
+	fake_ring_init(&fr, NULL, 4, 8);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fake_ring_free(&fr);
+	fake_sys_reset();
+	return 0;
+}
+
+static void setup_points_at_the_regions_the_ctrl_block_describes(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	assert_ptr_equal(r.columns, fr.cols);
+	assert_ptr_equal(r.data, fr.data);
+	assert_int_equal(r.nr_records, 8);
+	assert_int_equal(r.record_size, KSNAP_RECORD_SIZE(4));
+	assert_int_equal(r.max_columns, 4);
+}
+
+static void setup_rejects_bad_magic_and_version(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+
+	fr.ctrl->magic = 0x1234;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
+			 -EPROTO);
+	assert_int_equal(r.found_magic, 0x1234);
+	fr.ctrl->magic = KSNAP_MAGIC;
+	fr.ctrl->abi_version = 2;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
+			 -EPROTONOSUPPORT);
+	assert_int_equal(r.found_version, 2);
+}
+
+static void setup_rejects_inconsistent_layouts(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+
+	fr.ctrl->nr_records = 6;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
+			 -EINVAL);
+	assert_string_equal(r.why, "nr_records is not a power of two");
+	fr.ctrl->nr_records = 1024;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
+			 -EINVAL);
+	assert_string_equal(r.why, "records do not fit the data region");
+	fr.ctrl->nr_records = 8;
+	fr.ctrl->max_columns = 100;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
+			 -EINVAL);
+	assert_string_equal(r.why, "columns do not fit the control region");
+	fr.ctrl->max_columns = 4;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len - FAKE_PAGE,
+					  fr.cons), -EINVAL);
+	assert_string_equal(r.why, "total_pages larger than the mapping");
+}
+
+static void records_are_read_in_position_order_across_the_wrap(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	uint64_t pos;
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fake_ring_start(&fr, 1, 2, 1000, 0, 0);
+	/* Positions 5..12 occupy slots 5,6,7,0,1,2,3,4. */
+	fr.ctrl->head = 5;
+	fr.cons->tail = 5;
+	for (pos = 5; pos < 13; pos++)
+		fake_ring_push(&fr, pos * 1000, pos * 10);
+	assert_int_equal(ksnap_ring_head(&r), 13);
+	assert_int_equal(ksnap_ring_tail(&r), 5);
+	for (pos = ksnap_ring_tail(&r); pos != ksnap_ring_head(&r); pos++) {
+		const struct ksnap_record *rec = ksnap_ring_record(&r, pos);
+
+		assert_int_equal(rec->seq, pos);
+		assert_int_equal(rec->time_ns, pos * 1000);
+		assert_int_equal(rec->values[0], pos * 10);
+		assert_int_equal(rec->values[1], pos * 10 + 1);
+	}
+	assert_ptr_equal(ksnap_ring_record(&r, 8), fr.data);
+	assert_ptr_equal(ksnap_ring_record(&r, 12),
+			 fr.data + 4 * KSNAP_RECORD_SIZE(4));
+}
+
+static void tail_and_handshake_stores_land_in_the_consumer_page(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	ksnap_ring_set_tail(&r, 42);
+	assert_int_equal(fr.cons->tail, 42);
+	ksnap_ring_set_seen(&r, 3, KSNAP_STATE_RUNNING);
+	assert_int_equal(fr.cons->seen_state, 7);
+	ksnap_ring_set_seen(&r, 3, KSNAP_STATE_STOPPED);
+	assert_int_equal(fr.cons->seen_state, 6);
+	ksnap_ring_set_done(&r, 3);
+	assert_int_equal(fr.cons->done_generation, 3);
+}
+
+static void read_coll_copies_fields_and_columns(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	struct ksnap_column cols[4];
+	struct ksnap_coll c = { .columns = cols };
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fake_ring_column(&fr, 0, "a", NULL, NULL, "A", 0);
+	fake_ring_column(&fr, 1, "b", "cgroup", "/x", "B", 0);
+	fake_ring_start(&fr, 9, 2, 250, 111, 222);
+	assert_int_equal(ksnap_ring_read_coll(&r, &c), 0);
+	assert_int_equal(c.generation, 9);
+	assert_int_equal(c.state, KSNAP_STATE_RUNNING);
+	assert_int_equal(c.nr_columns, 2);
+	assert_int_equal(c.period_ns, 250);
+	assert_int_equal(c.start_mono_ns, 111);
+	assert_int_equal(c.start_real_ns, 222);
+	assert_string_equal(cols[1].value, "/x");
+	assert_int_equal(fake_sys.yield_calls, 0);
+}
+
+/* The "kernel" finishes its update while the reader yields. */
+static void finish_update(void)
+{
+	if (fake_sys.yield_calls == 3) {
+		fr.ctrl->generation = 5;
+		fr.ctrl->seq++;		/* even again */
+	}
+}
+
+static void read_coll_retries_while_seq_is_odd(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	struct ksnap_coll c = { 0 };
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fake_ring_start(&fr, 4, 1, 250, 0, 0);
+	fr.ctrl->seq++;			/* odd: update in progress */
+	fake_sys.yield_hook = finish_update;
+	assert_int_equal(ksnap_ring_read_coll(&r, &c), 0);
+	assert_int_equal(fake_sys.yield_calls, 3);
+	assert_int_equal(c.generation, 5);
+}
+
+static void read_coll_gives_up_with_eagain_on_a_stuck_seq(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	struct ksnap_coll c = { 0 };
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fr.ctrl->seq = 1;
+	assert_int_equal(ksnap_ring_read_coll(&r, &c), -EAGAIN);
+	assert_int_equal(fake_sys.yield_calls, KSNAP_SEQ_RETRIES);
+}
+
+static void read_coll_rejects_more_columns_than_the_ring_has(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	struct ksnap_coll c = { 0 };
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fake_ring_start(&fr, 1, 5, 250, 0, 0);
+	assert_int_equal(ksnap_ring_read_coll(&r, &c), -EPROTO);
+}
+
+static void read_stats_copies_the_counters(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	struct ksnap_stats st;
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fr.ctrl->stats.taken = 10;
+	fr.ctrl->stats.lost = 2;
+	fr.ctrl->stats.bad_tail = 1;
+	fr.ctrl->stats.read_max_ns = 77;
+	ksnap_ring_read_stats(&r, &st);
+	assert_int_equal(st.taken, 10);
+	assert_int_equal(st.lost, 2);
+	assert_int_equal(st.bad_tail, 1);
+	assert_int_equal(st.read_max_ns, 77);
+}
+
+/* Attach path with open/mmap faked: the device is fr.mem. */
+static void fake_device(void)
+{
+	fake_sys.mem = fr.mem;
+	fake_sys.mem_len = fr.len;
+}
+
+static void open_maps_probe_page_whole_device_and_consumer_page(void **s)
+{
+	struct ksnap_ring r;
+
+	fake_device();
+	assert_int_equal(ksnap_ring_open(&r, "/dev/ksnap"), 0);
+	assert_int_equal(fake_sys.mmap_calls, 3);
+	assert_int_equal(fake_sys.munmap_calls, 1);	/* the probe page */
+	assert_ptr_equal(r.ctrl, fr.ctrl);
+	assert_ptr_equal(r.cons, fr.cons);
+	assert_ptr_equal(fake_sys.mmap_prot_rw, fr.cons);
+	assert_false(r.regular_file);
+	ksnap_ring_close(&r);
+	assert_int_equal(fake_sys.munmap_calls, 3);
+	assert_int_equal(fake_sys.close_calls, 1);
+}
+
+static void open_reports_a_missing_device(void **s)
+{
+	struct ksnap_ring r;
+
+	fake_sys.open_err = -ENOENT;
+	assert_int_equal(ksnap_ring_open(&r, "/dev/ksnap"), -ENOENT);
+	assert_string_equal(r.op, "open");
+	assert_int_equal(fake_sys.mmap_calls, 0);
+}
+
+static void open_rejects_magic_mismatch_and_cleans_up(void **s)
+{
+	struct ksnap_ring r;
+
+	fake_device();
+	fr.ctrl->magic = 0xdead;
+	assert_int_equal(ksnap_ring_open(&r, "/dev/ksnap"), -EPROTO);
+	assert_int_equal(r.found_magic, 0xdead);
+	assert_int_equal(fake_sys.mmap_calls, 1);
+	assert_int_equal(fake_sys.munmap_calls, 1);
+	assert_int_equal(fake_sys.close_calls, 1);
+}
+
+static void open_rejects_version_mismatch_and_cleans_up(void **s)
+{
+	struct ksnap_ring r;
+
+	fake_device();
+	fr.ctrl->abi_version = KSNAP_ABI_VERSION + 1;
+	assert_int_equal(ksnap_ring_open(&r, "/dev/ksnap"), -EPROTONOSUPPORT);
+	assert_int_equal(r.found_version, KSNAP_ABI_VERSION + 1);
+	assert_int_equal(fake_sys.munmap_calls, 1);
+	assert_int_equal(fake_sys.close_calls, 1);
+}
+
+static void open_undoes_mappings_when_an_mmap_fails(void **s)
+{
+	struct ksnap_ring r;
+	int n;
+
+	/* mmap 1: probe, 2: whole device, 3: consumer page */
+	for (n = 1; n <= 3; n++) {
+		fake_sys_reset();
+		fake_device();
+		fake_sys.mmap_fail_at = n;
+		fake_sys.mmap_err = -EPERM;
+		assert_int_equal(ksnap_ring_open(&r, "/dev/ksnap"), -EPERM);
+		assert_string_equal(r.op, "mmap");
+		/* every successful mmap is undone, the fd is closed */
+		assert_int_equal(fake_sys.munmap_calls, n - 1);
+		assert_int_equal(fake_sys.close_calls, 1);
+		assert_null(r.ctrl);
+	}
+}
+
+static void open_rejects_a_layout_that_does_not_fit(void **s)
+{
+	struct ksnap_ring r;
+
+	fake_device();
+	fr.ctrl->record_size = 12;
+	assert_int_equal(ksnap_ring_open(&r, "/dev/ksnap"), -EINVAL);
+	assert_non_null(r.why);
+	assert_int_equal(fake_sys.munmap_calls, 3);
+	assert_int_equal(fake_sys.close_calls, 1);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(setup_points_at_the_regions_the_ctrl_block_describes),
+		T(setup_rejects_bad_magic_and_version),
+		T(setup_rejects_inconsistent_layouts),
+		T(records_are_read_in_position_order_across_the_wrap),
+		T(tail_and_handshake_stores_land_in_the_consumer_page),
+		T(read_coll_copies_fields_and_columns),
+		T(read_coll_retries_while_seq_is_odd),
+		T(read_coll_gives_up_with_eagain_on_a_stuck_seq),
+		T(read_coll_rejects_more_columns_than_the_ring_has),
+		T(read_stats_copies_the_counters),
+		T(open_maps_probe_page_whole_device_and_consumer_page),
+		T(open_reports_a_missing_device),
+		T(open_rejects_magic_mismatch_and_cleans_up),
+		T(open_rejects_version_mismatch_and_cleans_up),
+		T(open_undoes_mappings_when_an_mmap_fails),
+		T(open_rejects_a_layout_that_does_not_fit),
+	};
+
+	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);
+}

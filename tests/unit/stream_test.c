@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+/* Line formatting of the profiling-metrics stream, plain and lossy. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "fake_sys.h"
+#include "fake_ring.h"
+#include "stream.h"
+
+struct ctx {
+	struct ksnap_out out;
+	struct ksnap_stream s;
+	struct ksnap_column cols[8];
+};
+
+static void set_col(struct ksnap_column *c, const char *metric,
+		    const char *field, const char *value, const char *desc,
+		    uint32_t flags)
+{
+	memset(c, 0, sizeof(*c));
+	fake_copy(c->metric, sizeof(c->metric), metric);
+	fake_copy(c->field, sizeof(c->field), field);
+	fake_copy(c->value, sizeof(c->value), value);
+	fake_copy(c->description, sizeof(c->description), desc);
+	c->flags = flags;
+}
+
+static int setup(void **state, bool lossy)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	fake_sys_reset();
+	fake_sys.capture = true;
+	assert_int_equal(ksnap_out_init(&c->out, 1, false, lossy, 4096), 0);
+	ksnap_stream_init(&c->s, &c->out, lossy);
+	*state = c;
+	return 0;
+}
+
+static int setup_plain(void **state)
+{
+	return setup(state, false);
+}
+
+static int setup_lossy(void **state)
+{
+	return setup(state, true);
+}
+
+static int teardown(void **state)
+{
+	struct ctx *c = *state;
+
+	ksnap_out_fini(&c->out);
+	free(c);
+	fake_sys_reset();
+	return 0;
+}
+
+/* What the stream wrote, after a flush. */
+static const char *written(struct ctx *c)
+{
+	assert_int_equal(ksnap_out_flush(&c->out), 0);
+	return fake_sys.wbuf ? fake_sys.wbuf : "";
+}
+
+static void meta_without_fields_is_one_json_object(void **state)
+{
+	struct ctx *c = *state;
+
+	set_col(&c->cols[0], "/ksnap/pgfault", "", "", "Page faults.",
+		KSNAP_COL_CUMULATIVE);
+	assert_int_equal(ksnap_stream_meta(&c->s, c->cols, 1), 0);
+	assert_string_equal(written(c),
+		"META\t/ksnap/pgfault\t{\"name\":\"/ksnap/pgfault\","
+		"\"description\":\"Page faults.\",\"cumulative\":true,"
+		"\"type\":\"TYPE_UINT64\"}\n");
+}
+
+static void meta_nanoseconds_gauge_has_units_and_no_cumulative(void **state)
+{
+	struct ctx *c = *state;
+
+	set_col(&c->cols[0], "lat", "", "", "", KSNAP_COL_NANOSECONDS);
+	assert_int_equal(ksnap_stream_meta(&c->s, c->cols, 1), 0);
+	assert_string_equal(written(c),
+		"META\tlat\t{\"name\":\"lat\",\"type\":\"TYPE_UINT64\","
+		"\"units\":\"UNITS_NANOSECONDS\"}\n");
+}
+
+static void meta_is_one_line_per_metric_with_allowed_values(void **state)
+{
+	struct ctx *c = *state;
+
+	set_col(&c->cols[0], "cpu", "cgroup", "/a", "CPU ns.",
+		KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS);
+	set_col(&c->cols[1], "mem", "", "", "Memory.", 0);
+	set_col(&c->cols[2], "cpu", "cgroup", "/b", "CPU ns.",
+		KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS);
+	set_col(&c->cols[3], "cpu", "cgroup", "/a", "CPU ns.",
+		KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS);
+	assert_int_equal(ksnap_stream_meta(&c->s, c->cols, 4), 0);
+	assert_string_equal(written(c),
+		"META\tcpu\t{\"name\":\"cpu\",\"description\":\"CPU ns.\","
+		"\"cumulative\":true,\"type\":\"TYPE_UINT64\","
+		"\"units\":\"UNITS_NANOSECONDS\",\"fields\":[{\"fieldName\":"
+		"\"cgroup\",\"allowedValues\":[\"/a\",\"/b\"]}]}\n"
+		"META\tmem\t{\"name\":\"mem\",\"description\":\"Memory.\","
+		"\"type\":\"TYPE_UINT64\"}\n");
+}
+
+static void json_escapes_quotes_backslashes_and_control_chars(void **state)
+{
+	char buf[256], *end;
+	const char in[] = "a\"b\\c\n\t\x01\x1f" "d\x7f";
+
+	(void)state;
+	end = ksnap_json_string(buf, in, sizeof(in));
+	*end = '\0';
+	assert_string_equal(buf,
+		"\"a\\\"b\\\\c\\u000a\\u0009\\u0001\\u001fd\x7f\"");
+}
+
+static void json_keeps_utf8_and_replaces_invalid_bytes(void **state)
+{
+	char buf[256], *end;
+	/* é (valid), lone continuation byte, truncated 3-byte sequence */
+	const char in[] = "\xc3\xa9-\x80-\xe2\x82";
+
+	(void)state;
+	end = ksnap_json_string(buf, in, sizeof(in));
+	*end = '\0';
+	assert_string_equal(buf, "\"\xc3\xa9-\\ufffd-\\ufffd\\ufffd\"");
+}
+
+static void json_stops_at_field_size_without_nul(void **state)
+{
+	char buf[64], *end;
+	const char in[4] = { 'a', 'b', 'c', 'd' };
+
+	(void)state;
+	end = ksnap_json_string(buf, in, 3);
+	*end = '\0';
+	assert_string_equal(buf, "\"abc\"");
+}
+
+static void start_time_is_decimal_ns(void **state)
+{
+	struct ctx *c = *state;
+
+	assert_int_equal(ksnap_stream_start_time(&c->s,
+						 1700000000123456789ULL), 0);
+	assert_string_equal(written(c), "START_TIME\t1700000000123456789\n");
+}
+
+static void header_names_columns_metric_or_metric_value(void **state)
+{
+	struct ctx *c = *state;
+
+	set_col(&c->cols[0], "mem", "", "", "", 0);
+	set_col(&c->cols[1], "cpu", "cgroup", "/a/b", "", 0);
+	assert_int_equal(ksnap_stream_header(&c->s, c->cols, 2), 0);
+	assert_string_equal(written(c), "Time (ns)\tmem\tcpu[/a/b]\n");
+}
+
+static void row_prints_zero_and_uint64_max_unsigned(void **state)
+{
+	struct ctx *c = *state;
+	uint64_t v[3] = { 0, UINT64_MAX, 1ULL << 63 };
+
+	assert_int_equal(ksnap_stream_row(&c->s, 0, v, 3), 0);
+	assert_int_equal(ksnap_stream_row(&c->s, 12345, v, 1), 0);
+	assert_string_equal(written(c),
+		"0\t0\t18446744073709551615\t9223372036854775808\n"
+		"12345\t0\n");
+}
+
+static void stats_has_gvisor_and_ksnap_keys(void **state)
+{
+	struct ctx *c = *state;
+	struct ksnap_stream_stats st = {
+		.collection_rate_nanos = 1000000,
+		.cheap_start_nanos = 5,
+		.cheap_last_collection_nanos = UINT64_MAX,
+		.total_snapshots = 3,
+		.total_sleep_timing_error_nanos = 7,
+		.total_collection_timing_error_nanos = 8,
+		.ksnap_snapshots_taken = 4,
+		.ksnap_snapshots_lost = 1,
+		.ksnap_periods_missed = 2,
+		.ksnap_max_lateness_nanos = 9,
+		.ksnap_max_read_nanos = 10,
+		.ksnap_bad_tail = 11,
+	};
+
+	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
+	assert_string_equal(written(c),
+		"STATS\t{\"collection_rate\":1000000,"
+		"\"collection_rate_nanos\":1000000,"
+		"\"cheap_start_nanos\":5,"
+		"\"cheap_last_collection_nanos\":18446744073709551615,"
+		"\"total_snapshots\":3,"
+		"\"total_sleep_timing_error\":7,"
+		"\"total_sleep_timing_error_nanos\":7,"
+		"\"total_collection_timing_error\":8,"
+		"\"total_collection_timing_error_nanos\":8,"
+		"\"num_backoff_sleeps\":0,"
+		"\"total_backoff_sleep\":0,"
+		"\"total_backoff_sleep_nanos\":0,"
+		"\"ksnap_snapshots_taken\":4,\"ksnap_snapshots_lost\":1,"
+		"\"ksnap_periods_missed\":2,\"ksnap_max_lateness_nanos\":9,"
+		"\"ksnap_max_read_nanos\":10,\"ksnap_bad_tail\":11}\n");
+}
+
+static void put_hex_is_lowercase_without_leading_zeros(void **state)
+{
+	char buf[16];
+
+	(void)state;
+	*ksnap_put_hex(buf, 0) = '\0';
+	assert_string_equal(buf, "0");
+	*ksnap_put_hex(buf, 0x0abcdef1) = '\0';
+	assert_string_equal(buf, "abcdef1");
+	*ksnap_put_hex(buf, 0xffffffff) = '\0';
+	assert_string_equal(buf, "ffffffff");
+}
+
+/* Adler-32 as RFC 1950 defines it, independent of zlib. */
+static uint32_t ref_adler32(const char *p, size_t n)
+{
+	uint32_t a = 1, b = 0;
+
+	while (n--) {
+		a = (a + (unsigned char)*p++) % 65521;
+		b = (b + a) % 65521;
+	}
+	return b << 16 | a;
+}
+
+static void lossy_header_has_prefix_checksum_column_and_sum(void **state)
+{
+	struct ctx *c = *state;
+	const char *line = "Time (ns)\tmem\tChecksum";
+	char want[128];
+
+	set_col(&c->cols[0], "mem", "", "", "", 0);
+	assert_int_equal(ksnap_stream_header(&c->s, c->cols, 1), 0);
+	snprintf(want, sizeof(want), "\n" KSNAP_LOSSY_PREFIX "%s\t0x%lx\n\n",
+		 line, adler32(1, (const Bytef *)line, strlen(line)));
+	assert_string_equal(written(c), want);
+	assert_int_equal(ref_adler32(line, strlen(line)),
+			 adler32(1, (const Bytef *)line, strlen(line)));
+}
+
+/*
+ * Read a lossy stream as gVisor's metricsviz does: each line's checksum
+ * against zlib, and the whole-stream sum over every line but the ADLER32
+ * one (after the prefix, with "\n").  Returns the number of lines checked.
+ */
+static int check_lossy_stream(const char *text, uint32_t *sum_out)
+{
+	const size_t plen = strlen(KSNAP_LOSSY_PREFIX);
+	uLong whole = adler32(0L, Z_NULL, 0);
+	const char *p = text;
+	bool saw_hash = false;
+	int lines = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[4096];
+
+		assert_true(len < sizeof(line));
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p += len + (nl ? 1 : 0);
+		if (!len)
+			continue;
+		assert_memory_equal(line, KSNAP_LOSSY_PREFIX, plen);
+		char *data = line + plen;
+
+		if (!strncmp(data, "ADLER32\t0x", 10)) {
+			uint32_t want = (uint32_t)strtoul(data + 10, NULL, 16);
+
+			assert_false(saw_hash);
+			saw_hash = true;
+			if (sum_out)
+				*sum_out = want;
+			assert_int_equal((uint32_t)whole, want);
+			continue;
+		}
+		assert_false(saw_hash);	/* ADLER32 is the last line */
+		whole = adler32(whole, (const Bytef *)data, strlen(data));
+		whole = adler32(whole, (const Bytef *)"\n", 1);
+
+		char *tab = strrchr(data, '\t');
+		char want[16];
+
+		assert_non_null(tab);
+		*tab = '\0';
+		snprintf(want, sizeof(want), "0x%lx",
+			 adler32(1, (const Bytef *)data, strlen(data)));
+		assert_string_equal(tab + 1, want);
+		assert_int_equal(ref_adler32(data, strlen(data)),
+				 strtoul(want + 2, NULL, 16));
+		lines++;
+	}
+	assert_true(saw_hash);
+	return lines;
+}
+
+static void lossy_stream_line_and_whole_checksums_match_zlib(void **state)
+{
+	struct ctx *c = *state;
+	struct ksnap_stream_stats st = { .collection_rate_nanos = 10 };
+	uint64_t v[2] = { 0, UINT64_MAX };
+	uint32_t sum = 0;
+	int i;
+
+	set_col(&c->cols[0], "a", "", "", "d\"q", KSNAP_COL_CUMULATIVE);
+	set_col(&c->cols[1], "b", "f", "x", "", 0);
+	assert_int_equal(ksnap_stream_meta(&c->s, c->cols, 2), 0);
+	assert_int_equal(ksnap_stream_start_time(&c->s, 42), 0);
+	assert_int_equal(ksnap_stream_header(&c->s, c->cols, 2), 0);
+	/* Enough rows to force flushes of the 4 KiB buffer. */
+	for (i = 0; i < 300; i++)
+		assert_int_equal(ksnap_stream_row(&c->s, i * 10, v, 2), 0);
+	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
+	assert_int_equal(ksnap_stream_finish(&c->s), 0);
+
+	assert_int_equal(check_lossy_stream(fake_sys.wbuf, &sum),
+			 2 + 1 + 1 + 300 + 1);
+	assert_int_equal(sum, (uint32_t)c->s.adler);
+	/* Each flush is framed by empty lines; the last write (ADLER32)
+	 * begins with one and ends with the line's own newline. */
+	assert_true(fake_sys.write_calls > 2);
+	assert_int_equal(fake_sys.wbuf[0], '\n');
+	assert_non_null(strstr(fake_sys.wbuf, "\n\n\n" KSNAP_LOSSY_PREFIX
+			       "ADLER32\t0x"));
+	assert_int_equal(fake_sys.wbuf[fake_sys.wlen - 1], '\n');
+	assert_int_not_equal(fake_sys.wbuf[fake_sys.wlen - 2], '\n');
+}
+
+static void plain_finish_writes_no_checksum_line(void **state)
+{
+	struct ctx *c = *state;
+	uint64_t v = 1;
+
+	assert_int_equal(ksnap_stream_row(&c->s, 1, &v, 1), 0);
+	assert_int_equal(ksnap_stream_finish(&c->s), 0);
+	assert_string_equal(fake_sys.wbuf, "1\t1\n");
+}
+
+static void long_meta_line_grows_buffer_once(void **state)
+{
+	struct ctx *c = *state;
+	struct ksnap_column *cols = calloc(64, sizeof(*cols));
+	char v[160];
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		memset(v, 'a' + i % 26, sizeof(v) - 1);
+		v[sizeof(v) - 1] = '\0';
+		v[0] = (char)('0' + i % 10);
+		v[1] = (char)('0' + i / 10);
+		set_col(&cols[i], "m", "cgroup", v, "", 0);
+	}
+	assert_int_equal(ksnap_stream_meta(&c->s, cols, 64), 0);
+	const char *out = written(c);
+
+	assert_true(strlen(out) > 64 * 160);
+	assert_int_equal(out[strlen(out) - 1], '\n');
+	assert_ptr_equal(strchr(out, '\n'), out + strlen(out) - 1);
+	free(cols);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(meta_without_fields_is_one_json_object, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(meta_nanoseconds_gauge_has_units_and_no_cumulative, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(meta_is_one_line_per_metric_with_allowed_values, setup_plain, teardown),
+		cmocka_unit_test(json_escapes_quotes_backslashes_and_control_chars),
+		cmocka_unit_test(json_keeps_utf8_and_replaces_invalid_bytes),
+		cmocka_unit_test(json_stops_at_field_size_without_nul),
+		cmocka_unit_test_setup_teardown(start_time_is_decimal_ns, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(header_names_columns_metric_or_metric_value, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(row_prints_zero_and_uint64_max_unsigned, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(stats_has_gvisor_and_ksnap_keys, setup_plain, teardown),
+		cmocka_unit_test(put_hex_is_lowercase_without_leading_zeros),
+		cmocka_unit_test_setup_teardown(lossy_header_has_prefix_checksum_column_and_sum, setup_lossy, teardown),
+		cmocka_unit_test_setup_teardown(lossy_stream_line_and_whole_checksums_match_zlib, setup_lossy, teardown),
+		cmocka_unit_test_setup_teardown(plain_finish_writes_no_checksum_line, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(long_meta_line_grows_buffer_once, setup_plain, teardown),
+	};
+
+	return cmocka_run_group_tests_name("stream", tests, NULL, NULL);
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reader's side of the ksnap ring (include/ksnap_abi.h): mapping the
+ * device, reading the collection fields under the seqlock, walking the
+ * records between tail and head, and the consumer page handshake.
+ */
+#ifndef KSNAP_RING_H
+#define KSNAP_RING_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ksnap_abi.h"
+
+/*
+ * Barriers, as C11 atomics on fields that the ABI declares as plain
+ * integers (the kernel uses smp_load_acquire()/smp_store_release()).
+ */
+#define ksnap_load_acquire(p) \
+	atomic_load_explicit((_Atomic __typeof__(*(p)) *)(p), \
+			     memory_order_acquire)
+#define ksnap_load_relaxed(p) \
+	atomic_load_explicit((_Atomic __typeof__(*(p)) *)(p), \
+			     memory_order_relaxed)
+#define ksnap_store_release(p, v) \
+	atomic_store_explicit((_Atomic __typeof__(*(p)) *)(p), (v), \
+			      memory_order_release)
+
+/* Collection fields, copied out of ksnap_ctrl under the seqlock. */
+struct ksnap_coll {
+	uint32_t generation;
+	uint32_t state;
+	uint32_t nr_columns;
+	uint64_t period_ns;
+	uint64_t start_mono_ns;
+	uint64_t start_real_ns;
+	struct ksnap_column *columns;	/* ksnap_ring.max_columns slots */
+};
+
+struct ksnap_ring {
+	int fd;
+	bool regular_file;		/* --device is a file, not /dev/ksnap */
+
+	void *map;			/* [0, total_pages), read-only */
+	size_t map_len;
+	struct ksnap_consumer *cons;	/* consumer page, read-write */
+	size_t cons_len;
+
+	const struct ksnap_ctrl *ctrl;
+	const struct ksnap_column *columns;
+	const unsigned char *data;
+	uint32_t record_size;
+	uint32_t nr_records;
+	uint32_t max_columns;
+
+	/* What was found when ksnap_ring_open() failed with EPROTO. */
+	uint64_t found_magic;
+	uint32_t found_version;
+	const char *why;		/* layout problem, for messages */
+	const char *op;			/* system call that failed */
+};
+
+/* Seqlock attempts before ksnap_ring_read_coll() gives up with -EAGAIN. */
+#define KSNAP_SEQ_RETRIES	10000
+
+/*
+ * Open and map the device at path.  Returns 0, or -errno with nothing left
+ * open or mapped:  -EPROTO: bad magic (found_magic); -EPROTONOSUPPORT:
+ * other ABI version (found_version); -EINVAL: inconsistent layout (why).
+ */
+int ksnap_ring_open(struct ksnap_ring *r, const char *path);
+void ksnap_ring_close(struct ksnap_ring *r);
+
+/*
+ * Point r at an already mapped device: ctrl region at base (total length
+ * len) and the consumer page at cons.  Checks the layout.  Used by
+ * ksnap_ring_open() and by tests on rings built in memory.
+ */
+int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
+		     struct ksnap_consumer *cons);
+
+/*
+ * Copy generation, state, period, start times and, when c->columns is not
+ * NULL, the columns, from a consistent snapshot.  Returns 0, -EAGAIN when
+ * the writer held the seqlock for too long, -EPROTO on nr_columns larger
+ * than the ring allows.
+ */
+int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c);
+
+/* Producer position: load-acquire, pairs with the kernel's store-release
+ * of head after filling the slots, so the records below head are visible. */
+static inline uint64_t ksnap_ring_head(const struct ksnap_ring *r)
+{
+	return ksnap_load_acquire(&r->ctrl->head);
+}
+
+/* Our own position: only we write tail, a relaxed load is enough. */
+static inline uint64_t ksnap_ring_tail(const struct ksnap_ring *r)
+{
+	return ksnap_load_relaxed(&r->cons->tail);
+}
+
+/* Store-release: our reads of the slots below tail happen before the
+ * kernel (load-acquire of tail) may reuse them. */
+static inline void ksnap_ring_set_tail(struct ksnap_ring *r, uint64_t tail)
+{
+	ksnap_store_release(&r->cons->tail, tail);
+}
+
+static inline const struct ksnap_record *
+ksnap_ring_record(const struct ksnap_ring *r, uint64_t pos)
+{
+	return (const struct ksnap_record *)
+		(r->data + (size_t)(pos & (r->nr_records - 1)) * r->record_size);
+}
+
+/* Tell the kernel which generation/state we have acted on (poll() stops
+ * reporting it).  Release: whatever we wrote for it comes first. */
+static inline void ksnap_ring_set_seen(struct ksnap_ring *r, uint32_t gen,
+				       uint32_t state)
+{
+	ksnap_store_release(&r->cons->seen_state,
+			    (uint32_t)KSNAP_GEN_STATE(gen, state));
+}
+
+/* Every record and the statistics of gen are written out.  Release:
+ * pairs with the kernel's acquire before it allows the next start. */
+static inline void ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen)
+{
+	ksnap_store_release(&r->cons->done_generation, gen);
+}
+
+/* Per-collection statistics; relaxed loads, as the ABI says. */
+void ksnap_ring_read_stats(const struct ksnap_ring *r, struct ksnap_stats *s);
+
+#endif /* KSNAP_RING_H */

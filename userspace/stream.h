@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gVisor profiling-metrics stream (docs/format.md): META, START_TIME,
+ * the column header, rows, STATS and, in lossy mode, per-line checksums, a
+ * "GVISOR_METRICS\t" prefix and the final ADLER32 line.  Lines are
+ * formatted in place into a struct ksnap_out; the row path allocates
+ * nothing.
+ */
+#ifndef KSNAP_STREAM_H
+#define KSNAP_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ksnap_abi.h"
+#include "output.h"
+
+#define KSNAP_LOSSY_PREFIX	"GVISOR_METRICS\t"
+
+struct ksnap_stream {
+	struct ksnap_out *out;
+	bool lossy;
+	unsigned long adler;	/* whole-stream Adler-32 (lossy) */
+};
+
+/* The STATS line: gVisor's CollectionStats plus ksnap's own figures. */
+struct ksnap_stream_stats {
+	uint64_t collection_rate_nanos;
+	uint64_t cheap_start_nanos;
+	uint64_t cheap_last_collection_nanos;
+	uint64_t total_snapshots;
+	uint64_t total_sleep_timing_error_nanos;
+	uint64_t total_collection_timing_error_nanos;
+	uint64_t num_backoff_sleeps;
+	uint64_t total_backoff_sleep_nanos;
+	uint64_t ksnap_snapshots_taken;
+	uint64_t ksnap_snapshots_lost;
+	uint64_t ksnap_periods_missed;
+	uint64_t ksnap_max_lateness_nanos;
+	uint64_t ksnap_max_read_nanos;
+	uint64_t ksnap_bad_tail;
+};
+
+void ksnap_stream_init(struct ksnap_stream *s, struct ksnap_out *out,
+		       bool lossy);
+
+/* All functions return 0 or -errno (from flushing the output). */
+
+/* One META line per metric, in order of first appearance in cols. */
+int ksnap_stream_meta(struct ksnap_stream *s, const struct ksnap_column *cols,
+		      uint32_t n);
+int ksnap_stream_start_time(struct ksnap_stream *s, uint64_t real_ns);
+int ksnap_stream_header(struct ksnap_stream *s,
+			const struct ksnap_column *cols, uint32_t n);
+int ksnap_stream_row(struct ksnap_stream *s, uint64_t time_ns,
+		     const uint64_t *values, uint32_t n);
+int ksnap_stream_stats(struct ksnap_stream *s,
+		       const struct ksnap_stream_stats *st);
+/* Flush; in lossy mode also write the ADLER32 line as the last write. */
+int ksnap_stream_finish(struct ksnap_stream *s);
+
+/*
+ * Helpers, exposed for tests.  ksnap_json_string() writes a quoted JSON
+ * string for the first len bytes of str (stopping at NUL): '"' '\\' and
+ * control characters escaped, invalid UTF-8 replaced by U+FFFD.  It
+ * writes at most KSNAP_JSON_MAX(len) bytes and returns the end.
+ */
+#define KSNAP_JSON_MAX(len)	(6 * (size_t)(len) + 2)
+char *ksnap_json_string(char *p, const char *str, size_t len);
+char *ksnap_put_u64(char *p, uint64_t v);
+char *ksnap_put_hex(char *p, uint32_t v);
+
+#endif /* KSNAP_STREAM_H */

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Thin wrappers over the system calls ksnapd makes.  Each returns what the
+ * system call returns on success and -errno on failure (mmap: MAP_FAILED
+ * becomes an error return through *addr).  They live in their own object so
+ * the cmocka tests can replace them with -Wl,--wrap=ksnap_sys_<name>.
+ */
+#ifndef KSNAP_SYS_H
+#define KSNAP_SYS_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+int ksnap_sys_open(const char *path, int flags, mode_t mode);
+int ksnap_sys_close(int fd);
+int ksnap_sys_fstat(int fd, struct stat *st);
+/* On success stores the mapping in *addr and returns 0. */
+int ksnap_sys_mmap(void **addr, size_t len, int prot, int flags, int fd,
+		   off_t offset);
+int ksnap_sys_munmap(void *addr, size_t len);
+int ksnap_sys_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms);
+ssize_t ksnap_sys_read(int fd, void *buf, size_t len);
+ssize_t ksnap_sys_write(int fd, const void *buf, size_t len);
+int ksnap_sys_fsync(int fd);
+/* Called while spinning on an odd seqlock: lets the writer finish. */
+void ksnap_sys_yield(void);
+long ksnap_sys_page_size(void);
+
+#endif /* KSNAP_SYS_H */
