@@ -1,7 +1,7 @@
 # ksnap: top-level build.  `make demo` and `make check` do all the set-up
 # they need (packages, debug kernel) on a fresh Debian 12 machine.
 
-.PHONY: all setup modules modules-debug tools unit kunit guest-tests \
+.PHONY: all setup debug-kernel modules modules-debug tools unit kunit guest-tests \
 	check demo style sparse clean
 
 all: modules tools
@@ -33,7 +33,12 @@ kunit: modules-debug tools
 guest-tests: modules modules-debug tools
 	tests/run-guest-tests
 
+# The debug kernel is built once per machine (about 7 minutes) and cached.
+debug-kernel:
+	@scripts/debug-kernel >/dev/null
+
 check: setup
+	$(MAKE) debug-kernel
 	$(MAKE) all
 	$(MAKE) style
 	$(MAKE) unit

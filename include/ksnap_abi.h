@@ -131,6 +131,10 @@ struct ksnap_ctrl {
 	__u32 data_pages;	/* record region length, pages */
 	__u32 total_pages;	/* whole device */
 	__u32 columns_offset;	/* bytes from the start of this struct */
+	/*
+	 * record_size and nr_records follow the columns: they change, under
+	 * seq, only while stopped and while no reader has the device open.
+	 */
 	__u32 record_size;	/* bytes; multiple of 8 */
 	__u32 nr_records;	/* power of two */
 	__u32 max_columns;	/* column slots the control region has */

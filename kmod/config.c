@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Building a configuration: parse the metric and cgroup lists, resolve and
+ * hold the cgroups, lay out the columns.  A configuration is built whole
+ * and then swapped in, so a failed change leaves the previous one intact.
+ */
+#include <linux/err.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "ksnap.h"
+#include "parse.h"
+
+static void ksnap_log_parse_err(const char *what, const char *hint,
+				const struct ksnap_parse_err *err)
+{
+	if (err->bad_len)
+		pr_err("%s: %s '%*pE': %s\n", what, err->why, err->bad_len,
+		       err->bad, hint);
+	else
+		pr_err("%s: %s: %s\n", what, err->why, hint);
+}
+
+/* "a,b,c" from a parsed list: never longer than what was parsed. */
+static char *ksnap_join(const struct ksnap_list *list, size_t max)
+{
+	char *s = kzalloc(max + 1, GFP_KERNEL);
+	unsigned int i;
+
+	if (!s)
+		return NULL;
+	for (i = 0; i < list->nr; i++) {
+		if (i)
+			strlcat(s, ",", max + 1);
+		strlcat(s, list->item[i], max + 1);
+	}
+	return s;
+}
+
+static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
+				struct ksnap_list *list)
+{
+	struct ksnap_parse_err err;
+	unsigned int i;
+	char *buf;
+	int ret;
+
+	buf = kstrdup(arg, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = ksnap_parse_cgroups(buf, list, &err);
+	if (ret) {
+		ksnap_log_parse_err("cgroups",
+				    "give comma-separated cgroup v2 paths such as /a/b.service",
+				    &err);
+		goto out;
+	}
+	ret = -ENOMEM;
+	cfg->cgroups_arg = ksnap_join(list, strlen(arg));
+	if (!cfg->cgroups_arg)
+		goto out;
+	cfg->cgroups = kcalloc(list->nr ?: 1, sizeof(*cfg->cgroups),
+			       GFP_KERNEL);
+	if (!cfg->cgroups)
+		goto out;
+	for (i = 0; i < list->nr; i++) {
+		ret = ksnap_cgroup_get(&cfg->cgroups[i], list->item[i]);
+		if (ret)
+			goto out;
+		cfg->nr_cgroups++;
+	}
+	ret = 0;
+out:
+	kfree(buf);
+	return ret;
+}
+
+static int ksnap_config_metrics(struct ksnap_config *cfg, const char *arg,
+				struct ksnap_list *list)
+{
+	struct ksnap_parse_err err;
+	unsigned int i;
+	char *buf;
+	int ret;
+
+	buf = kstrdup(arg, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = ksnap_parse_metrics(buf, ksnap_metric_lookup, list, cfg->metric,
+				  &err);
+	if (ret) {
+		ksnap_log_parse_err("metrics",
+				    "see /sys/kernel/ksnap/available_metrics",
+				    &err);
+		goto out;
+	}
+	cfg->nr_metrics = list->nr;
+	ret = -ENOMEM;
+	cfg->metrics_arg = ksnap_join(list, strlen(arg));
+	if (!cfg->metrics_arg)
+		goto out;
+	ret = 0;
+	if (cfg->nr_metrics)
+		goto out;
+
+	/* Empty: the defaults, per-cgroup ones only when there are cgroups. */
+	for (i = 0; i < ksnap_nr_metrics; i++) {
+		const struct ksnap_metric *m = &ksnap_metrics[i];
+
+		if (m->by_default && (!m->per_cgroup || cfg->nr_cgroups))
+			cfg->metric[cfg->nr_metrics++] = i;
+	}
+out:
+	kfree(buf);
+	return ret;
+}
+
+static int ksnap_config_columns(struct ksnap_config *cfg,
+				const struct ksnap_layout *l)
+{
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < cfg->nr_metrics; i++) {
+		const struct ksnap_metric *m = &ksnap_metrics[cfg->metric[i]];
+
+		if (m->per_cgroup && !cfg->nr_cgroups) {
+			pr_err("metrics: %s is per cgroup and no cgroups are configured: set cgroups first\n",
+			       m->name);
+			return -EINVAL;
+		}
+		n += m->per_cgroup ? cfg->nr_cgroups : 1;
+	}
+	if (n > l->max_columns) {
+		pr_err("metrics: %u columns (metrics times cgroups) is more than the %u the ring has room for: sample fewer\n",
+		       n, l->max_columns);
+		return -EINVAL;
+	}
+	if (ksnap_layout_records(l, n, &cfg->record_size, &cfg->nr_records)) {
+		pr_err("metrics: no column to sample: name at least one metric\n");
+		return -EINVAL;
+	}
+
+	for (i = 0; i < cfg->nr_metrics; i++) {
+		const struct ksnap_metric *m = &ksnap_metrics[cfg->metric[i]];
+
+		if (!m->per_cgroup) {
+			cfg->col[cfg->nr_columns++].metric = m;
+			continue;
+		}
+		for (j = 0; j < cfg->nr_cgroups; j++) {
+			cfg->col[cfg->nr_columns].metric = m;
+			cfg->col[cfg->nr_columns++].cg = &cfg->cgroups[j];
+		}
+	}
+	return 0;
+}
+
+/**
+ * ksnap_config_build() - a complete configuration, or nothing
+ * @metrics: comma-separated metric names; empty for the default list
+ * @cgroups: comma-separated cgroup v2 paths; may be empty
+ * @l: the ring layout (for the column limit and record geometry)
+ *
+ * Process context.  Logs one line naming the bad value on failure.
+ *
+ * Return: the configuration, or an ERR_PTR (-EINVAL, -ENOENT, -ENOMEM).
+ */
+struct ksnap_config *ksnap_config_build(const char *metrics,
+					const char *cgroups,
+					const struct ksnap_layout *l)
+{
+	struct ksnap_config *cfg;
+	struct ksnap_list *list;
+	int ret = -ENOMEM;
+
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	list = kzalloc(sizeof(*list), GFP_KERNEL);
+	if (!cfg || !list)
+		goto err;
+
+	ret = ksnap_config_cgroups(cfg, cgroups ?: "", list);
+	if (ret)
+		goto err;
+	ret = ksnap_config_metrics(cfg, metrics ?: "", list);
+	if (ret)
+		goto err;
+	ret = ksnap_config_columns(cfg, l);
+	if (ret)
+		goto err;
+	kfree(list);
+	return cfg;
+
+err:
+	kfree(list);
+	ksnap_config_free(cfg);
+	return ERR_PTR(ret);
+}
+
+void ksnap_config_free(struct ksnap_config *cfg)
+{
+	unsigned int i;
+
+	if (!cfg)
+		return;
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		ksnap_cgroup_put(&cfg->cgroups[i]);
+	kfree(cfg->cgroups);
+	kfree(cfg->cgroups_arg);
+	kfree(cfg->metrics_arg);
+	kfree(cfg);
+}
+
+/* 0, or -EINVAL with one log line. */
+int ksnap_config_check_period(unsigned int period_us)
+{
+	if (period_us >= KSNAP_PERIOD_US_MIN &&
+	    period_us <= KSNAP_PERIOD_US_MAX)
+		return 0;
+	pr_err("period_us: %u is out of range: use %u..%u microseconds\n",
+	       period_us, KSNAP_PERIOD_US_MIN, KSNAP_PERIOD_US_MAX);
+	return -EINVAL;
+}

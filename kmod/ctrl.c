@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control region: fixed fields at load, collection fields under the
+ * ctrl->seq seqcount (odd while being written; readers retry).  Writers
+ * hold ks->lock, so there is one writer at a time.
+ */
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+
+#include "ksnap.h"
+
+/* The layout userspace checks with _Static_assert in ksnap_abi.h. */
+static_assert(sizeof(struct ksnap_stats) == 128);
+static_assert(sizeof(struct ksnap_column) == 512);
+static_assert(sizeof(struct ksnap_consumer) == 64);
+static_assert(sizeof(struct ksnap_record) == 32);
+static_assert(offsetof(struct ksnap_ctrl, head) == 128);
+static_assert(offsetof(struct ksnap_ctrl, stats) == 192);
+static_assert(sizeof(struct ksnap_ctrl) == 320);
+
+void ksnap_ctrl_init(struct ksnap *ks)
+{
+	const struct ksnap_layout *l = &ks->layout;
+	struct ksnap_ctrl *ctrl = ks->ctrl;
+
+	ctrl->magic = KSNAP_MAGIC;
+	ctrl->abi_version = KSNAP_ABI_VERSION;
+	ctrl->page_size = l->page_size;
+	ctrl->ctrl_pages = l->ctrl_pages;
+	ctrl->consumer_pgoff = l->consumer_pgoff;
+	ctrl->data_pgoff = l->data_pgoff;
+	ctrl->data_pages = l->data_pages;
+	ctrl->total_pages = l->total_pages;
+	ctrl->columns_offset = l->columns_offset;
+	ctrl->max_columns = l->max_columns;
+}
+
+void ksnap_ctrl_write_begin(struct ksnap_ctrl *ctrl)
+{
+	WRITE_ONCE(ctrl->seq, ctrl->seq + 1);
+	/* Odd seq before the fields: pairs with the reader's second seq load. */
+	smp_wmb();
+}
+
+void ksnap_ctrl_write_end(struct ksnap_ctrl *ctrl)
+{
+	/* Fields before even seq: pairs with the reader's first seq load. */
+	smp_wmb();
+	WRITE_ONCE(ctrl->seq, ctrl->seq + 1);
+}
+
+static void ksnap_ctrl_column(struct ksnap_column *col,
+			      const struct ksnap_source *src)
+{
+	memset(col, 0, sizeof(*col));
+	strscpy(col->metric, src->metric->name, sizeof(col->metric));
+	strscpy(col->description, src->metric->desc, sizeof(col->description));
+	col->flags = src->metric->flags;
+	col->freshness = src->metric->freshness;
+	if (src->cg) {
+		strscpy(col->field, "cgroup", sizeof(col->field));
+		strscpy(col->value, src->cg->path, sizeof(col->value));
+	}
+}
+
+/*
+ * Publish ks->cfg and ks->period_ns.  Only while stopped; the record
+ * geometry only while no reader has the device open.
+ */
+void ksnap_ctrl_publish_config(struct ksnap *ks)
+{
+	const struct ksnap_config *cfg = ks->cfg;
+	struct ksnap_ctrl *ctrl = ks->ctrl;
+	struct ksnap_column *cols;
+	unsigned int i;
+
+	cols = (void *)ctrl + ctrl->columns_offset;
+	ksnap_ctrl_write_begin(ctrl);
+	ctrl->period_ns = ks->period_ns;
+	ctrl->record_size = cfg->record_size;
+	ctrl->nr_records = cfg->nr_records;
+	ctrl->nr_columns = cfg->nr_columns;
+	for (i = 0; i < cfg->nr_columns; i++)
+		ksnap_ctrl_column(&cols[i], &cfg->col[i]);
+	memset(&cols[i], 0, (ctrl->max_columns - i) * sizeof(*cols));
+	ksnap_ctrl_write_end(ctrl);
+}

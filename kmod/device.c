@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/ksnap: one reader at a time maps the ring (see ksnap_abi.h) and
+ * polls for records and for starts and stops.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/vmalloc.h>
+
+#include "ksnap.h"
+
+static struct ksnap *ksnap_from_file(struct file *file)
+{
+	/* misc_open() points private_data at our struct miscdevice. */
+	return container_of(file->private_data, struct ksnap, misc);
+}
+
+static int ksnap_open(struct inode *inode, struct file *file)
+{
+	struct ksnap *ks = ksnap_from_file(file);
+	struct ksnap_ctrl *ctrl = ks->ctrl;
+	int ret = 0;
+
+	mutex_lock(&ks->lock);
+	if (ks->open) {
+		ret = -EBUSY;
+		goto out;
+	}
+	ks->open = true;
+	/* A new reader is not blamed for collections it did not see. */
+	WRITE_ONCE(ks->consumer->done_generation,
+		   ctrl->generation - (ctrl->state == KSNAP_STATE_RUNNING));
+	WRITE_ONCE(ks->consumer->seen_state,
+		   KSNAP_GEN_STATE(ctrl->generation, ctrl->state));
+out:
+	mutex_unlock(&ks->lock);
+	return ret ?: nonseekable_open(inode, file);
+}
+
+/* Called when the last file reference goes, mappings included. */
+static int ksnap_release(struct inode *inode, struct file *file)
+{
+	struct ksnap *ks = ksnap_from_file(file);
+
+	mutex_lock(&ks->lock);
+	ks->open = false;
+	mutex_unlock(&ks->lock);
+	return 0;
+}
+
+/*
+ * A mapping starts at a region boundary and ends within the device.  Only
+ * the consumer page, mapped alone and shared, may be writable; elsewhere
+ * VM_WRITE is refused and VM_MAYWRITE cleared so mprotect() cannot add it.
+ */
+static int ksnap_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct ksnap *ks = ksnap_from_file(file);
+	const struct ksnap_layout *l = &ks->layout;
+	unsigned long pgoff = vma->vm_pgoff, pages = vma_pages(vma);
+
+	if (pgoff >= l->total_pages || pages > l->total_pages - pgoff)
+		return -EINVAL;
+	if (pgoff != 0 && pgoff != l->consumer_pgoff && pgoff != l->data_pgoff)
+		return -EINVAL;
+
+	if (pgoff == l->consumer_pgoff && pages == 1) {
+		if (!(vma->vm_flags & VM_SHARED)) {
+			if (vma->vm_flags & VM_WRITE)
+				return -EINVAL;
+			vma->vm_flags &= ~VM_MAYWRITE;
+		}
+	} else {
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		vma->vm_flags &= ~VM_MAYWRITE;
+	}
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND;
+	return remap_vmalloc_range(vma, ks->ring, pgoff);
+}
+
+static __poll_t ksnap_poll(struct file *file, poll_table *wait)
+{
+	struct ksnap *ks = ksnap_from_file(file);
+	struct ksnap_ctrl *ctrl = ks->ctrl;
+	u32 gen_state;
+
+	poll_wait(file, &ks->wait, wait);
+	gen_state = KSNAP_GEN_STATE(READ_ONCE(ctrl->generation),
+				    READ_ONCE(ctrl->state));
+	if (READ_ONCE(ctrl->head) != READ_ONCE(ks->consumer->tail) ||
+	    gen_state != READ_ONCE(ks->consumer->seen_state))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+static const struct file_operations ksnap_fops = {
+	.owner = THIS_MODULE,
+	.open = ksnap_open,
+	.release = ksnap_release,
+	.mmap = ksnap_mmap,
+	.poll = ksnap_poll,
+	.llseek = no_llseek,
+};
+
+int ksnap_device_init(struct ksnap *ks)
+{
+	ks->misc.minor = MISC_DYNAMIC_MINOR;
+	ks->misc.name = "ksnap";
+	ks->misc.fops = &ksnap_fops;
+	ks->misc.mode = 0600;
+	return misc_register(&ks->misc);
+}
+
+void ksnap_device_uninit(struct ksnap *ks)
+{
+	misc_deregister(&ks->misc);
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksnap: sample kernel and cgroup counters at a high rate from an hrtimer
+ * into a ring that userspace maps read-only from /dev/ksnap.
+ */
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/time64.h>
+
+#include "ksnap.h"
+
+static char *metrics = "";
+module_param(metrics, charp, 0444);
+MODULE_PARM_DESC(metrics,
+		 "comma-separated metrics to sample (default: pgfault,pgmajfault,nr_free_pages, and memory.current when cgroups is set)");
+
+static char *cgroups = "";
+module_param(cgroups, charp, 0444);
+MODULE_PARM_DESC(cgroups,
+		 "comma-separated cgroup v2 paths relative to the cgroup2 root, e.g. /system.slice/foo.service");
+
+static unsigned int period_us = KSNAP_PERIOD_US_DEFAULT;
+module_param(period_us, uint, 0444);
+MODULE_PARM_DESC(period_us,
+		 "sampling period, microseconds (10..1000000, default 1000)");
+
+static unsigned int ring_kb = KSNAP_RING_KB_DEFAULT;
+module_param(ring_kb, uint, 0444);
+MODULE_PARM_DESC(ring_kb,
+		 "record region size, KiB, rounded up to whole pages (64..262144, default 1024)");
+
+static struct ksnap ksnap_dev;
+
+static int ksnap_ring_init(struct ksnap *ks)
+{
+	const struct ksnap_layout *l = &ks->layout;
+
+	ks->ring = ksnap_ring_alloc(l);
+	if (!ks->ring)
+		return -ENOMEM;
+	ks->ctrl = ks->ring;
+	ks->consumer = ks->ring + (size_t)l->consumer_pgoff * l->page_size;
+	ks->data = ks->ring + (size_t)l->data_pgoff * l->page_size;
+	ksnap_ctrl_init(ks);
+	ksnap_ctrl_publish_config(ks);
+	return 0;
+}
+
+static int __init ksnap_init(void)
+{
+	struct ksnap *ks = &ksnap_dev;
+	int ret;
+
+	mutex_init(&ks->lock);
+	ret = ksnap_config_check_period(period_us);
+	if (ret)
+		return ret;
+	ks->period_ns = (u64)period_us * NSEC_PER_USEC;
+	ret = ksnap_layout_init(&ks->layout, PAGE_SIZE, ring_kb);
+	if (ret) {
+		pr_err("ring_kb: %u is out of range: use %u..%u KiB\n",
+		       ring_kb, KSNAP_RING_KB_MIN, KSNAP_RING_KB_MAX);
+		return ret;
+	}
+
+	ks->cfg = ksnap_config_build(metrics, cgroups, &ks->layout);
+	if (IS_ERR(ks->cfg))
+		return PTR_ERR(ks->cfg);
+	ret = ksnap_ring_init(ks);
+	if (ret)
+		goto err_config;
+	ksnap_sampler_init(ks);
+	ret = ksnap_device_init(ks);
+	if (ret)
+		goto err_sampler;
+	ret = ksnap_sysfs_init(ks);
+	if (ret)
+		goto err_device;
+	return 0;
+
+err_device:
+	ksnap_device_uninit(ks);
+err_sampler:
+	ksnap_sampler_uninit(ks);
+	ksnap_ring_free(ks->ring);
+err_config:
+	ksnap_config_free(ks->cfg);
+	return ret;
+}
+
+static void __exit ksnap_exit(void)
+{
+	struct ksnap *ks = &ksnap_dev;
+
+	ksnap_sysfs_uninit(ks);
+	ksnap_sampler_uninit(ks);
+	ksnap_device_uninit(ks);
+	ksnap_config_free(ks->cfg);
+	ksnap_ring_free(ks->ring);
+}
+
+module_init(ksnap_init);
+module_exit(ksnap_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("High-rate kernel and cgroup counter sampler");
+MODULE_AUTHOR("ksnap authors");

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Metric and cgroup list parsing: see the rules in parse.h. */
+#include <linux/errno.h>
+#include <linux/string.h>
+
+#include "ksnap_abi.h"
+#include "parse.h"
+
+static bool ksnap_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static void ksnap_parse_fail(struct ksnap_parse_err *err, const char *why,
+			     const char *bad, size_t len)
+{
+	err->why = why;
+	err->bad = bad;
+	err->bad_len = len;
+}
+
+/* Split at ',' and trim one entry in place; returns its length. */
+static size_t ksnap_next_entry(char **cursor, char **entry)
+{
+	char *s = *cursor, *end = strchrnul(s, ',');
+	size_t len;
+
+	*cursor = *end ? end + 1 : NULL;
+	*end = '\0';
+	while (ksnap_blank(*s))
+		s++;
+	len = strlen(s);
+	while (len && ksnap_blank(s[len - 1]))
+		s[--len] = '\0';
+	*entry = s;
+	return len;
+}
+
+static bool ksnap_entry_printable(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] <= ' ' || s[i] > '~')	/* char may be signed */
+			return false;
+	return true;
+}
+
+/**
+ * ksnap_parse_list() - split a comma-separated list in place
+ * @buf: NUL-terminated, modified; the items point into it
+ * @max_len: size of the destination of one item, NUL included
+ * @list: filled on success
+ * @err: filled on failure
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ksnap_parse_list(char *buf, size_t max_len, struct ksnap_list *list,
+		     struct ksnap_parse_err *err)
+{
+	char *cursor = buf, *entry;
+	size_t len = strlen(buf), n;
+
+	list->nr = 0;
+	if (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	for (n = 0; n < len && ksnap_blank(buf[n]); n++)
+		;
+	if (n == len)
+		return 0;
+
+	while (cursor) {
+		unsigned int i;
+
+		len = ksnap_next_entry(&cursor, &entry);
+		if (!len) {
+			ksnap_parse_fail(err,
+					 "empty entry (leading, doubled or trailing comma)",
+					 entry, 0);
+			return -EINVAL;
+		}
+		if (!ksnap_entry_printable(entry, len)) {
+			ksnap_parse_fail(err,
+					 "only printable ASCII without blanks allowed:",
+					 entry, len);
+			return -EINVAL;
+		}
+		if (len >= max_len) {
+			ksnap_parse_fail(err, "entry too long:", entry, len);
+			return -EINVAL;
+		}
+		for (i = 0; i < list->nr; i++) {
+			if (!strcmp(list->item[i], entry)) {
+				ksnap_parse_fail(err, "duplicate entry", entry,
+						 len);
+				return -EINVAL;
+			}
+		}
+		if (list->nr == KSNAP_LIST_MAX) {
+			ksnap_parse_fail(err, "too many entries, from", entry,
+					 len);
+			return -EINVAL;
+		}
+		list->item[list->nr++] = entry;
+	}
+	return 0;
+}
+
+/**
+ * ksnap_parse_metrics() - parse a list of metric names
+ * @buf: as for ksnap_parse_list()
+ * @lookup: maps a name to its index in the metric table
+ * @list: filled on success
+ * @idx: list->nr indexes, KSNAP_LIST_MAX slots
+ * @err: filled on failure
+ *
+ * Return: 0 or -EINVAL (bad syntax or unknown name).
+ */
+int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
+			struct ksnap_list *list, u16 *idx,
+			struct ksnap_parse_err *err)
+{
+	unsigned int i;
+	int ret;
+
+	ret = ksnap_parse_list(buf, KSNAP_METRIC_NAME_MAX, list, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < list->nr; i++) {
+		ret = lookup(list->item[i]);
+		if (ret < 0) {
+			ksnap_parse_fail(err, "unknown metric", list->item[i],
+					 strlen(list->item[i]));
+			return -EINVAL;
+		}
+		idx[i] = ret;
+	}
+	return 0;
+}
+
+/**
+ * ksnap_parse_cgroups() - parse a list of cgroup v2 paths
+ * @buf: as for ksnap_parse_list()
+ * @list: filled on success
+ * @err: filled on failure
+ *
+ * Paths are relative to the cgroup2 root and start with '/'.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ksnap_parse_cgroups(char *buf, struct ksnap_list *list,
+			struct ksnap_parse_err *err)
+{
+	unsigned int i;
+	int ret;
+
+	ret = ksnap_parse_list(buf, KSNAP_FIELD_VALUE_MAX, list, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < list->nr; i++) {
+		if (list->item[i][0] != '/') {
+			ksnap_parse_fail(err,
+					 "path must start with '/' (relative to the cgroup2 root):",
+					 list->item[i], strlen(list->item[i]));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

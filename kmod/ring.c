@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ring layout and position arithmetic (pure), and the ring's memory.
+ *
+ * The device is one vmalloc_user() area: control region (struct ksnap_ctrl
+ * and KSNAP_MAX_COLUMNS column slots), one consumer page, record region.
+ * Positions are free-running u64 record counts; a slot is pos & (n - 1).
+ */
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/time64.h>
+#include <linux/vmalloc.h>
+
+#include "ksnap_abi.h"
+#include "ring.h"
+
+/* Wake a sleeping reader at most every this much sampled time. */
+#define KSNAP_WAKE_NS	(100 * NSEC_PER_MSEC)
+
+/**
+ * ksnap_layout_init() - compute the fixed regions of the device
+ * @l: filled on success
+ * @page_size: a power of two, at least 4096
+ * @ring_kb: record region size in KiB, KSNAP_RING_KB_MIN..KSNAP_RING_KB_MAX
+ *
+ * Return: 0, or -EINVAL for an unsupported page size or ring_kb.
+ */
+int ksnap_layout_init(struct ksnap_layout *l, u32 page_size, u32 ring_kb)
+{
+	u64 ctrl_bytes, data_bytes;
+
+	if (page_size < 4096 || !is_power_of_2(page_size))
+		return -EINVAL;
+	if (ring_kb < KSNAP_RING_KB_MIN || ring_kb > KSNAP_RING_KB_MAX)
+		return -EINVAL;
+
+	l->page_size = page_size;
+	l->max_columns = KSNAP_MAX_COLUMNS;
+	l->columns_offset = ALIGN(sizeof(struct ksnap_ctrl), 64);
+	ctrl_bytes = l->columns_offset +
+		     (u64)l->max_columns * sizeof(struct ksnap_column);
+	l->ctrl_pages = DIV_ROUND_UP_ULL(ctrl_bytes, page_size);
+	l->consumer_pgoff = l->ctrl_pages;
+	l->data_pgoff = l->consumer_pgoff + 1;
+	data_bytes = (u64)ring_kb * 1024;
+	l->data_pages = DIV_ROUND_UP_ULL(data_bytes, page_size);
+	l->total_pages = l->data_pgoff + l->data_pages;
+	return 0;
+}
+
+/**
+ * ksnap_layout_records() - record geometry for a number of columns
+ * @l: layout from ksnap_layout_init()
+ * @nr_columns: values per record, 1..l->max_columns
+ * @record_size: KSNAP_RECORD_SIZE(nr_columns)
+ * @nr_records: the largest power of two of records the record region holds
+ *
+ * Return: 0, or -EINVAL for no columns or more than max_columns.
+ */
+int ksnap_layout_records(const struct ksnap_layout *l, u32 nr_columns,
+			 u32 *record_size, u32 *nr_records)
+{
+	u64 fit;
+
+	if (nr_columns == 0 || nr_columns > l->max_columns)
+		return -EINVAL;
+
+	*record_size = KSNAP_RECORD_SIZE(nr_columns);
+	fit = div_u64((u64)l->data_pages * l->page_size, *record_size);
+	if (fit < 2)
+		return -EINVAL;
+	*nr_records = rounddown_pow_of_two(min_t(u64, fit, 1U << 31));
+	return 0;
+}
+
+/* The slot of position @pos; @nr_records is a power of two. */
+u32 ksnap_ring_slot(u64 pos, u32 nr_records)
+{
+	return pos & (nr_records - 1);
+}
+
+/*
+ * Positions are compared modulo 2^64: head - tail is the number of unread
+ * records whatever the absolute values.  A difference that does not fit in
+ * [0, nr_records] is a tail ahead of head when it is "negative".
+ */
+enum ksnap_tail ksnap_ring_check_tail(u64 head, u64 tail, u32 nr_records)
+{
+	u64 used = head - tail;
+
+	if (used <= nr_records)
+		return KSNAP_TAIL_OK;
+	if ((s64)used < 0)
+		return KSNAP_TAIL_AHEAD;
+	return KSNAP_TAIL_BEHIND;
+}
+
+/* Unread records; an invalid tail sets *bad_tail and counts as full. */
+u64 ksnap_ring_used(u64 head, u64 tail, u32 nr_records, bool *bad_tail)
+{
+	*bad_tail = ksnap_ring_check_tail(head, tail, nr_records) !=
+		    KSNAP_TAIL_OK;
+	return *bad_tail ? nr_records : head - tail;
+}
+
+/* Free slots; 0 when the tail is invalid. */
+u64 ksnap_ring_free_slots(u64 head, u64 tail, u32 nr_records, bool *bad_tail)
+{
+	return nr_records - ksnap_ring_used(head, tail, nr_records, bad_tail);
+}
+
+/*
+ * Unread records at which a sleeping reader is woken: a quarter of the ring,
+ * or about KSNAP_WAKE_NS of samples, whichever is fewer; at least one.
+ */
+u32 ksnap_ring_wake_mark(u32 nr_records, u64 period_ns)
+{
+	u64 by_time = period_ns ? div64_u64(KSNAP_WAKE_NS, period_ns) : 1;
+	u64 mark = min_t(u64, nr_records / 4, by_time);
+
+	return max_t(u64, mark, 1);
+}
+
+/* Zeroed, mappable memory for the whole device. */
+void *ksnap_ring_alloc(const struct ksnap_layout *l)
+{
+	return vmalloc_user((unsigned long)l->total_pages * l->page_size);
+}
+
+void ksnap_ring_free(void *ring)
+{
+	vfree(ring);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ring geometry and position arithmetic.  Everything here except
+ * ksnap_ring_alloc()/ksnap_ring_free() is a pure function of its arguments,
+ * so the KUnit suite ksnap_ring can test it.
+ */
+#ifndef KSNAP_RING_H
+#define KSNAP_RING_H
+
+#include <linux/types.h>
+
+/* Column slots in the control region: more columns is a configuration error. */
+#define KSNAP_MAX_COLUMNS	256
+
+/* ring_kb= : size of the record region, KiB, rounded up to whole pages. */
+#define KSNAP_RING_KB_MIN	64
+#define KSNAP_RING_KB_MAX	262144
+#define KSNAP_RING_KB_DEFAULT	1024
+
+/* Region offsets and sizes, fixed at load time (see ksnap_abi.h). */
+struct ksnap_layout {
+	u32 page_size;
+	u32 ctrl_pages;
+	u32 consumer_pgoff;
+	u32 data_pgoff;
+	u32 data_pages;
+	u32 total_pages;
+	u32 columns_offset;
+	u32 max_columns;
+};
+
+/* Where a reader's tail stands relative to head. */
+enum ksnap_tail {
+	KSNAP_TAIL_OK,		/* head - nr_records <= tail <= head */
+	KSNAP_TAIL_AHEAD,	/* tail > head: the reader skipped ahead */
+	KSNAP_TAIL_BEHIND,	/* tail < head - nr_records: overwritten */
+};
+
+int ksnap_layout_init(struct ksnap_layout *l, u32 page_size, u32 ring_kb);
+int ksnap_layout_records(const struct ksnap_layout *l, u32 nr_columns,
+			 u32 *record_size, u32 *nr_records);
+u32 ksnap_ring_slot(u64 pos, u32 nr_records);
+enum ksnap_tail ksnap_ring_check_tail(u64 head, u64 tail, u32 nr_records);
+u64 ksnap_ring_used(u64 head, u64 tail, u32 nr_records, bool *bad_tail);
+u64 ksnap_ring_free_slots(u64 head, u64 tail, u32 nr_records, bool *bad_tail);
+u32 ksnap_ring_wake_mark(u32 nr_records, u64 period_ns);
+
+void *ksnap_ring_alloc(const struct ksnap_layout *l);
+void ksnap_ring_free(void *ring);
+
+#endif /* KSNAP_RING_H */

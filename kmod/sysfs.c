@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/ksnap/: enable, metrics, cgroups, period_us, stats,
+ * available_metrics.  ks->lock serialises every store.
+ */
+#include <linux/err.h>
+#include <linux/kobject.h>
+#include <linux/kstrtox.h>
+#include <linux/math64.h>
+#include <linux/sysfs.h>
+
+#include "ksnap.h"
+
+static struct ksnap *ksnap_sysfs_dev;
+
+static ssize_t enable_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(ksnap_sysfs_dev->running));
+}
+
+static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	bool on, changed;
+	int ret;
+
+	ret = kstrtobool(buf, &on);
+	if (ret) {
+		pr_err("enable: '%.*s' is not a boolean: write 1 or 0\n",
+		       (int)strcspn(buf, "\n"), buf);
+		return ret;
+	}
+
+	mutex_lock(&ks->lock);
+	changed = on != ks->running;
+	if (on)
+		ret = ksnap_sampler_start(ks);
+	else
+		ksnap_sampler_stop(ks);
+	mutex_unlock(&ks->lock);
+	if (ret)
+		return ret;
+	if (changed)
+		sysfs_notify(kobj, NULL, "enable");
+	return count;
+}
+
+static ssize_t metrics_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	unsigned int i;
+	int len = 0;
+
+	mutex_lock(&ks->lock);
+	for (i = 0; i < ks->cfg->nr_metrics; i++)
+		len += sysfs_emit_at(buf, len, "%s%s", i ? "," : "",
+				     ksnap_metrics[ks->cfg->metric[i]].name);
+	mutex_unlock(&ks->lock);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static ssize_t cgroups_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	ssize_t len;
+
+	mutex_lock(&ks->lock);
+	len = sysfs_emit(buf, "%s\n", ks->cfg->cgroups_arg);
+	mutex_unlock(&ks->lock);
+	return len;
+}
+
+/* Replace the configuration: stopped, no reader, and all or nothing. */
+static ssize_t ksnap_reconfigure(const char *what, const char *metrics,
+				 const char *cgroups)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	struct ksnap_config *cfg, *old;
+
+	lockdep_assert_held(&ks->lock);
+	if (ks->running || ks->open) {
+		pr_err("%s: busy: stop sampling (echo 0 > enable) and close /dev/ksnap first\n",
+		       what);
+		return -EBUSY;
+	}
+	cfg = ksnap_config_build(metrics, cgroups, &ks->layout);
+	if (IS_ERR(cfg))
+		return PTR_ERR(cfg);
+	old = ks->cfg;
+	ks->cfg = cfg;
+	ksnap_ctrl_publish_config(ks);
+	ksnap_config_free(old);
+	return 0;
+}
+
+static ssize_t metrics_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	ssize_t ret;
+
+	mutex_lock(&ks->lock);
+	ret = ksnap_reconfigure("metrics", buf, ks->cfg->cgroups_arg);
+	mutex_unlock(&ks->lock);
+	return ret ?: count;
+}
+
+static ssize_t cgroups_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	ssize_t ret;
+
+	mutex_lock(&ks->lock);
+	ret = ksnap_reconfigure("cgroups", ks->cfg->metrics_arg, buf);
+	mutex_unlock(&ks->lock);
+	return ret ?: count;
+}
+
+static ssize_t period_us_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  div_u64(READ_ONCE(ksnap_sysfs_dev->period_ns),
+				  NSEC_PER_USEC));
+}
+
+static ssize_t period_us_store(struct kobject *kobj,
+			       struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	unsigned int us;
+	int ret;
+
+	ret = kstrtouint(buf, 10, &us);
+	if (ret) {
+		pr_err("period_us: '%.*s' is not a number of microseconds (%u..%u)\n",
+		       (int)strcspn(buf, "\n"), buf, KSNAP_PERIOD_US_MIN,
+		       KSNAP_PERIOD_US_MAX);
+		return -EINVAL;
+	}
+	ret = ksnap_config_check_period(us);
+	if (ret)
+		return ret;
+
+	mutex_lock(&ks->lock);
+	if (ks->running) {
+		pr_err("period_us: busy: stop sampling (echo 0 > enable) first\n");
+		ret = -EBUSY;
+	} else {
+		WRITE_ONCE(ks->period_ns, (u64)us * NSEC_PER_USEC);
+		ksnap_ctrl_write_begin(ks->ctrl);
+		ks->ctrl->period_ns = ks->period_ns;
+		ksnap_ctrl_write_end(ks->ctrl);
+	}
+	mutex_unlock(&ks->lock);
+	return ret ?: count;
+}
+
+static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	const struct ksnap_ctrl *ctrl = ksnap_sysfs_dev->ctrl;
+	const struct ksnap_stats *st = &ctrl->stats;
+
+	return sysfs_emit(buf,
+			  "taken %llu\nlost %llu\nmissed %llu\n"
+			  "lateness_sum_ns %llu\nlateness_max_ns %llu\n"
+			  "read_sum_ns %llu\nread_max_ns %llu\nbad_tail %llu\n"
+			  "generation %u\nstate %s\n",
+			  READ_ONCE(st->taken), READ_ONCE(st->lost),
+			  READ_ONCE(st->missed), READ_ONCE(st->lateness_sum_ns),
+			  READ_ONCE(st->lateness_max_ns),
+			  READ_ONCE(st->read_sum_ns), READ_ONCE(st->read_max_ns),
+			  READ_ONCE(st->bad_tail), READ_ONCE(ctrl->generation),
+			  READ_ONCE(ctrl->state) == KSNAP_STATE_RUNNING ?
+			  "running" : "stopped");
+}
+
+static ssize_t available_metrics_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < ksnap_nr_metrics; i++)
+		len += sysfs_emit_at(buf, len, "%s\t%s%s\n",
+				     ksnap_metrics[i].name,
+				     ksnap_metrics[i].desc,
+				     ksnap_metrics[i].per_cgroup ?
+				     " (per cgroup)" : "");
+	return len;
+}
+
+static struct kobj_attribute ksnap_attr_enable = __ATTR_RW(enable);
+static struct kobj_attribute ksnap_attr_metrics = __ATTR_RW(metrics);
+static struct kobj_attribute ksnap_attr_cgroups = __ATTR_RW(cgroups);
+static struct kobj_attribute ksnap_attr_period_us = __ATTR_RW(period_us);
+static struct kobj_attribute ksnap_attr_stats = __ATTR_RO(stats);
+static struct kobj_attribute ksnap_attr_available_metrics =
+	__ATTR_RO(available_metrics);
+
+static struct attribute *ksnap_attrs[] = {
+	&ksnap_attr_enable.attr,
+	&ksnap_attr_metrics.attr,
+	&ksnap_attr_cgroups.attr,
+	&ksnap_attr_period_us.attr,
+	&ksnap_attr_stats.attr,
+	&ksnap_attr_available_metrics.attr,
+	NULL,
+};
+
+static const struct attribute_group ksnap_attr_group = {
+	.attrs = ksnap_attrs,
+};
+
+int ksnap_sysfs_init(struct ksnap *ks)
+{
+	int ret;
+
+	ksnap_sysfs_dev = ks;
+	ks->kobj = kobject_create_and_add("ksnap", kernel_kobj);
+	if (!ks->kobj)
+		return -ENOMEM;
+	ret = sysfs_create_group(ks->kobj, &ksnap_attr_group);
+	if (ret) {
+		kobject_put(ks->kobj);
+		ks->kobj = NULL;
+	}
+	return ret;
+}
+
+/* After this no store runs: kernfs drains active ones on removal. */
+void ksnap_sysfs_uninit(struct ksnap *ks)
+{
+	sysfs_remove_group(ks->kobj, &ksnap_attr_group);
+	kobject_put(ks->kobj);
+	ks->kobj = NULL;
+}

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite ksnap_parse: metric-list and cgroup-list parsing, compiled
+ * into this module from kmod/parse.c.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "../../kmod/parse.c"
+
+/* A buffer the parser may modify, freed with the test. */
+static char *ksnap_test_buf(struct kunit *test, const char *s)
+{
+	char *buf = kunit_kzalloc(test, strlen(s) + 1, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	strcpy(buf, s);
+	return buf;
+}
+
+struct ksnap_list_case {
+	const char *name;
+	const char *in;
+	int ret;
+	unsigned int nr;
+	const char *item[3];	/* expected items, or the bad one */
+};
+
+static const struct ksnap_list_case ksnap_list_cases[] = {
+	{ "one", "pgfault", 0, 1, { "pgfault" } },
+	{ "three", "a,b,c", 0, 3, { "a", "b", "c" } },
+	{ "blanks around entries", " a ,\tb\t,  c ", 0, 3, { "a", "b", "c" } },
+	{ "trailing newline", "a,b\n", 0, 2, { "a", "b" } },
+	{ "empty", "", 0, 0 },
+	{ "only a newline", "\n", 0, 0 },
+	{ "only blanks", " \t ", 0, 0 },
+	{ "leading comma", ",a", -EINVAL },
+	{ "doubled comma", "a,,b", -EINVAL },
+	{ "blank entry", "a, ,b", -EINVAL },
+	{ "trailing comma", "a,b,", -EINVAL },
+	{ "trailing comma and newline", "a,\n", -EINVAL },
+	{ "lone comma", ",", -EINVAL },
+	{ "duplicate", "a,b,a", -EINVAL, 0, { "a" } },
+	{ "duplicate after trimming", "a, a", -EINVAL, 0, { "a" } },
+	{ "blank inside", "a b", -EINVAL, 0, { "a b" } },
+	{ "non-ASCII", "caf\xc3\xa9", -EINVAL, 0, { "caf\xc3\xa9" } },
+	{ "control character", "a\x01", -EINVAL, 0, { "a\x01" } },
+	{ "DEL", "b\x7f", -EINVAL, 0, { "b\x7f" } },
+	{ "two newlines", "a\n\n", -EINVAL, 0, { "a\n" } },
+	{ "63 characters", "123456789012345678901234567890123456789012345678901234567890123",
+	  0, 1, { "123456789012345678901234567890123456789012345678901234567890123" } },
+	{ "64 characters", "1234567890123456789012345678901234567890123456789012345678901234",
+	  -EINVAL, 0, { "1234567890123456789012345678901234567890123456789012345678901234" } },
+};
+
+static void ksnap_list_case_desc(const struct ksnap_list_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_list, ksnap_list_cases, ksnap_list_case_desc);
+
+static void ksnap_parse_list_cases(struct kunit *test)
+{
+	const struct ksnap_list_case *c = test->param_value;
+	struct ksnap_parse_err err = {};
+	struct ksnap_list *list;
+	unsigned int i;
+	int ret;
+
+	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
+	ret = ksnap_parse_list(ksnap_test_buf(test, c->in),
+			       KSNAP_METRIC_NAME_MAX, list, &err);
+	KUNIT_ASSERT_EQ_MSG(test, ret, c->ret, "parsing '%*pE'",
+			    (int)strlen(c->in), c->in);
+	if (ret) {
+		KUNIT_EXPECT_NOT_NULL_MSG(test, err.why, "no reason given");
+		if (c->item[0])
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      err.bad_len == strlen(c->item[0]) &&
+					      !memcmp(err.bad, c->item[0],
+						      err.bad_len),
+					      "bad entry: expected '%*pE', got '%*pE'",
+					      (int)strlen(c->item[0]),
+					      c->item[0], err.bad_len,
+					      err.bad);
+		return;
+	}
+	KUNIT_ASSERT_EQ_MSG(test, list->nr, c->nr, "entries in '%*pE'",
+			    (int)strlen(c->in), c->in);
+	for (i = 0; i < list->nr; i++)
+		KUNIT_EXPECT_STREQ_MSG(test, list->item[i], c->item[i],
+				       "entry %u", i);
+}
+
+/* "m0,m1,...": @n distinct entries. */
+static char *ksnap_test_many(struct kunit *test, unsigned int n)
+{
+	char *buf = kunit_kzalloc(test, n * 6 + 1, GFP_KERNEL);
+	unsigned int i, len = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	for (i = 0; i < n; i++)
+		len += sprintf(buf + len, "%sm%u", i ? "," : "", i);
+	return buf;
+}
+
+static void ksnap_parse_list_count(struct kunit *test)
+{
+	struct ksnap_parse_err err = {};
+	struct ksnap_list *list;
+
+	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
+	KUNIT_EXPECT_EQ_MSG(test,
+			    ksnap_parse_list(ksnap_test_many(test,
+							     KSNAP_LIST_MAX),
+					     16, list, &err), 0,
+			    "%u entries are allowed", KSNAP_LIST_MAX);
+	KUNIT_EXPECT_EQ(test, list->nr, KSNAP_LIST_MAX);
+	KUNIT_EXPECT_EQ_MSG(test,
+			    ksnap_parse_list(ksnap_test_many(test,
+							     KSNAP_LIST_MAX + 1),
+					     16, list, &err), -EINVAL,
+			    "%u entries are too many", KSNAP_LIST_MAX + 1);
+}
+
+static const char *const ksnap_test_names[] = {
+	"pgfault", "pgmajfault", "nr_free_pages", "memory.current",
+};
+
+static int ksnap_test_lookup(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ksnap_test_names); i++)
+		if (!strcmp(ksnap_test_names[i], name))
+			return i;
+	return -ENOENT;
+}
+
+static void ksnap_parse_metrics_known(struct kunit *test)
+{
+	struct ksnap_parse_err err = {};
+	struct ksnap_list *list;
+	u16 idx[KSNAP_LIST_MAX];
+
+	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
+	KUNIT_ASSERT_EQ(test,
+			ksnap_parse_metrics(ksnap_test_buf(test, "memory.current, pgfault\n"),
+					    ksnap_test_lookup, list, idx,
+					    &err), 0);
+	KUNIT_ASSERT_EQ(test, list->nr, 2U);
+	KUNIT_EXPECT_EQ_MSG(test, idx[0], 3, "index of memory.current");
+	KUNIT_EXPECT_EQ_MSG(test, idx[1], 0, "index of pgfault");
+
+	KUNIT_EXPECT_EQ(test,
+			ksnap_parse_metrics(ksnap_test_buf(test, ""),
+					    ksnap_test_lookup, list, idx,
+					    &err), 0);
+	KUNIT_EXPECT_EQ_MSG(test, list->nr, 0U, "empty: the default list");
+}
+
+struct ksnap_metrics_case {
+	const char *name;
+	const char *in;
+	const char *bad;
+};
+
+static const struct ksnap_metrics_case ksnap_metrics_bad_cases[] = {
+	{ "unknown", "pgfault,bogus", "bogus" },
+	{ "wrong case", "PGFAULT", "PGFAULT" },
+	{ "prefix", "pgfaul", "pgfaul" },
+	{ "duplicate", "pgfault,pgfault", "pgfault" },
+	{ "empty entry", "pgfault,,pgmajfault", NULL },
+	{ "overlong", "pgfault_and_then_some_more_characters_to_go_past_the_limit_of_64",
+	  "pgfault_and_then_some_more_characters_to_go_past_the_limit_of_64" },
+};
+
+static void ksnap_metrics_case_desc(const struct ksnap_metrics_case *c,
+				    char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_metrics_bad, ksnap_metrics_bad_cases,
+		  ksnap_metrics_case_desc);
+
+static void ksnap_parse_metrics_bad(struct kunit *test)
+{
+	const struct ksnap_metrics_case *c = test->param_value;
+	struct ksnap_parse_err err = {};
+	struct ksnap_list *list;
+	u16 idx[KSNAP_LIST_MAX];
+	int ret;
+
+	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
+	ret = ksnap_parse_metrics(ksnap_test_buf(test, c->in),
+				  ksnap_test_lookup, list, idx, &err);
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "parsing '%s'", c->in);
+	if (c->bad)
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      err.bad_len == strlen(c->bad) &&
+				      !memcmp(err.bad, c->bad, err.bad_len),
+				      "bad entry: expected '%s', got '%.*s'",
+				      c->bad, err.bad_len, err.bad);
+}
+
+struct ksnap_cgroups_case {
+	const char *name;
+	const char *in;
+	int ret;
+	unsigned int nr;
+};
+
+static const struct ksnap_cgroups_case ksnap_cgroups_cases[] = {
+	{ "root", "/", 0, 1 },
+	{ "two", "/system.slice/foo.service,/user.slice", 0, 2 },
+	{ "newline", "/a\n", 0, 1 },
+	{ "none", "", 0, 0 },
+	{ "relative", "system.slice", -EINVAL },
+	{ "second relative", "/a,b", -EINVAL },
+	{ "sysfs path is still absolute", "/sys/fs/cgroup/a", 0, 1 },
+	{ "blank inside", "/a b", -EINVAL },
+	{ "duplicate", "/a,/a", -EINVAL },
+	{ "trailing comma", "/a,", -EINVAL },
+	{ "non-ASCII", "/\xe2\x82\xac", -EINVAL },
+};
+
+static void ksnap_cgroups_case_desc(const struct ksnap_cgroups_case *c,
+				    char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_cgroups, ksnap_cgroups_cases,
+		  ksnap_cgroups_case_desc);
+
+static void ksnap_parse_cgroups_cases(struct kunit *test)
+{
+	const struct ksnap_cgroups_case *c = test->param_value;
+	struct ksnap_parse_err err = {};
+	struct ksnap_list *list;
+	int ret;
+
+	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
+	ret = ksnap_parse_cgroups(ksnap_test_buf(test, c->in), list, &err);
+	KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "parsing '%*pE'",
+			    (int)strlen(c->in), c->in);
+	if (!ret)
+		KUNIT_EXPECT_EQ_MSG(test, list->nr, c->nr, "paths in '%s'",
+				    c->in);
+}
+
+static void ksnap_parse_cgroups_length(struct kunit *test)
+{
+	struct ksnap_parse_err err = {};
+	struct ksnap_list *list;
+	char *path;
+
+	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
+	path = kunit_kzalloc(test, KSNAP_FIELD_VALUE_MAX + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, path);
+
+	memset(path, 'a', KSNAP_FIELD_VALUE_MAX - 1);
+	path[0] = '/';
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_parse_cgroups(path, list, &err), 0,
+			    "a path of %u characters fits",
+			    KSNAP_FIELD_VALUE_MAX - 1);
+
+	memset(path, 'a', KSNAP_FIELD_VALUE_MAX);
+	path[0] = '/';
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_parse_cgroups(path, list, &err),
+			    -EINVAL, "a path of %u characters is too long",
+			    KSNAP_FIELD_VALUE_MAX);
+}
+
+static struct kunit_case ksnap_parse_cases[] = {
+	KUNIT_CASE_PARAM(ksnap_parse_list_cases, ksnap_list_gen_params),
+	KUNIT_CASE(ksnap_parse_list_count),
+	KUNIT_CASE(ksnap_parse_metrics_known),
+	KUNIT_CASE_PARAM(ksnap_parse_metrics_bad, ksnap_metrics_bad_gen_params),
+	KUNIT_CASE_PARAM(ksnap_parse_cgroups_cases, ksnap_cgroups_gen_params),
+	KUNIT_CASE(ksnap_parse_cgroups_length),
+	{}
+};
+
+static struct kunit_suite ksnap_parse_suite = {
+	.name = "ksnap_parse",
+	.test_cases = ksnap_parse_cases,
+};
+
+kunit_test_suite(ksnap_parse_suite);

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite ksnap_ring: ring layout and position arithmetic.  The code
+ * under test is compiled into this module from kmod/ring.c, so the test
+ * module shares no object with ksnap.ko.
+ */
+#include <kunit/test.h>
+#include <linux/log2.h>
+
+#include "../../kmod/ring.c"
+
+static void ksnap_ring_layout_4k(struct kunit *test)
+{
+	struct ksnap_layout l;
+
+	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, 1024), 0);
+	KUNIT_EXPECT_EQ_MSG(test, l.columns_offset, 320U,
+			    "columns follow struct ksnap_ctrl, 64-aligned");
+	KUNIT_EXPECT_EQ_MSG(test, l.max_columns, KSNAP_MAX_COLUMNS,
+			    "column slots");
+	/* 320 + 256 * 512 = 131392 bytes: 33 pages of 4 KiB. */
+	KUNIT_EXPECT_EQ_MSG(test, l.ctrl_pages, 33U, "control pages");
+	KUNIT_EXPECT_EQ_MSG(test, l.consumer_pgoff, 33U, "consumer page");
+	KUNIT_EXPECT_EQ_MSG(test, l.data_pgoff, 34U, "data after consumer");
+	KUNIT_EXPECT_EQ_MSG(test, l.data_pages, 256U, "1024 KiB of records");
+	KUNIT_EXPECT_EQ_MSG(test, l.total_pages, 290U, "whole device");
+}
+
+static void ksnap_ring_layout_64k(struct kunit *test)
+{
+	struct ksnap_layout l;
+
+	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 65536, 1024), 0);
+	KUNIT_EXPECT_EQ_MSG(test, l.ctrl_pages, 3U, "control pages");
+	KUNIT_EXPECT_EQ_MSG(test, l.consumer_pgoff, 3U, "consumer page");
+	KUNIT_EXPECT_EQ_MSG(test, l.data_pgoff, 4U, "data after consumer");
+	KUNIT_EXPECT_EQ_MSG(test, l.data_pages, 16U, "1024 KiB of records");
+	KUNIT_EXPECT_EQ_MSG(test, l.total_pages, 20U, "whole device");
+}
+
+static void ksnap_ring_layout_rounds_up(struct kunit *test)
+{
+	struct ksnap_layout l;
+
+	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, 65), 0);
+	KUNIT_EXPECT_EQ_MSG(test, l.data_pages, 17U,
+			    "65 KiB rounds up to 17 pages of 4 KiB");
+}
+
+struct ksnap_layout_case {
+	const char *name;
+	u32 page_size;
+	u32 ring_kb;
+	int ret;
+};
+
+static const struct ksnap_layout_case ksnap_layout_cases[] = {
+	{ "ring_kb minimum", 4096, KSNAP_RING_KB_MIN, 0 },
+	{ "ring_kb maximum", 4096, KSNAP_RING_KB_MAX, 0 },
+	{ "ring_kb zero", 4096, 0, -EINVAL },
+	{ "ring_kb below minimum", 4096, KSNAP_RING_KB_MIN - 1, -EINVAL },
+	{ "ring_kb above maximum", 4096, KSNAP_RING_KB_MAX + 1, -EINVAL },
+	{ "ring_kb huge", 4096, U32_MAX, -EINVAL },
+	{ "page size not a power of two", 12288, 1024, -EINVAL },
+	{ "page size too small", 2048, 1024, -EINVAL },
+	{ "16 KiB pages", 16384, 1024, 0 },
+};
+
+static void ksnap_layout_case_desc(const struct ksnap_layout_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_layout, ksnap_layout_cases, ksnap_layout_case_desc);
+
+static void ksnap_ring_layout_range(struct kunit *test)
+{
+	const struct ksnap_layout_case *c = test->param_value;
+	struct ksnap_layout l;
+
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_layout_init(&l, c->page_size,
+						    c->ring_kb), c->ret,
+			    "page_size %u ring_kb %u", c->page_size,
+			    c->ring_kb);
+}
+
+/* Every column count: the record size, and the largest power of two. */
+static void ksnap_ring_records_all_columns(struct kunit *test)
+{
+	static const u32 kbs[] = { KSNAP_RING_KB_MIN, 1024, 4093 };
+	struct ksnap_layout l;
+	unsigned int k;
+	u32 n, size, nr;
+	u64 bytes;
+
+	for (k = 0; k < ARRAY_SIZE(kbs); k++) {
+		KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, kbs[k]), 0);
+		bytes = (u64)l.data_pages * l.page_size;
+		for (n = 1; n <= KSNAP_MAX_COLUMNS; n++) {
+			KUNIT_ASSERT_EQ_MSG(test,
+					    ksnap_layout_records(&l, n, &size,
+								 &nr), 0,
+					    "ring_kb %u, %u columns",
+					    kbs[k], n);
+			KUNIT_EXPECT_EQ_MSG(test, size, 32 + 8 * n,
+					    "record size for %u columns", n);
+			KUNIT_EXPECT_TRUE_MSG(test, is_power_of_2(nr),
+					      "%u records for %u columns: not a power of two",
+					      nr, n);
+			KUNIT_EXPECT_LE_MSG(test, (u64)nr * size, bytes,
+					    "%u records of %u bytes overflow %llu bytes",
+					    nr, size, bytes);
+			KUNIT_EXPECT_GT_MSG(test, 2 * (u64)nr * size, bytes,
+					    "%u records of %u bytes: twice as many fit in %llu",
+					    nr, size, bytes);
+		}
+	}
+}
+
+static void ksnap_ring_records_examples(struct kunit *test)
+{
+	struct ksnap_layout l;
+	u32 size, nr;
+
+	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, 1024), 0);
+	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&l, 1, &size, &nr), 0);
+	KUNIT_EXPECT_EQ_MSG(test, nr, 16384U, "1 MiB / 40 bytes");
+	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&l, 4, &size, &nr), 0);
+	KUNIT_EXPECT_EQ_MSG(test, nr, 16384U, "1 MiB / 64 bytes, exactly");
+	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, KSNAP_RING_KB_MIN),
+			0);
+	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&l, KSNAP_MAX_COLUMNS,
+						   &size, &nr), 0);
+	KUNIT_EXPECT_EQ_MSG(test, nr, 16U, "64 KiB / 2080 bytes");
+}
+
+static void ksnap_ring_records_rejected(struct kunit *test)
+{
+	struct ksnap_layout l;
+	u32 size = 0, nr = 0;
+
+	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, 1024), 0);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_layout_records(&l, 0, &size, &nr),
+			    -EINVAL, "no columns");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_layout_records(&l,
+						       KSNAP_MAX_COLUMNS + 1,
+						       &size, &nr),
+			    -EINVAL, "one column too many");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_layout_records(&l, U32_MAX, &size,
+						       &nr),
+			    -EINVAL, "U32_MAX columns");
+}
+
+static void ksnap_ring_slot_wraps(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(0, 1024), 0U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(1023, 1024), 1023U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(1024, 1024), 0U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(U64_MAX, 1024), 1023U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(U64_MAX + 1, 1024), 0U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(BIT_ULL(63) | 5, 1024), 5U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(U64_MAX, 1U << 31),
+			(1U << 31) - 1);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(12345, 1), 0U);
+}
+
+struct ksnap_tail_case {
+	const char *name;
+	u64 head;
+	u64 tail;
+	u32 nr;
+	enum ksnap_tail state;
+	u64 used;
+};
+
+static const struct ksnap_tail_case ksnap_tail_cases[] = {
+	{ "empty", 0, 0, 8, KSNAP_TAIL_OK, 0 },
+	{ "some unread", 5, 2, 8, KSNAP_TAIL_OK, 3 },
+	{ "exactly full", 8, 0, 8, KSNAP_TAIL_OK, 8 },
+	{ "behind by one", 9, 0, 8, KSNAP_TAIL_BEHIND, 8 },
+	{ "far behind", 1000, 50, 8, KSNAP_TAIL_BEHIND, 8 },
+	{ "ahead by one", 5, 6, 8, KSNAP_TAIL_AHEAD, 8 },
+	{ "far ahead", 5, 1ULL << 40, 8, KSNAP_TAIL_AHEAD, 8 },
+	{ "ahead across 2^64", U64_MAX, 0, 8, KSNAP_TAIL_AHEAD, 8 },
+	{ "unread across 2^64", 2, U64_MAX - 1, 8, KSNAP_TAIL_OK, 4 },
+	{ "full across 2^64", 3, U64_MAX - 4, 8, KSNAP_TAIL_OK, 8 },
+	{ "behind across 2^64", 3, U64_MAX - 5, 8, KSNAP_TAIL_BEHIND, 8 },
+	{ "empty at 2^64 - 1", U64_MAX, U64_MAX, 8, KSNAP_TAIL_OK, 0 },
+	{ "half the number space", 1ULL << 63, 0, 8, KSNAP_TAIL_AHEAD, 8 },
+};
+
+static void ksnap_tail_case_desc(const struct ksnap_tail_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_tail, ksnap_tail_cases, ksnap_tail_case_desc);
+
+static void ksnap_ring_tail(struct kunit *test)
+{
+	const struct ksnap_tail_case *c = test->param_value;
+	bool bad = false, bad2 = false;
+	u64 used, free;
+
+	KUNIT_EXPECT_EQ_MSG(test,
+			    ksnap_ring_check_tail(c->head, c->tail, c->nr),
+			    c->state, "head %llu tail %llu nr %u", c->head,
+			    c->tail, c->nr);
+	used = ksnap_ring_used(c->head, c->tail, c->nr, &bad);
+	KUNIT_EXPECT_EQ_MSG(test, used, c->used, "used slots");
+	KUNIT_EXPECT_EQ_MSG(test, bad, c->state != KSNAP_TAIL_OK,
+			    "bad_tail flag");
+	free = ksnap_ring_free_slots(c->head, c->tail, c->nr, &bad2);
+	KUNIT_EXPECT_EQ_MSG(test, free, c->nr - c->used, "free slots");
+	KUNIT_EXPECT_EQ_MSG(test, bad2, bad, "bad_tail flag from free");
+}
+
+static void ksnap_ring_wake_marks(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1024, 1000000), 100U,
+			    "1 ms period: 100 ms of records");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1024, 10000), 256U,
+			    "10 us period: a quarter ring");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(4, 1000000000), 1U,
+			    "1 s period: every record");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(2, 1000), 1U,
+			    "tiny ring: at least one");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1024, 0), 1U,
+			    "no period: at least one");
+}
+
+static struct kunit_case ksnap_ring_cases[] = {
+	KUNIT_CASE(ksnap_ring_layout_4k),
+	KUNIT_CASE(ksnap_ring_layout_64k),
+	KUNIT_CASE(ksnap_ring_layout_rounds_up),
+	KUNIT_CASE_PARAM(ksnap_ring_layout_range, ksnap_layout_gen_params),
+	KUNIT_CASE(ksnap_ring_records_all_columns),
+	KUNIT_CASE(ksnap_ring_records_examples),
+	KUNIT_CASE(ksnap_ring_records_rejected),
+	KUNIT_CASE(ksnap_ring_slot_wraps),
+	KUNIT_CASE_PARAM(ksnap_ring_tail, ksnap_tail_gen_params),
+	KUNIT_CASE(ksnap_ring_wake_marks),
+	{}
+};
+
+static struct kunit_suite ksnap_ring_suite = {
+	.name = "ksnap_ring",
+	.test_cases = ksnap_ring_cases,
+};
+
+kunit_test_suite(ksnap_ring_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for ksnap");
