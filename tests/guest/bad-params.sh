@@ -1,0 +1,109 @@
+# Guest half of the bad-parameters test: what a new user gets wrong.  Every
+# refused load must fail, say in the kernel log which value was wrong, and
+# leave no module behind; every refused sysfs write must return the right
+# errno and change nothing.
+TEST=bad-params
+. /guest/tests/lib.sh
+
+mkdir -p $CG/ksnaptest $CG/nomem/child
+# /nomem has the memory controller (the root enables it for its children);
+# /nomem/child does not, because /nomem's subtree_control is empty.
+
+# refused_load BEHAVIOUR PARAMS LOGWORD [ERRNO]
+refused_load() {
+	what=$1 params=$2 word=$3 errno=${4:-}
+	unload
+	klog_mark
+	# shellcheck disable=SC2086
+	out=$(modprobe ksnap $params 2>&1)
+	st=$?
+	log=$(klog_since | grep 'ksnap' | grep -v ksnap-test-mark)
+	if [ $st -ne 0 ]; then
+		pass "modprobe ksnap $params fails ($what)"
+	else
+		fail "modprobe ksnap $params fails ($what)" "nonzero status" "status 0"
+	fi
+	if printf '%s\n' "$log" | grep -qF -- "$word"; then
+		pass "kernel log names '$word' ($(printf '%s\n' "$log" | grep -F -- "$word" | head -n 1 | sed 's/^\[[^]]*\] //'))"
+	else
+		fail "kernel log names '$word' for $params" "a ksnap line with '$word'" "'$(printf '%s' "$log" | tr '\n' '|')' (modprobe said: $out)"
+	fi
+	if module_loaded; then
+		fail "no module is left loaded after $params" "ksnap not in /proc/modules" "loaded"
+	else
+		pass "no module is left loaded after $params"
+	fi
+	if [ -n "$errno" ]; then
+		unload
+		got=$(guestprobe load "$KO" "$params")
+		check "finit_module with $params fails with $errno" "$errno" "$got"
+	fi
+	unload
+}
+
+refused_load "unknown metric" "metrics=nosuch" "nosuch" EINVAL
+refused_load "unknown metric among good ones" "metrics=pgfault,nosuch2" "nosuch2" EINVAL
+refused_load "zero period" "period_us=0" "period_us: 0" EINVAL
+refused_load "period below the 10 us minimum" "period_us=5" "period_us: 5" EINVAL
+refused_load "period above the maximum" "period_us=2000000000" "2000000000" EINVAL
+refused_load "cgroup that does not exist" "cgroups=/does/not/exist" "/does/not/exist" ENOENT
+refused_load "cgroup without the memory controller" "cgroups=/nomem/child" "subtree_control" EINVAL
+refused_load "cgroup without the memory controller names it" "cgroups=/nomem/child" "/nomem/child"
+refused_load "absurd ring size" "ring_kb=999999999" "999999999"
+refused_load "ring smaller than the minimum" "ring_kb=1" "ring_kb: 1"
+refused_load "per-cgroup metric without cgroups" "metrics=memory.current" "memory.current" EINVAL
+
+# Sysfs at the wrong time.
+unload
+if ! modprobe ksnap metrics=pgfault,memory.current cgroups=/ksnaptest period_us=1000; then
+	fail "module loads with good parameters" "status 0" "failure"
+	finish
+	exit
+fi
+pass "module loads with good parameters"
+S=$KSNAP_SYS
+check "enable reads 0 after load" 0 "$(cat $S/enable)"
+check "metrics reads back what was loaded" "pgfault,memory.current" "$(cat $S/metrics)"
+check "cgroups reads back what was loaded" "/ksnaptest" "$(cat $S/cgroups)"
+check "period_us reads back what was loaded" 1000 "$(cat $S/period_us)"
+grep -q '^pgfault' $S/available_metrics
+check "available_metrics lists pgfault" 0 $?
+
+check "garbage to enable while stopped is EINVAL" EINVAL "$(guestprobe write $S/enable maybe)"
+check "enable still reads 0" 0 "$(cat $S/enable)"
+check "stats state still stopped" "state stopped" "$(grep '^state' $S/stats)"
+check "period_us=0 is EINVAL" EINVAL "$(guestprobe write $S/period_us 0)"
+check "period_us=abc is EINVAL" EINVAL "$(guestprobe write $S/period_us abc)"
+check "period_us unchanged after refused writes" 1000 "$(cat $S/period_us)"
+check "metrics=nosuch while stopped is EINVAL" EINVAL "$(guestprobe write $S/metrics nosuch)"
+check "metrics unchanged after a refused write" "pgfault,memory.current" "$(cat $S/metrics)"
+check "cgroups=/does/not/exist while stopped is ENOENT" ENOENT "$(guestprobe write $S/cgroups /does/not/exist)"
+check "cgroups unchanged after a refused write" "/ksnaptest" "$(cat $S/cgroups)"
+
+check "writing 1 to enable starts" ok "$(guestprobe write $S/enable 1)"
+check "enable reads 1" 1 "$(cat $S/enable)"
+check "stats state running" "state running" "$(grep '^state' $S/stats)"
+check "writing 1 again while running is accepted" ok "$(guestprobe write $S/enable 1)"
+check "period_us while running is EBUSY" EBUSY "$(guestprobe write $S/period_us 500)"
+check "period_us unchanged while running" 1000 "$(cat $S/period_us)"
+check "metrics while running is EBUSY" EBUSY "$(guestprobe write $S/metrics pgfault)"
+check "metrics unchanged while running" "pgfault,memory.current" "$(cat $S/metrics)"
+check "cgroups while running is EBUSY" EBUSY "$(guestprobe write $S/cgroups /nomem)"
+check "cgroups unchanged while running" "/ksnaptest" "$(cat $S/cgroups)"
+check "garbage to enable while running is EINVAL" EINVAL "$(guestprobe write $S/enable maybe)"
+check "enable still reads 1 after garbage" 1 "$(cat $S/enable)"
+check "still running after garbage" "state running" "$(grep '^state' $S/stats)"
+sleep 1
+taken=$(sed -n 's/^taken //p' $S/stats)
+if [ "${taken:-0}" -gt 0 ]; then pass "snapshots are taken while running ($taken)"; else fail "snapshots are taken while running" "> 0" "'$taken'"; fi
+check "writing 0 to enable stops" ok "$(guestprobe write $S/enable 0)"
+check "enable reads 0 after stop" 0 "$(cat $S/enable)"
+check "stats state stopped after stop" "state stopped" "$(grep '^state' $S/stats)"
+check "period_us=2000 while stopped is accepted" ok "$(guestprobe write $S/period_us 2000)"
+check "period_us reads 2000" 2000 "$(cat $S/period_us)"
+check "metrics=pgfault,pgmajfault while stopped is accepted" ok "$(guestprobe write $S/metrics pgfault,pgmajfault)"
+check "metrics reads pgfault,pgmajfault" "pgfault,pgmajfault" "$(cat $S/metrics)"
+rmmod ksnap
+check "rmmod after the sysfs checks" 0 $?
+rmdir $CG/nomem/child $CG/nomem $CG/ksnaptest
+finish

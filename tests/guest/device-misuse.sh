@@ -1,0 +1,78 @@
+# Guest half of the device-misuse test: one reader at a time, read-only
+# mappings, and module lifetime against open files, mappings and a running
+# timer.
+TEST=device-misuse
+. /guest/tests/lib.sh
+
+if ! modprobe ksnap; then
+	fail "module loads with default parameters" "status 0" "failure"
+	finish
+	exit
+fi
+pass "module loads with default parameters"
+check "/dev/ksnap exists" yes "$([ -c /dev/ksnap ] && echo yes || echo no)"
+check "a second open of /dev/ksnap is EBUSY" EBUSY "$(guestprobe open2)"
+check "the device can be opened again after the first reader closed" ok "$(guestprobe open)"
+check "mapping the control page writable is EPERM" EPERM "$(guestprobe mmap-write)"
+check "mprotect(PROT_WRITE) on the read-only control page is EACCES" EACCES "$(guestprobe mprotect-write)"
+check "mapping the record pages writable is EPERM" EPERM "$(guestprobe mmap-data-write)"
+check "mapping past the end of the device is EINVAL" EINVAL "$(guestprobe mmap-past-end)"
+check "the consumer page maps read-write" ok "$(guestprobe mmap-consumer)"
+
+# A mapping alone (fd closed) pins the module.
+guestprobe hold > /tmp/hold.out 2>&1 &
+hpid=$!
+n=0
+while ! grep -q held /tmp/hold.out && [ $n -lt 100 ]; do usleep 100000; n=$((n + 1)); done
+check "a process maps the device and closes the fd" held "$(head -n 1 /tmp/hold.out)"
+rmmod ksnap 2>/dev/null
+st=$?
+if [ $st -ne 0 ] && module_loaded; then
+	pass "rmmod while the device is mapped is refused"
+else
+	fail "rmmod while the device is mapped is refused" "rmmod fails, module loaded" "rmmod status $st, loaded: $(module_loaded && echo yes || echo no)"
+fi
+kill -TERM $hpid
+wait_pid $hpid 10
+check "the mapping process unmaps cleanly" 0 $?
+
+# rmmod while ksnapd reads a running collection.
+if module_loaded || modprobe ksnap; then
+	check "start sampling" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
+	ksnapd -o /tmp/stream.tsv &
+	kpid=$!
+	sleep 1
+	check "a second reader is refused while ksnapd holds the device" EBUSY "$(guestprobe open)"
+	rmmod ksnap 2>/dev/null
+	st=$?
+	if [ $st -ne 0 ] && module_loaded; then
+		pass "rmmod while ksnapd has the device mapped is refused"
+	else
+		fail "rmmod while ksnapd has the device mapped is refused" "rmmod fails, module loaded" "rmmod status $st, loaded: $(module_loaded && echo yes || echo no)"
+	fi
+	check "sampling still runs after the refused rmmod" 1 "$(cat $KSNAP_SYS/enable 2>&1)"
+	check "stop sampling" ok "$(guestprobe write $KSNAP_SYS/enable 0)"
+	wait_pid $kpid 60
+	check "ksnapd exits 0 after the stop" 0 $?
+	rows=$(grep -c '^[0-9]' /tmp/stream.tsv)
+	if [ "${rows:-0}" -gt 0 ]; then pass "ksnapd wrote rows ($rows)"; else fail "ksnapd wrote rows" "> 0" "'$rows'"; fi
+	tail -n 1 /tmp/stream.tsv | grep -q '^STATS'
+	check "the stream ends with STATS" 0 $?
+fi
+
+# rmmod while sampling with nobody reading: the timer must be stopped
+# and everything freed (the splat scan and kmemleak judge "clean").
+if module_loaded || modprobe ksnap; then
+	check "start sampling with no reader" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
+	sleep 1
+	rmmod ksnap
+	check "rmmod while sampling with no reader succeeds" 0 $?
+	check "the module is gone" no "$(module_loaded && echo yes || echo no)"
+	check "/sys/kernel/ksnap is gone" no "$([ -e $KSNAP_SYS ] && echo yes || echo no)"
+	check "/dev/ksnap is gone" no "$([ -e /dev/ksnap ] && echo yes || echo no)"
+fi
+modprobe ksnap
+check "the module loads again after that" 0 $?
+rmmod ksnap
+check "and unloads" 0 $?
+finish
