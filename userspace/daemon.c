@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,198 @@ static int ring_failed(struct ksnapd *d, int ret, const char *what)
 	return ret;
 }
 
+int ksnapd_output_name(char *buf, size_t size, const char *path,
+		       unsigned int n, uint32_t gen)
+{
+	size_t o = 0;
+	int w;
+
+	if (!strstr(path, "%g")) {
+		w = n <= 1 ? snprintf(buf, size, "%s", path) :
+			     snprintf(buf, size, "%s.%u", path, n);
+		return w < 0 || (size_t)w >= size ? -ENAMETOOLONG : 0;
+	}
+	for (; *path; path++) {
+		if (path[0] == '%' && (path[1] == 'g' || path[1] == '%')) {
+			w = path[1] == 'g' ?
+			    snprintf(buf + o, size - o, "%u", gen) :
+			    snprintf(buf + o, size - o, "%%");
+			path++;
+		} else {
+			w = snprintf(buf + o, size - o, "%c", *path);
+		}
+		if (w < 0 || (size_t)w >= size - o)
+			return -ENAMETOOLONG;
+		o += (size_t)w;
+	}
+	return 0;
+}
+
+unsigned int ksnapd_backoff_next(unsigned int ms)
+{
+	unsigned int next = ms + ms * 3 / 10;
+
+	return next > KSNAPD_WAIT_MAX_MS ? KSNAPD_WAIT_MAX_MS : next;
+}
+
+/* A stop signal on sigfd?  Other signals (SIGHUP) are consumed. */
+static bool stop_signalled(int sigfd)
+{
+	struct signalfd_siginfo si;
+
+	while (ksnap_sys_read(sigfd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo != SIGHUP)
+			return true;
+	return false;
+}
+
+int ksnapd_open_ring(struct ksnap_ring *r, const char *dev, bool wait,
+		     int sigfd, FILE *log)
+{
+	unsigned int ms = KSNAPD_WAIT_FIRST_MS;
+	struct pollfd p;
+	int ret;
+
+	for (;;) {
+		ret = ksnap_ring_open(r, dev);
+		if (!wait || (ret != -ENOENT && ret != -ENODEV &&
+			      ret != -ENXIO))
+			return ret;
+		if (log)
+			fprintf(log, "ksnapd: %s: %s: waiting for it, next try "
+				"in %u.%u s\n", dev, strerror(-ret), ms / 1000,
+				ms % 1000 / 100);
+		p.fd = sigfd;
+		p.events = POLLIN;
+		p.revents = 0;
+		ret = ksnap_sys_poll(&p, 1, (int)ms);
+		if (ret < 0 && ret != -EINTR)
+			return ret;
+		if (ret > 0 && (p.revents & POLLIN) && stop_signalled(sigfd))
+			return -EINTR;
+		ms = ksnapd_backoff_next(ms);
+	}
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+int ksnapd_summary(FILE *log, uint32_t gen,
+		   const struct ksnap_stream_stats *st)
+{
+	uint64_t dur = st->cheap_last_collection_nanos - st->cheap_start_nanos;
+	uint64_t rate = st->collection_rate_nanos, n = st->total_snapshots;
+	uint64_t expected = rate ? dur / rate : 0;
+	uint64_t late = n ? st->total_sleep_timing_error_nanos / n : 0;
+	uint64_t rd = n ? st->total_collection_timing_error_nanos / n : 0;
+	double cap;
+	int warnings = 0;
+
+	/* As gVisor's CollectionStats.Log: one extra snapshot is normal. */
+	if (n == expected + 1)
+		expected = n;
+	cap = pct(n, expected);
+	if (!log)
+		return 0;
+	fprintf(log, "ksnapd: collection %u: %llu snapshots, capture %.2f%% "
+		"(%llu expected), lateness %llu ns (%.2f%% of the %llu ns "
+		"period), read time %llu ns (%.2f%%), %llu lost (ring full), "
+		"%llu periods missed\n", gen, (unsigned long long)n, cap,
+		(unsigned long long)expected, (unsigned long long)late,
+		pct(late, rate), (unsigned long long)rate,
+		(unsigned long long)rd, pct(rd, rate),
+		(unsigned long long)st->ksnap_snapshots_lost,
+		(unsigned long long)st->ksnap_periods_missed);
+	if (cap < 99.0) {
+		warnings++;
+		fprintf(log, "ksnapd: warning: collection %u: capture rate "
+			"%.2f%% is below 99%%: %llu snapshots lost, %llu "
+			"periods missed\n", gen, cap,
+			(unsigned long long)st->ksnap_snapshots_lost,
+			(unsigned long long)st->ksnap_periods_missed);
+	}
+	if (pct(late, rate) > 10.0) {
+		warnings++;
+		fprintf(log, "ksnapd: warning: collection %u: average "
+			"lateness is %.2f%% of the period (above 10%%)\n",
+			gen, pct(late, rate));
+	}
+	if (pct(rd, rate) > 10.0) {
+		warnings++;
+		fprintf(log, "ksnapd: warning: collection %u: average read "
+			"time is %.2f%% of the period (above 10%%)\n", gen,
+			pct(rd, rate));
+	}
+	fflush(log);
+	return warnings;
+}
+
+/* Collection n's output file, truncated, as gVisor does at a start. */
+static int open_output(struct ksnapd *d, int flags)
+{
+	struct ksnap_out *out = d->stream->out;
+	struct stat st;
+	int fd, ret;
+
+	fd = ksnap_sys_open(d->cur_path, O_WRONLY | O_CREAT | O_CLOEXEC |
+			    flags, 0644);
+	if (fd < 0) {
+		snprintf(d->err, sizeof(d->err), "%.200s: open: %s", d->cur_path,
+			 strerror(-fd));
+		return fd;
+	}
+	ret = ksnap_sys_fstat(fd, &st);
+	if (ret) {
+		ksnap_sys_close(fd);
+		snprintf(d->err, sizeof(d->err), "%.200s: fstat: %s", d->cur_path,
+			 strerror(-ret));
+		return ret;
+	}
+	out->fd = fd;
+	out->regular = S_ISREG(st.st_mode);
+	d->out_name = d->cur_path;
+	return 0;
+}
+
+static int close_output(struct ksnapd *d)
+{
+	struct ksnap_out *out = d->stream->out;
+	int ret;
+
+	if (!d->out_path || out->fd < 0)
+		return 0;
+	ret = ksnap_sys_close(out->fd);
+	out->fd = -1;
+	if (ret)
+		snprintf(d->err, sizeof(d->err), "%.200s: close: %s", d->cur_path,
+			 strerror(-ret));
+	return ret;
+}
+
+/* SIGHUP: write what is buffered, then reopen the file by its name
+ * (appending: a rotated-away file keeps what it has, the new one goes
+ * on with the stream). */
+static int reopen_output(struct ksnapd *d)
+{
+	int ret;
+
+	d->reopen = false;
+	if (!d->out_path || d->phase != KSNAPD_STREAM)
+		return 0;
+	ret = ksnap_out_flush(d->stream->out);
+	if (ret)
+		return out_failed(d, ret);
+	ret = close_output(d);
+	if (ret)
+		return ret;
+	ret = open_output(d, O_APPEND);
+	if (!ret && d->log)
+		fprintf(d->log, "ksnapd: SIGHUP: reopened %s\n", d->cur_path);
+	return ret;
+}
+
 /* META lines, START_TIME, column header; rows start at the current tail. */
 static int begin_collection(struct ksnapd *d)
 {
@@ -50,6 +244,24 @@ static int begin_collection(struct ksnapd *d)
 	uint64_t head;
 	int ret;
 
+	d->collections++;
+	if (d->out_path) {
+		ret = ksnapd_output_name(d->cur_path, sizeof(d->cur_path),
+					 d->out_path, d->collections,
+					 c->generation);
+		if (ret) {
+			snprintf(d->err, sizeof(d->err), "%.200s: output file name "
+				 "too long", d->out_path);
+			return ret;
+		}
+		ret = open_output(d, O_TRUNC);
+		if (ret)
+			return ret;
+		if (d->log && !d->once)
+			fprintf(d->log, "ksnapd: collection %u: writing %s\n",
+				c->generation, d->cur_path);
+	}
+	ksnap_stream_reset(d->stream);
 	ret = ksnap_stream_meta(d->stream, c->columns, c->nr_columns);
 	if (!ret)
 		ret = ksnap_stream_start_time(d->stream, c->start_real_ns);
@@ -133,11 +345,20 @@ static int end_collection(struct ksnapd *d, uint32_t state)
 		ret = ksnap_stream_finish(d->stream);
 	if (ret)
 		return out_failed(d, ret);
+	ret = close_output(d);
+	if (ret)
+		return ret;
+	ksnapd_summary(d->log, d->coll.generation, &st);
 	if (state == KSNAP_STATE_STOPPED)
 		ksnap_ring_set_done(d->ring, d->coll.generation);
 	ksnap_ring_set_seen(d->ring, d->coll.generation, state);
-	d->phase = KSNAPD_DONE;
-	return 1;
+	if (d->once || d->stop) {
+		d->phase = KSNAPD_DONE;
+		return 1;
+	}
+	/* Wait for the next collection, which gets its own file. */
+	d->phase = KSNAPD_WAIT_START;
+	return 0;
 }
 
 static int stream(struct ksnapd *d)
@@ -227,8 +448,11 @@ static int read_signal(struct ksnapd *d, int sigfd)
 			 n < 0 ? strerror((int)-n) : "short read");
 		return n < 0 ? (int)n : -EIO;
 	}
-	d->stop = true;
 	d->signo = (int)si.ssi_signo;
+	if (si.ssi_signo == SIGHUP)
+		d->reopen = true;
+	else
+		d->stop = true;
 	return 0;
 }
 
@@ -275,6 +499,11 @@ int ksnapd_run(struct ksnapd *d, int sigfd)
 		}
 		if (pfd[0].revents & POLLIN) {
 			ret = read_signal(d, sigfd);
+			if (ret)
+				return ret;
+		}
+		if (d->reopen) {
+			ret = reopen_output(d);
 			if (ret)
 				return ret;
 		}

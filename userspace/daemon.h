@@ -8,14 +8,17 @@
  *        |                            |
  *        +----(SIGINT/SIGTERM)-->   DONE  (STREAM: drain, STATS first)
  *
- * One collection per run for now; DONE is where a later version goes back
- * to WAIT_START with a new output file.
+ * Without --once, STREAM goes back to WAIT_START after each collection
+ * (the kernel's stop), and the next collection goes to its own output
+ * file (ksnapd_output_name()).  SIGHUP reopens the output file.
  */
 #ifndef KSNAP_DAEMON_H
 #define KSNAP_DAEMON_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ring.h"
 #include "stream.h"
@@ -33,6 +36,10 @@ enum ksnapd_phase {
 #define KSNAPD_FILE_POLL_MS	1
 #define KSNAPD_RETRY_MS		1
 
+/* Waiting for a missing device: 1 s, then x1.3 per try, up to 30 s. */
+#define KSNAPD_WAIT_FIRST_MS	1000
+#define KSNAPD_WAIT_MAX_MS	30000
+
 struct ksnapd {
 	struct ksnap_ring *ring;
 	struct ksnap_stream *stream;
@@ -44,7 +51,16 @@ struct ksnapd {
 	uint64_t rows;			/* data lines written */
 	uint64_t last_time_ns;		/* time of the last row */
 	bool stop;			/* SIGINT/SIGTERM received */
+	bool reopen;			/* SIGHUP received */
 	int signo;
+
+	/* Life cycle (set after ksnapd_init()). */
+	bool once;			/* exit after the first collection */
+	bool lossy;
+	const char *out_path;		/* NULL: keep the sink as it is */
+	FILE *log;			/* summaries and notices, or NULL */
+	unsigned int collections;	/* collections begun in this run */
+	char cur_path[PATH_MAX];	/* the current output file */
 
 	char err[320];			/* what failed, when a call fails */
 };
@@ -66,5 +82,35 @@ int ksnapd_step(struct ksnapd *d);
  * SIGTERM, or -1) until done.  Returns 0 or -errno with d->err set.
  */
 int ksnapd_run(struct ksnapd *d, int sigfd);
+
+/*
+ * The file that collection number n (1-based, in this run) of kernel
+ * generation gen goes to: path for the first, path.2, path.3, ... after;
+ * or, when path holds "%g", path with "%g" replaced by gen for every
+ * collection ("%%" is a "%").  Returns 0 or -ENAMETOOLONG.
+ */
+int ksnapd_output_name(char *buf, size_t size, const char *path,
+		       unsigned int n, uint32_t gen);
+
+/* The next wait for the device after waiting ms: x1.3, capped. */
+unsigned int ksnapd_backoff_next(unsigned int ms);
+
+/*
+ * Open the ring at dev.  When wait is set and the device does not exist
+ * (yet), try again after 1 s, 1.3 s, ... up to 30 s between tries, saying
+ * so on log; a SIGINT/SIGTERM on sigfd ends the wait with -EINTR.
+ * Returns 0 or what ksnap_ring_open() returned.
+ */
+int ksnapd_open_ring(struct ksnap_ring *r, const char *dev, bool wait,
+		     int sigfd, FILE *log);
+
+/*
+ * The end-of-collection summary on log: capture rate, average lateness
+ * and read time against the period, loss; warnings at gVisor's thresholds
+ * (capture below 99%, lateness or read time above 10% of the period).
+ * Returns the number of warnings.
+ */
+int ksnapd_summary(FILE *log, uint32_t gen,
+		   const struct ksnap_stream_stats *st);
 
 #endif /* KSNAP_DAEMON_H */

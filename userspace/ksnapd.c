@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "kmodload.h"
 #include "output.h"
 #include "ring.h"
 #include "stream.h"
@@ -28,16 +29,17 @@
 #define EXIT_USAGE	2
 
 static const char usage_text[] =
-"Usage: ksnapd [-o FILE] [--device PATH] [--lossy]\n"
+"Usage: ksnapd [-o FILE] [--device PATH] [--lossy] [--once] [--no-wait]\n"
+"              [--load[=PARAMS]] [--start] [--stop-on-exit]\n"
 "       ksnapd -h | --help\n"
 "       ksnapd -V | --version\n"
 "\n"
 "Write the samples of the ksnap kernel module as a gVisor profiling-metrics\n"
-"stream.\n"
+"stream.  Runs in the foreground (see ksnapd(8)).\n"
 "\n"
 "DESCRIPTION\n"
 "  ksnapd maps the sample ring of ksnap.ko from the device, sleeps in poll()\n"
-"  and writes one collection as a tab-separated stream in gVisor's\n"
+"  and writes each collection as a tab-separated stream in gVisor's\n"
 "  profiling-metrics format: one META line per metric, START_TIME, the\n"
 "  column header \"Time (ns)<TAB>metric<TAB>metric[value]...\", one row per\n"
 "  sample (time in ns since the collection started, then unsigned 64-bit\n"
@@ -48,13 +50,27 @@ static const char usage_text[] =
 "    echo 0 > /sys/kernel/ksnap/enable    stop\n"
 "  If no collection is running, ksnapd waits for one; if one is running, it\n"
 "  writes the header and the rows not yet read.  When the collection stops\n"
-"  and every row is written, ksnapd writes STATS and exits.  While ksnapd\n"
+"  and every row is written, ksnapd writes STATS, logs a summary on stderr\n"
+"  and waits for the next collection (with --once: exits).  While ksnapd\n"
 "  holds the device, a new start is refused (EBUSY) until it has written\n"
-"  out the previous collection.\n"
+"  out the previous collection, so no collection is lost.\n"
+"\n"
+"  Output files.  The file of a collection is created (or truncated) when\n"
+"  the collection starts, as gVisor does.  The first collection of a run\n"
+"  goes to FILE, the next ones to FILE.2, FILE.3, ... so that none\n"
+"  overwrites another.  If FILE holds \"%g\", it is replaced by the\n"
+"  kernel's collection number for every collection instead (\"%%\" is a\n"
+"  \"%\"), e.g. -o /var/log/ksnap/ksnap-%g.tsv.  On standard output the\n"
+"  streams follow one another (ksnap-verify tells them apart).\n"
+"\n"
+"  At the end of each collection a summary goes to stderr: capture rate,\n"
+"  average lateness and read time against the period, snapshots lost and\n"
+"  periods missed, with warnings at gVisor's thresholds (capture below\n"
+"  99%, lateness or read time above 10% of the period).\n"
 "\n"
 "OPTIONS\n"
-"  -o, --output FILE  Write the stream to FILE (created or truncated, mode\n"
-"                     0644).  Default, or \"-\": standard output.\n"
+"  -o, --output FILE  Write the streams to FILE (mode 0644; naming above).\n"
+"                     Default, or \"-\": standard output.\n"
 "      --device PATH  Ring device (default " KSNAP_DEVICE_PATH ").  A regular\n"
 "                     file laid out like the device also works (tests,\n"
 "                     benchmarks); it is checked every millisecond.\n"
@@ -63,16 +79,36 @@ static const char usage_text[] =
 "                     and ended by its Adler-32, a \"Checksum\" column, a\n"
 "                     final ADLER32 line over the whole stream; each flush is\n"
 "                     one write framed by empty lines, fsync'ed on a file.\n"
+"                     Lines of ksnapd never interleave with partial lines\n"
+"                     of its own: stream lines are only written whole, in\n"
+"                     one write per flush, and messages go to stderr.\n"
+"      --once         Exit after the first collection.\n"
+"      --no-wait      Fail at once if the device does not exist, instead of\n"
+"                     waiting for it (1 s, then 1.3 times longer each try,\n"
+"                     at most 30 s between tries, each said on stderr).\n"
+"      --load[=PARAMS]\n"
+"                     Load ksnap.ko first (libkmod, as modprobe: with its\n"
+"                     dependencies and the options of modprobe.d), with the\n"
+"                     module parameters PARAMS (\"period_us=1000 ...\").\n"
+"                     Already loaded is fine (PARAMS then ignored).\n"
+"      --start        Start a collection (write 1 to " KSNAP_SYSFS_DIR "/enable)\n"
+"                     once the device is open.\n"
+"      --stop-on-exit Stop the collection (write 0 to enable) when ksnapd\n"
+"                     exits, after writing it out.\n"
 "  -h, --help         Show this help and exit.\n"
 "  -V, --version      Show the version and exit.\n"
 "\n"
 "SIGNALS\n"
-"  SIGINT, SIGTERM    Write the rows already in the ring, then STATS, and\n"
-"                     exit 0 (the collection keeps running in the kernel).\n"
+"  SIGINT, SIGTERM    Write the rows already in the ring, then STATS (and\n"
+"                     ADLER32), and exit 0.  Without --stop-on-exit the\n"
+"                     collection keeps running in the kernel.\n"
+"  SIGHUP             Reopen the output file by its name, appending (log\n"
+"                     rotation: the stream goes on in the new file).\n"
 "\n"
 "EXIT STATUS\n"
-"  0  the collection was written out (or a signal arrived)\n"
-"  1  runtime error: device missing or incompatible, write error\n"
+"  0  the collection(s) were written out, or a signal arrived\n"
+"  1  runtime error: device incompatible, module load or start failed,\n"
+"     write error\n"
 "  2  usage error\n"
 "\n"
 "FILES\n"
@@ -80,15 +116,20 @@ static const char usage_text[] =
 "  " KSNAP_SYSFS_DIR "/enable   start (1) and stop (0) a collection\n"
 "\n"
 "EXAMPLE\n"
-"  modprobe ksnap\n"
-"  ksnapd -o /tmp/ksnap.tsv &\n"
-"  echo 1 > " KSNAP_SYSFS_DIR "/enable; sleep 10\n"
-"  echo 0 > " KSNAP_SYSFS_DIR "/enable; wait\n";
+"  ksnapd --load --start --stop-on-exit --once -o /tmp/ksnap.tsv &\n"
+"  sleep 10; kill %1; wait\n"
+"  ksnap-verify /tmp/ksnap.tsv\n";
 
 struct options {
 	const char *output;		/* NULL: stdout */
 	const char *device;
 	bool lossy;
+	bool once;
+	bool no_wait;
+	bool load;
+	const char *load_params;	/* NULL: none */
+	bool start;
+	bool stop_on_exit;
 };
 
 static void usage_error(const char *fmt, const char *arg)
@@ -101,20 +142,25 @@ static void usage_error(const char *fmt, const char *arg)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_DEVICE = 256, OPT_LOSSY };
+	enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
+	       OPT_START, OPT_STOP_ON_EXIT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "lossy", no_argument, NULL, OPT_LOSSY },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
+		{ "load", optional_argument, NULL, OPT_LOAD },
+		{ "start", no_argument, NULL, OPT_START },
+		{ "stop-on-exit", no_argument, NULL, OPT_STOP_ON_EXIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	o->output = NULL;
+	memset(o, 0, sizeof(*o));
 	o->device = KSNAP_DEVICE_PATH;
-	o->lossy = false;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -130,6 +176,22 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_LOSSY:
 			o->lossy = true;
+			break;
+		case OPT_ONCE:
+			o->once = true;
+			break;
+		case OPT_NO_WAIT:
+			o->no_wait = true;
+			break;
+		case OPT_LOAD:
+			o->load = true;
+			o->load_params = optarg && *optarg ? optarg : NULL;
+			break;
+		case OPT_START:
+			o->start = true;
+			break;
+		case OPT_STOP_ON_EXIT:
+			o->stop_on_exit = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -201,7 +263,26 @@ static void ring_error(const struct ksnap_ring *r, const char *dev, int ret)
 	}
 }
 
-/* Block SIGINT/SIGTERM and receive them through a descriptor. */
+/* Write "1" or "0" to the enable knob. */
+static int set_enable(bool on)
+{
+	const char *path = KSNAP_SYSFS_DIR "/enable";
+	int fd, ret;
+
+	fd = ksnap_sys_open(path, O_WRONLY | O_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = fd;
+	} else {
+		ret = ksnap_out_write_full(fd, on ? "1\n" : "0\n", 2);
+		ksnap_sys_close(fd);
+	}
+	if (ret)
+		fprintf(stderr, "ksnapd: %s: writing %d: %s\n", path, on,
+			strerror(-ret));
+	return ret;
+}
+
+/* Block SIGINT/SIGTERM/SIGHUP and receive them through a descriptor. */
 static int signals_setup(void)
 {
 	sigset_t set;
@@ -211,6 +292,7 @@ static int signals_setup(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
 	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -237,35 +319,42 @@ int main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 
-	ret = ksnap_ring_open(&ring, opt.device);
+	if (opt.load) {
+		char err[256];
+
+		ret = ksnapd_load_module("ksnap", opt.load_params, err,
+					 sizeof(err));
+		if (ret) {
+			fprintf(stderr, "ksnapd: --load: %s\n", err);
+			goto err_sigfd;
+		}
+	}
+	ret = ksnapd_open_ring(&ring, opt.device, !opt.no_wait, sigfd, stderr);
+	if (ret == -EINTR) {
+		status = 0;		/* stopped while waiting */
+		goto err_sigfd;
+	}
 	if (ret) {
 		ring_error(&ring, opt.device, ret);
 		goto err_sigfd;
 	}
 
-	if (opt.output) {
-		out_fd = ksnap_sys_open(opt.output, O_WRONLY | O_CREAT |
-					O_TRUNC | O_CLOEXEC, 0644);
-		if (out_fd < 0) {
-			fprintf(stderr, "ksnapd: %s: %s: check the -o path\n",
-				opt.output, strerror(-out_fd));
+	/* A file is opened when its collection starts (daemon.c). */
+	out_fd = opt.output ? -1 : STDOUT_FILENO;
+	if (!opt.output) {
+		ret = ksnap_sys_fstat(out_fd, &st);
+		if (ret) {
+			fprintf(stderr, "ksnapd: %s: fstat: %s\n", out_name,
+				strerror(-ret));
 			goto err_ring;
 		}
-	} else {
-		out_fd = STDOUT_FILENO;
-	}
-	ret = ksnap_sys_fstat(out_fd, &st);
-	if (ret) {
-		fprintf(stderr, "ksnapd: %s: fstat: %s\n", out_name,
-			strerror(-ret));
-		goto err_out_fd;
 	}
 
-	ret = ksnap_out_init(&out, out_fd, S_ISREG(st.st_mode), opt.lossy,
-			     KSNAP_OUT_DEFAULT_SIZE);
+	ret = ksnap_out_init(&out, out_fd, !opt.output && S_ISREG(st.st_mode),
+			     opt.lossy, KSNAP_OUT_DEFAULT_SIZE);
 	if (ret) {
 		fprintf(stderr, "ksnapd: %s\n", strerror(-ret));
-		goto err_out_fd;
+		goto err_ring;
 	}
 	ksnap_stream_init(&stream, &out, opt.lossy);
 	ret = ksnapd_init(&d, &ring, &stream, out_name);
@@ -273,6 +362,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ksnapd: %s\n", strerror(-ret));
 		goto err_out;
 	}
+	d.once = opt.once;
+	d.lossy = opt.lossy;
+	d.out_path = opt.output;
+	d.log = stderr;
+	if (opt.start && set_enable(true))
+		goto err_daemon;
 
 	ret = ksnapd_run(&d, sigfd);
 	if (ret) {
@@ -283,20 +378,16 @@ int main(int argc, char **argv)
 	} else {
 		status = 0;
 	}
+	if (opt.output && out.fd >= 0)
+		ksnap_sys_close(out.fd);
 
+err_daemon:
 	ksnapd_fini(&d);
 err_out:
 	ksnap_out_fini(&out);
-err_out_fd:
-	if (opt.output) {
-		ret = ksnap_sys_close(out_fd);
-		if (ret && !status) {
-			fprintf(stderr, "ksnapd: %s: close: %s\n", out_name,
-				strerror(-ret));
-			status = EXIT_RUNTIME;
-		}
-	}
 err_ring:
+	if (opt.stop_on_exit && set_enable(false) && !status)
+		status = EXIT_RUNTIME;
 	ksnap_ring_close(&ring);
 err_sigfd:
 	close(sigfd);

@@ -24,6 +24,11 @@ void ksnap_stream_init(struct ksnap_stream *s, struct ksnap_out *out,
 	s->adler = adler32(0L, Z_NULL, 0);
 }
 
+void ksnap_stream_reset(struct ksnap_stream *s)
+{
+	s->adler = adler32(0L, Z_NULL, 0);
+}
+
 char *ksnap_put_u64(char *p, uint64_t v)
 {
 	char tmp[U64_MAX_DIGITS];

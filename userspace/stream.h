@@ -43,6 +43,8 @@ struct ksnap_stream_stats {
 
 void ksnap_stream_init(struct ksnap_stream *s, struct ksnap_out *out,
 		       bool lossy);
+/* A new stream on the same output: restart the whole-stream checksum. */
+void ksnap_stream_reset(struct ksnap_stream *s);
 
 /* All functions return 0 or -errno (from flushing the output). */
 

@@ -67,6 +67,7 @@ static void attach(bool lossy)
 	assert_int_equal(ksnap_out_init(&out, 1, false, lossy, 65536), 0);
 	ksnap_stream_init(&st, &out, lossy);
 	assert_int_equal(ksnapd_init(&d, &ring, &st, "out.tsv"), 0);
+	d.once = true;
 }
 
 static int teardown(void **state)
@@ -413,6 +414,7 @@ static void regular_file_device_is_read_like_the_device(void **s)
 	assert_int_equal(ksnap_out_init(&out, 1, false, false, 65536), 0);
 	ksnap_stream_init(&st, &out, false);
 	assert_int_equal(ksnapd_init(&d, &ring, &st, "out.tsv"), 0);
+	d.once = true;
 	script = push_two_and_stop;
 	assert_int_equal(ksnapd_run(&d, -1), 0);
 	assert_contains(output(), "1000\t10\t11\t12\n"
@@ -421,6 +423,231 @@ static void regular_file_device_is_read_like_the_device(void **s)
 	assert_int_equal(fr.cons->tail, 3);
 	assert_int_equal(fr.cons->done_generation, 1);
 	munmap(mem, len);
+}
+
+/* --- life cycle ---------------------------------------------------- */
+
+static void two_collections(int call)
+{
+	if (call == 1) {
+		fake_ring_push(&fr, 1000, 1);
+		fake_ring_stop(&fr);
+	} else if (call == 2) {
+		fake_ring_start(&fr, 2, 1, 1000, 0, 2);
+		fake_ring_push(&fr, 1000, 2);
+	} else if (call == 3) {
+		fake_ring_stop(&fr);
+	} else if (call == 4) {
+		d.stop = true;
+	}
+}
+
+static void each_collection_goes_to_its_own_file(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	attach(true);
+	d.once = false;
+	d.out_path = "out.tsv";
+	script = two_collections;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_int_equal(fake_sys.nr_opened, 3);	/* device + 2 files */
+	assert_string_equal(fake_sys.opened[1], "out.tsv");
+	assert_string_equal(fake_sys.opened[2], "out.tsv.2");
+	assert_true(fake_sys.opened_flags[1] & O_TRUNC);
+	assert_true(fake_sys.opened_flags[2] & O_TRUNC);
+	/* Each file holds one whole stream, with its own ADLER32. */
+	assert_int_equal(count_lines_starting(output() +
+		fake_sys.opened_at[2], KSNAP_LOSSY_PREFIX "STATS\t"), 1);
+	assert_int_equal(count_lines_starting(output() +
+		fake_sys.opened_at[2], KSNAP_LOSSY_PREFIX "ADLER32\t"), 1);
+	assert_int_equal(count_lines_starting(output() +
+		fake_sys.opened_at[2], KSNAP_LOSSY_PREFIX "META\t"), 1);
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "ADLER32\t"), 2);
+	assert_int_equal(fr.cons->done_generation, 2);
+	assert_int_equal(d.phase, KSNAPD_DONE);
+}
+
+static void same_adler_for_the_same_stream_twice(void **s)
+{
+	const char *a, *b;
+	char sum1[32], sum2[32];
+
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	attach(true);
+	d.once = false;
+	script = two_collections;
+	/* Both collections hold one row at t=1000; values differ, so the
+	 * sums differ; the second must not include the first's lines. */
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	a = strstr(output(), "ADLER32\t");
+	assert_non_null(a);
+	b = strstr(a + 1, "ADLER32\t");
+	assert_non_null(b);
+	sscanf(a, "ADLER32\t%31s", sum1);
+	sscanf(b, "ADLER32\t%31s", sum2);
+	assert_string_not_equal(sum1, sum2);
+}
+
+static void output_names(void **s)
+{
+	char buf[64];
+
+	assert_int_equal(ksnapd_output_name(buf, sizeof(buf), "k.tsv", 1, 7),
+			 0);
+	assert_string_equal(buf, "k.tsv");
+	assert_int_equal(ksnapd_output_name(buf, sizeof(buf), "k.tsv", 3, 7),
+			 0);
+	assert_string_equal(buf, "k.tsv.3");
+	assert_int_equal(ksnapd_output_name(buf, sizeof(buf), "k-%g.tsv", 1,
+					    7), 0);
+	assert_string_equal(buf, "k-7.tsv");
+	assert_int_equal(ksnapd_output_name(buf, sizeof(buf), "k-%g%%.tsv", 2,
+					    12), 0);
+	assert_string_equal(buf, "k-12%.tsv");
+	assert_int_equal(ksnapd_output_name(buf, 6, "k-%g.tsv", 1, 7),
+			 -ENAMETOOLONG);
+	assert_int_equal(ksnapd_output_name(buf, 6, "k.tsvvvv", 1, 7),
+			 -ENAMETOOLONG);
+}
+
+static void backoff_grows_by_1_3_up_to_30_s(void **s)
+{
+	unsigned int ms = KSNAPD_WAIT_FIRST_MS, i;
+
+	assert_int_equal(ms, 1000);
+	ms = ksnapd_backoff_next(ms);
+	assert_int_equal(ms, 1300);
+	ms = ksnapd_backoff_next(ms);
+	assert_int_equal(ms, 1690);
+	for (i = 0; i < 30; i++)
+		ms = ksnapd_backoff_next(ms);
+	assert_int_equal(ms, 30000);
+}
+
+static int waits[8], nr_waits;
+
+static int missing_device_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	assert_int_equal(n, 1);
+	if (nr_waits < 8)
+		waits[nr_waits++] = timeout;
+	if (nr_waits == 3)
+		fake_sys.open_err = 0;	/* the module is loaded now */
+	return 0;
+}
+
+static void missing_device_is_waited_for_with_backoff(void **s)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+
+	fake_sys.open_err = -ENOENT;
+	fake_sys.poll_hook = missing_device_poll;
+	nr_waits = 0;
+	assert_int_equal(ksnapd_open_ring(&ring, "/dev/ksnap", true, -1, f), 0);
+	fclose(f);
+	assert_int_equal(nr_waits, 3);
+	assert_int_equal(waits[0], 1000);
+	assert_int_equal(waits[1], 1300);
+	assert_int_equal(waits[2], 1690);
+	assert_contains(log, "ksnapd: /dev/ksnap: No such file or directory: "
+			"waiting for it, next try in 1.0 s\n");
+	assert_contains(log, "next try in 1.6 s\n");
+	free(log);
+	/* attach() in teardown's order: the ring is open */
+	assert_int_equal(ksnap_out_init(&out, 1, false, false, 4096), 0);
+	assert_int_equal(ksnapd_init(&d, &ring, &st, "out.tsv"), 0);
+}
+
+static void missing_device_without_wait_fails_at_once(void **s)
+{
+	fake_sys.open_err = -ENOENT;
+	assert_int_equal(ksnapd_open_ring(&ring, "/dev/ksnap", false, -1,
+					  NULL), -ENOENT);
+	assert_int_equal(fake_sys.poll_calls, 0);
+	memset(&d, 0, sizeof(d));
+	memset(&out, 0, sizeof(out));
+}
+
+static void hup_then_stop(int call)
+{
+	struct signalfd_siginfo si = { .ssi_signo = SIGHUP };
+
+	if (call == 1) {
+		assert_int_equal(write(sig_pipe[1], &si, sizeof(si)),
+				 sizeof(si));
+	} else if (call == 2) {
+		fake_ring_push(&fr, 2000, 2);
+		fake_ring_stop(&fr);
+	}
+}
+
+static int hup_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	scripted_poll(fds, n, timeout);
+	if (fake_sys.poll_calls == 1)
+		fds[0].revents = POLLIN;
+	return 1;
+}
+
+static void sighup_reopens_the_output_file_appending(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 1);
+	attach(false);
+	d.out_path = "out.tsv";
+	assert_int_equal(pipe(sig_pipe), 0);
+	fake_sys.poll_hook = hup_poll;
+	script = hup_then_stop;
+
+	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
+	assert_int_equal(fake_sys.nr_opened, 3);
+	assert_string_equal(fake_sys.opened[1], "out.tsv");
+	assert_true(fake_sys.opened_flags[1] & O_TRUNC);
+	assert_string_equal(fake_sys.opened[2], "out.tsv");
+	assert_true(fake_sys.opened_flags[2] & O_APPEND);
+	assert_false(fake_sys.opened_flags[2] & O_TRUNC);
+	/* the row before the HUP went to the first file, the rest after */
+	assert_contains(output(), "1000\t1\n");
+	assert_contains(output() + fake_sys.opened_at[2], "2000\t2\nSTATS\t");
+	assert_false(strstr(output() + fake_sys.opened_at[2], "1000\t1\n"));
+	assert_false(d.stop);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+}
+
+static void summary_warns_at_gvisor_thresholds(void **s)
+{
+	struct ksnap_stream_stats st0 = {
+		.collection_rate_nanos = 1000,
+		.cheap_start_nanos = 0,
+		.cheap_last_collection_nanos = 100000,
+		.total_snapshots = 100,
+		.total_sleep_timing_error_nanos = 100 * 50,
+		.total_collection_timing_error_nanos = 100 * 20,
+	};
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+
+	assert_int_equal(ksnapd_summary(f, 3, &st0), 0);
+	st0.total_snapshots = 90;
+	st0.ksnap_snapshots_lost = 10;
+	st0.total_sleep_timing_error_nanos = 90 * 150;
+	st0.total_collection_timing_error_nanos = 90 * 101;
+	assert_int_equal(ksnapd_summary(f, 4, &st0), 3);
+	fclose(f);
+	assert_contains(log, "ksnapd: collection 3: 100 snapshots, capture "
+			"100.00% (100 expected), lateness 50 ns (5.00% of the "
+			"1000 ns period), read time 20 ns (2.00%)");
+	assert_contains(log, "ksnapd: warning: collection 4: capture rate "
+			"90.00% is below 99%: 10 snapshots lost");
+	assert_contains(log, "average lateness is 15.00% of the period");
+	assert_contains(log, "average read time is 10.10% of the period");
+	free(log);
 }
 
 int main(void)
@@ -440,6 +667,14 @@ int main(void)
 		T(generation_change_mid_stream_is_a_protocol_error),
 		T(lossy_run_ends_with_the_adler32_line),
 		T(regular_file_device_is_read_like_the_device),
+		T(each_collection_goes_to_its_own_file),
+		T(same_adler_for_the_same_stream_twice),
+		T(output_names),
+		T(backoff_grows_by_1_3_up_to_30_s),
+		T(missing_device_is_waited_for_with_backoff),
+		T(missing_device_without_wait_fails_at_once),
+		T(sighup_reopens_the_output_file_appending),
+		T(summary_warns_at_gvisor_thresholds),
 	};
 
 	return cmocka_run_group_tests_name("daemon", tests, NULL, NULL);

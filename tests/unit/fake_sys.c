@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,6 +34,14 @@ void fake_sys_reset(void)
 int __wrap_ksnap_sys_open(const char *path, int flags, mode_t mode)
 {
 	fake_sys.open_calls++;
+	if (fake_sys.nr_opened < 8) {
+		int k = fake_sys.nr_opened++;
+
+		snprintf(fake_sys.opened[k], sizeof(fake_sys.opened[k]), "%s",
+			 path);
+		fake_sys.opened_flags[k] = flags;
+		fake_sys.opened_at[k] = fake_sys.wlen;
+	}
 	if (fake_sys.open_err)
 		return fake_sys.open_err;
 	if (fake_sys.mem)

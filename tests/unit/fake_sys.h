@@ -20,6 +20,11 @@ struct fake_sys {
 	 * device for fstat) when mem is set. */
 	int open_err;
 	int open_calls, close_calls;
+	/* every open(): path, flags, and how much had been written */
+	char opened[8][128];
+	int opened_flags[8];
+	size_t opened_at[8];
+	int nr_opened;
 
 	/* mmap: when mem is set, "map" mem + offset (must be in range). */
 	void *mem;

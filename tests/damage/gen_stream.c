@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gen-stream: write a profiling-metrics stream to stdout with ksnapd's own
+ * formatting code (stream.c, output.c), for the damage tests.
+ *
+ *   gen-stream [--lossy] [--rows N] [--period NS] [--flush-every K]
+ *              [--module-lost POS]...
+ *
+ * Row i (0-based) is at time (i + 1) * period + (i * 37 % 101) and holds
+ * i * 10 + column.  --flush-every K flushes after every K rows, so a lossy
+ * stream has one framed block per K rows.  --module-lost POS leaves out
+ * the snapshot at position POS as if the ring had been full (STATS
+ * ksnap_snapshots_lost counts it, total_snapshots does not).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "stream.h"
+
+#define NCOLS	3
+#define MAX_LOST 16
+
+static void set_col(struct ksnap_column *c, const char *metric,
+		    const char *field, const char *value, const char *desc,
+		    unsigned int flags)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->metric, sizeof(c->metric), "%s", metric);
+	snprintf(c->field, sizeof(c->field), "%s", field);
+	snprintf(c->value, sizeof(c->value), "%s", value);
+	snprintf(c->description, sizeof(c->description), "%s", desc);
+	c->flags = flags;
+}
+
+static void check(int ret, const char *what)
+{
+	if (ret) {
+		fprintf(stderr, "gen-stream: %s: %s\n", what, strerror(-ret));
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct ksnap_column cols[NCOLS];
+	struct ksnap_stream_stats st;
+	struct ksnap_stream s;
+	struct ksnap_out out;
+	unsigned long long rows = 40, period = 1000000, every = 10;
+	unsigned long long lost[MAX_LOST], nlost = 0, pos, written = 0;
+	unsigned long long last = 0;
+	uint64_t v[NCOLS];
+	bool lossy = false;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--lossy"))
+			lossy = true;
+		else if (!strcmp(argv[i], "--rows") && i + 1 < argc)
+			rows = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--period") && i + 1 < argc)
+			period = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--flush-every") && i + 1 < argc)
+			every = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--module-lost") && i + 1 < argc &&
+			 nlost < MAX_LOST)
+			lost[nlost++] = strtoull(argv[++i], NULL, 10);
+		else {
+			fprintf(stderr, "gen-stream: bad argument '%s'\n",
+				argv[i]);
+			return 2;
+		}
+	}
+
+	set_col(&cols[0], "/ksnap/mem_free", "", "",
+		"Free memory, in \"pages\" \\ 4 KiB.", 0);
+	set_col(&cols[1], "/ksnap/cpu_usage", "cgroup", "/a",
+		"CPU time.", KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS);
+	set_col(&cols[2], "/ksnap/cpu_usage", "cgroup", "/b",
+		"CPU time.", KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS);
+
+	check(ksnap_out_init(&out, 1, false, lossy, KSNAP_OUT_DEFAULT_SIZE),
+	      "init");
+	ksnap_stream_init(&s, &out, lossy);
+	check(ksnap_stream_meta(&s, cols, NCOLS), "write");
+	check(ksnap_stream_start_time(&s, 1700000000123456789ULL), "write");
+	check(ksnap_stream_header(&s, cols, NCOLS), "write");
+	for (pos = 0; pos < rows + nlost; pos++) {
+		unsigned long long k, t = (pos + 1) * period + pos * 37 % 101;
+		bool skip = false;
+
+		for (k = 0; k < nlost; k++)
+			skip |= lost[k] == pos;
+		if (skip)
+			continue;
+		for (k = 0; k < NCOLS; k++)
+			v[k] = pos * 10 + k;
+		check(ksnap_stream_row(&s, t, v, NCOLS), "write");
+		last = t;
+		if (every && ++written % every == 0)
+			check(ksnap_out_flush(&out), "write");
+	}
+	memset(&st, 0, sizeof(st));
+	st.collection_rate_nanos = period;
+	st.cheap_start_nanos = 5000;
+	st.cheap_last_collection_nanos = 5000 + last;
+	st.total_snapshots = written;
+	st.total_sleep_timing_error_nanos = written * period / 50;
+	st.total_collection_timing_error_nanos = written * period / 100;
+	st.ksnap_snapshots_taken = written + nlost;
+	st.ksnap_snapshots_lost = nlost;
+	check(ksnap_stream_stats(&s, &st), "write");
+	check(ksnap_stream_finish(&s), "write");
+	ksnap_out_fini(&out);
+	return 0;
+}

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ksnap-verify: check a profiling-metrics stream (plain or lossy) read
+ * from a file or stdin, report what is missing, cut, damaged or duplicated,
+ * and optionally write the intact rows as a plain stream.  The work is in
+ * verify_parse.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ksnap_abi.h"
+#include "verify_parse.h"
+
+#ifndef KSNAP_VERSION
+#define KSNAP_VERSION "0.1"
+#endif
+
+static const char usage_text[] =
+"Usage: ksnap-verify [-q] [--tsv FILE|-] [--stream N] [FILE|-]\n"
+"       ksnap-verify -h | --help\n"
+"       ksnap-verify -V | --version\n"
+"\n"
+"Check a gVisor profiling-metrics stream written by ksnapd (or gVisor).\n"
+"\n"
+"DESCRIPTION\n"
+"  ksnap-verify reads FILE (default, or \"-\": standard input), finds the\n"
+"  stream in it and tells whether it is intact.  The variant is detected:\n"
+"  lossy if the first stream line starts with \"GVISOR_METRICS<TAB>\", plain\n"
+"  if it is a META, START_TIME or \"Time (ns)\" line.  Lines that are not\n"
+"  part of the stream (other programs' log lines before, after and between\n"
+"  its lines; in a lossy log, every line without the prefix) are skipped\n"
+"  and counted; empty lines are skipped silently.\n"
+"\n"
+"  Every lossy line's Adler-32 is checked, then the whole-stream Adler-32\n"
+"  of the final ADLER32 line.  Each finding names the input line number\n"
+"  and, for rows, the row time (ns since the collection started):\n"
+"\n"
+"  cut        a stream line that ends early: no \"<TAB>0x<hex>\" checksum\n"
+"             at its end, fewer fields than the header, or (plain) no\n"
+"             newline at the end of the input.\n"
+"  damaged    a line whose own checksum does not match, or whose contents\n"
+"             are invalid (bad number, unknown line type, a second header\n"
+"             or STATS line that differs from the first).\n"
+"  duplicate  a line identical to an earlier one of the same stream (rows:\n"
+"             same time, same values), e.g. a flush block written twice.\n"
+"             Reported as ranges of lines and dropped.\n"
+"  missing    rows: STATS' total_snapshots (the rows the writer wrote)\n"
+"             minus the rows found, intact or not.  They are located by\n"
+"             the gaps in time larger than 1.5 periods between consecutive\n"
+"             rows; snapshots the module itself dropped (STATS\n"
+"             ksnap_snapshots_lost, ksnap_periods_missed) also leave gaps\n"
+"             and are not counted as missing.  Other lines: a stream\n"
+"             without START_TIME, header, STATS or (lossy) ADLER32, or a\n"
+"             column without its META line.  A whole-stream checksum that\n"
+"             does not match although every line present is intact also\n"
+"             reports lines missing or altered.\n"
+"\n"
+"  Then it prints the STATS figures with gVisor's warnings: capture below\n"
+"  99% of the expected snapshots, average lateness (sleep timing error)\n"
+"  or read time (collection timing error) above 10% of the period,\n"
+"  backoff above 5% of the capture.\n"
+"\n"
+"  A log may hold several streams, one per collection (ksnapd writing to\n"
+"  standard output): a new stream begins at a META or START_TIME line after\n"
+"  a STATS or ADLER32 line, or at a START_TIME with another value.  Each\n"
+"  is checked and numbered from 1.\n"
+"\n"
+"OPTIONS\n"
+"      --tsv FILE     Write the intact lines of the stream (META,\n"
+"                     START_TIME, header, rows in time order, STATS) as a\n"
+"                     plain stream to FILE (\"-\": standard output; the\n"
+"                     report then goes to standard error).  Cut, damaged and\n"
+"                     duplicate lines are left out.\n"
+"      --stream N     With --tsv: the stream to write (default 1).\n"
+"  -q, --quiet        Report only the summary, not every finding.\n"
+"  -h, --help         Show this help and exit.\n"
+"  -V, --version      Show the version and exit.\n"
+"\n"
+"EXIT STATUS\n"
+"  0  every stream is complete and intact (foreign lines do not count)\n"
+"  1  damage found (lines cut, damaged, duplicated or missing), but the\n"
+"     column header is intact and the intact rows were recovered\n"
+"  2  unusable: no stream found, no column header, or the input could not\n"
+"     be read; also usage errors\n"
+"\n"
+"EXAMPLES\n"
+"  ksnap-verify /var/log/ksnap/ksnap.tsv\n"
+"  journalctl -u ksnapd -o cat | ksnap-verify --tsv recovered.tsv\n";
+
+struct options {
+	const char *input;	/* NULL: stdin */
+	const char *tsv;	/* NULL: none; "-": stdout */
+	unsigned int stream;
+	bool quiet;
+};
+
+static void usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ksnap-verify: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'ksnap-verify --help' for more information.\n");
+	exit(KSNAP_VERIFY_UNUSABLE);
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_TSV = 256, OPT_STREAM };
+	static const struct option longopts[] = {
+		{ "tsv", required_argument, NULL, OPT_TSV },
+		{ "stream", required_argument, NULL, OPT_STREAM },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long n;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->stream = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_TSV:
+			if (!*optarg)
+				usage_error("--tsv: empty file name", "");
+			o->tsv = optarg;
+			break;
+		case OPT_STREAM:
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || *end || n < 1 || n > 1000000)
+				usage_error("--stream: '%s' is not a stream "
+					    "number (1, 2, ...)", optarg);
+			o->stream = (unsigned int)n;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case 'V':
+			printf("ksnap-verify %s\n", KSNAP_VERSION);
+			exit(0);
+		case ':':
+			usage_error("option '%s' needs an argument",
+				    argv[optind - 1]);
+			break;
+		default:
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->input = argv[optind++];
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->input && !strcmp(o->input, "-"))
+		o->input = NULL;
+}
+
+/* All of fd into a malloc'ed buffer. */
+static int read_all(int fd, char **bufp, size_t *lenp)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap), *nbuf;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			cap *= 2;
+			nbuf = realloc(buf, cap);
+			if (!nbuf) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nbuf;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			free(buf);
+			return (int)n;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ksnap_verify_opts vo = { 0 };
+	struct ksnap_verify_result res;
+	struct options opt;
+	const char *in_name;
+	FILE *tsv = NULL, *rep = stdout;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd = STDIN_FILENO, ret, status;
+
+	parse_options(argc, argv, &opt);
+	in_name = opt.input ? opt.input : "<stdin>";
+	if (opt.input) {
+		fd = open(opt.input, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "ksnap-verify: %s: %s\n", in_name,
+				strerror(errno));
+			return KSNAP_VERIFY_UNUSABLE;
+		}
+	}
+	ret = read_all(fd, &buf, &len);
+	if (opt.input)
+		close(fd);
+	if (ret) {
+		fprintf(stderr, "ksnap-verify: %s: read: %s\n", in_name,
+			strerror(-ret));
+		return KSNAP_VERIFY_UNUSABLE;
+	}
+	if (opt.tsv) {
+		if (!strcmp(opt.tsv, "-")) {
+			tsv = stdout;
+			rep = stderr;
+		} else {
+			tsv = fopen(opt.tsv, "we");
+			if (!tsv) {
+				fprintf(stderr, "ksnap-verify: %s: %s\n",
+					opt.tsv, strerror(errno));
+				free(buf);
+				return KSNAP_VERIFY_UNUSABLE;
+			}
+		}
+		vo.tsv_stream = opt.stream;
+	}
+	vo.quiet = opt.quiet;
+
+	status = ksnap_verify(buf, len, &vo, rep, tsv, &res);
+	fprintf(rep, "%s: %s: %u stream%s, %llu rows intact, %llu cut or "
+		"damaged, %llu missing, %llu duplicate lines, %llu foreign "
+		"lines\n", in_name,
+		status == KSNAP_VERIFY_INTACT ? "intact" :
+		status == KSNAP_VERIFY_DAMAGED ? "damaged, rows recovered" :
+		"unusable", res.streams, res.streams == 1 ? "" : "s",
+		(unsigned long long)res.rows,
+		(unsigned long long)res.rows_bad,
+		(unsigned long long)res.rows_missing,
+		(unsigned long long)res.dup_lines,
+		(unsigned long long)res.foreign);
+	free(buf);
+	if (tsv && tsv != stdout && fclose(tsv)) {
+		fprintf(stderr, "ksnap-verify: %s: %s\n", opt.tsv,
+			strerror(errno));
+		return KSNAP_VERIFY_UNUSABLE;
+	}
+	if (tsv == stdout && fflush(stdout)) {
+		fprintf(stderr, "ksnap-verify: <stdout>: %s\n",
+			strerror(errno));
+		return KSNAP_VERIFY_UNUSABLE;
+	}
+	return status;
+}
