@@ -1,8 +1,8 @@
 # ksnap: top-level build.  `make demo` and `make check` do all the set-up
 # they need (packages, debug kernel) on a fresh Debian 12 machine.
 
-.PHONY: all setup debug-kernel modules modules-debug tools unit kunit guest-tests \
-	check demo style sparse clean
+.PHONY: all setup debug-kernel modules modules-debug tools unit fuzz kunit \
+	guest-tests check demo style sparse install clean
 
 all: modules tools
 
@@ -21,9 +21,13 @@ modules-debug:
 tools:
 	$(MAKE) -C userspace
 
-# cmocka unit tests for userspace logic
+# cmocka unit tests for userspace logic, and ksnap-verify's damage tests
 unit:
 	$(MAKE) -C userspace check
+
+# libFuzzer over ksnap-verify's parser: a short run with a fixed seed
+fuzz:
+	$(MAKE) -C userspace fuzz
 
 # KUnit suites, in a guest on the debug kernel
 kunit: modules-debug tools
@@ -42,6 +46,7 @@ check: setup
 	$(MAKE) all
 	$(MAKE) style
 	$(MAKE) unit
+	$(MAKE) fuzz
 	$(MAKE) kunit
 	$(MAKE) guest-tests
 
@@ -55,6 +60,15 @@ style:
 
 sparse:
 	scripts/build-module debian C=2
+
+# On a real machine: the module for the running kernel is installed by hand
+# (see README); this installs the userspace parts.
+PREFIX ?= /usr/local
+install: tools
+	install -D -m 0755 build/bin/ksnapd $(DESTDIR)$(PREFIX)/sbin/ksnapd
+	install -D -m 0755 build/bin/ksnap-verify $(DESTDIR)$(PREFIX)/bin/ksnap-verify
+	install -D -m 0644 userspace/ksnapd.8 $(DESTDIR)$(PREFIX)/share/man/man8/ksnapd.8
+	install -D -m 0644 userspace/ksnapd.service $(DESTDIR)/etc/systemd/system/ksnapd.service
 
 clean:
 	rm -rf build

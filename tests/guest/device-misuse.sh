@@ -39,7 +39,7 @@ check "the mapping process unmaps cleanly" 0 $?
 # rmmod while ksnapd reads a running collection.
 if module_loaded || modprobe ksnap; then
 	check "start sampling" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
-	ksnapd -o /tmp/stream.tsv &
+	ksnapd --once -o /tmp/stream.tsv &
 	kpid=$!
 	sleep 1
 	check "a second reader is refused while ksnapd holds the device" EBUSY "$(guestprobe open)"

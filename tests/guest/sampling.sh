@@ -31,7 +31,7 @@ pass "module loads with metrics=$METRICS cgroups=$CGROUP period_us=$PERIOD_US"
 
 e=$(guestprobe write $KSNAP_SYS/enable 1)
 check "writing 1 to enable starts sampling" ok "$e"
-ksnapd -o /out/stream.tsv &
+ksnapd --once -o /out/stream.tsv &
 kpid=$!
 sleep 1
 # The hog joins the test cgroup before it allocates: its pages are charged
