@@ -17,6 +17,7 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -102,17 +103,25 @@ static enum hrtimer_restart ksnap_timer_fn(struct hrtimer *timer)
 {
 	struct ksnap *ks = container_of(timer, struct ksnap, timer);
 	ktime_t now = ktime_get();
-	s64 late = ktime_to_ns(ktime_sub(now, hrtimer_get_expires(timer)));
-	u64 overruns;
+	ktime_t expires = hrtimer_get_expires(timer);
+	s64 late = ktime_to_ns(ktime_sub(now, expires));
+	u64 step;
 
 	if (!READ_ONCE(ks->running))
 		return HRTIMER_NORESTART;
 
-	/* Lateness above is measured before forwarding moves the expiry. */
-	overruns = hrtimer_forward(timer, now, ns_to_ktime(ks->period_ns));
-	if (overruns > 1)
-		WRITE_ONCE(ks->ctrl->stats.missed,
-			   ks->ctrl->stats.missed + overruns - 1);
+	/*
+	 * Lateness above is measured before forwarding moves the expiry.
+	 * Missed periods come from how far the expiry moved, not from the
+	 * overrun count: hrtimer_forward() silently raises the interval to
+	 * hrtimer_resolution (a whole tick without high-resolution timers),
+	 * and its overruns are then counted in ticks, not in periods.
+	 */
+	hrtimer_forward(timer, now, ns_to_ktime(ks->period_ns));
+	step = ktime_to_ns(ktime_sub(hrtimer_get_expires(timer), expires));
+	if (step > ks->period_ns)
+		WRITE_ONCE(ks->ctrl->stats.missed, ks->ctrl->stats.missed +
+			   div64_u64(step, ks->period_ns) - 1);
 
 	ksnap_sample(ks, max_t(s64, late, 0), 0);
 	return HRTIMER_RESTART;
@@ -154,6 +163,10 @@ int ksnap_sampler_start(struct ksnap *ks)
 		       done, ctrl->generation);
 		return -EBUSY;
 	}
+
+	if (ks->period_ns < hrtimer_resolution)
+		pr_warn("enable: timers on this kernel fire at most every %u ns (no high-resolution timers?): with period_us=%llu most periods will be missed, and counted\n",
+			hrtimer_resolution, div_u64(ks->period_ns, NSEC_PER_USEC));
 
 	ks->start_mono_ns = ktime_get_ns();
 	ks->wake_mark = ksnap_ring_wake_mark(ks->cfg->nr_records,
