@@ -368,6 +368,14 @@ static int stream(struct ksnapd *d)
 	uint64_t head, tail;
 	int ret;
 
+	/* --stop-on-exit and a stop signal: stop the collection first, so
+	 * that the state read below is STOPPED and the head includes the
+	 * kernel's last snapshot. */
+	if (d->stop && d->stop_collection && !d->stop_called) {
+		d->stop_called = true;
+		d->stop_collection(d);
+	}
+
 	/* State first, head second: once STOPPED is seen, the head loaded
 	 * after it includes the last record (the kernel publishes head
 	 * before it marks the collection stopped). */

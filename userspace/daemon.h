@@ -8,6 +8,10 @@
  *        |                            |
  *        +----(SIGINT/SIGTERM)-->   DONE  (STREAM: drain, STATS first)
  *
+ * With stop_collection set (--stop-on-exit), a SIGINT/SIGTERM during a
+ * collection first stops it in the kernel, then drains the ring up to and
+ * including the kernel's last snapshot (KSNAP_REC_LAST), then writes STATS.
+ *
  * Without --once, STREAM goes back to WAIT_START after each collection
  * (the kernel's stop), and the next collection goes to its own output
  * file (ksnapd_output_name()).  SIGHUP reopens the output file.
@@ -61,6 +65,17 @@ struct ksnapd {
 	FILE *log;			/* summaries and notices, or NULL */
 	unsigned int collections;	/* collections begun in this run */
 	char cur_path[PATH_MAX];	/* the current output file */
+
+	/*
+	 * --stop-on-exit: stop the collection in the kernel (write 0 to
+	 * enable), or NULL.  Called once, when a stop signal has arrived and
+	 * a collection is being written, before the ring is drained: the
+	 * kernel's stop is synchronous, so the drain that follows ends with
+	 * its last snapshot and the collection is handed back as done.
+	 * Returns 0 or -errno (then the drain ends as without it).
+	 */
+	int (*stop_collection)(struct ksnapd *d);
+	bool stop_called;		/* stop_collection() was called */
 
 	char err[320];			/* what failed, when a call fails */
 };

@@ -94,14 +94,17 @@ static const char usage_text[] =
 "      --start        Start a collection (write 1 to " KSNAP_SYSFS_DIR "/enable)\n"
 "                     once the device is open.\n"
 "      --stop-on-exit Stop the collection (write 0 to enable) when ksnapd\n"
-"                     exits, after writing it out.\n"
+"                     exits.  On SIGINT/SIGTERM it is stopped first, then\n"
+"                     written out up to the module's last snapshot.\n"
 "  -h, --help         Show this help and exit.\n"
 "  -V, --version      Show the version and exit.\n"
 "\n"
 "SIGNALS\n"
 "  SIGINT, SIGTERM    Write the rows already in the ring, then STATS (and\n"
 "                     ADLER32), and exit 0.  Without --stop-on-exit the\n"
-"                     collection keeps running in the kernel.\n"
+"                     collection keeps running in the kernel; with it, the\n"
+"                     collection is stopped first and its last snapshot\n"
+"                     is the last row.\n"
 "  SIGHUP             Reopen the output file by its name, appending (log\n"
 "                     rotation: the stream goes on in the new file).\n"
 "\n"
@@ -282,6 +285,16 @@ static int set_enable(bool on)
 	return ret;
 }
 
+/* --stop-on-exit, on SIGINT/SIGTERM: stop before the drain (daemon.c). */
+static int stop_ret;
+
+static int stop_collection(struct ksnapd *d)
+{
+	(void)d;
+	stop_ret = set_enable(false);
+	return stop_ret;
+}
+
 /* Block SIGINT/SIGTERM/SIGHUP and receive them through a descriptor. */
 static int signals_setup(void)
 {
@@ -309,6 +322,7 @@ int main(int argc, char **argv)
 	const char *out_name;
 	struct stat st;
 	int out_fd, sigfd, ret, status = EXIT_RUNTIME;
+	bool stopped = false;		/* stop_collection() already ran */
 
 	parse_options(argc, argv, &opt);
 	out_name = opt.output ? opt.output : "<stdout>";
@@ -366,10 +380,13 @@ int main(int argc, char **argv)
 	d.lossy = opt.lossy;
 	d.out_path = opt.output;
 	d.log = stderr;
+	if (opt.stop_on_exit)
+		d.stop_collection = stop_collection;
 	if (opt.start && set_enable(true))
 		goto err_daemon;
 
 	ret = ksnapd_run(&d, sigfd);
+	stopped = d.stop_called;
 	if (ret) {
 		fprintf(stderr, "ksnapd: %s\n", d.err);
 		if (ret == -ENOSPC || ret == -EDQUOT)
@@ -386,7 +403,8 @@ err_daemon:
 err_out:
 	ksnap_out_fini(&out);
 err_ring:
-	if (opt.stop_on_exit && set_enable(false) && !status)
+	if (opt.stop_on_exit && (stopped ? stop_ret : set_enable(false)) &&
+	    !status)
 		status = EXIT_RUNTIME;
 	ksnap_ring_close(&ring);
 err_sigfd:

@@ -307,6 +307,90 @@ static void sigterm_drains_writes_stats_and_exits_zero(void **s)
 	close(sig_pipe[1]);
 }
 
+/* --stop-on-exit: the "kernel" stops synchronously, with a last snapshot. */
+static int stop_calls;
+static bool stats_before_stop;
+
+static int kernel_stop(struct ksnapd *dd)
+{
+	stop_calls++;
+	stats_before_stop = strstr(output(), "STATS\t") != NULL;
+	fake_ring_push(&fr, 6000, 6);	/* flagged KSNAP_REC_LAST */
+	fake_ring_stop(&fr);
+	return 0;
+}
+
+static void sigterm_with_stop_on_exit_stops_then_drains_the_last_snapshot(
+	void **s)
+{
+	fake_ring_start(&fr, 6, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 4000, 4);
+	attach(false);
+	d.stop_collection = kernel_stop;
+	stop_calls = 0;
+	stats_before_stop = false;
+	assert_int_equal(pipe(sig_pipe), 0);
+	fake_sys.poll_hook = signal_poll;
+	script = push_then_signal;
+
+	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
+	assert_int_equal(d.signo, SIGTERM);
+	assert_int_equal(stop_calls, 1);
+	assert_true(d.stop_called);
+	assert_false(stats_before_stop);
+	/* The stop's snapshot is the last row, then STATS counts it. */
+	assert_contains(output(), "4000\t4\n5000\t5\n6000\t6\nSTATS\t");
+	assert_contains(output(), "\"total_snapshots\":3,");
+	assert_contains(output(), "\"ksnap_snapshots_taken\":3,");
+	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
+	/* Stopped and written out: handed back as done. */
+	assert_int_equal(fr.cons->done_generation, 6);
+	assert_int_equal(fr.cons->seen_state,
+			 KSNAP_GEN_STATE(6, KSNAP_STATE_STOPPED));
+	assert_int_equal(fr.cons->tail, 3);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+}
+
+static int failing_stop(struct ksnapd *dd)
+{
+	stop_calls++;
+	return -EACCES;
+}
+
+static void stop_on_exit_failure_still_writes_stats(void **s)
+{
+	fake_ring_start(&fr, 6, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 4000, 4);
+	attach(false);
+	d.stop_collection = failing_stop;
+	stop_calls = 0;
+	assert_int_equal(pipe(sig_pipe), 0);
+	fake_sys.poll_hook = signal_poll;
+	script = push_then_signal;
+
+	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
+	assert_int_equal(stop_calls, 1);
+	assert_contains(output(), "4000\t4\n5000\t5\nSTATS\t");
+	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
+	assert_int_equal(fr.cons->done_generation, 0);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+}
+
+static void stop_on_exit_is_not_called_without_a_signal(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1, 1);
+	attach(false);
+	d.stop_collection = failing_stop;
+	stop_calls = 0;
+	script = stop_now;
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_int_equal(stop_calls, 0);
+	assert_false(d.stop_called);
+}
+
 static void sigterm_while_waiting_exits_without_output(void **s)
 {
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
@@ -660,6 +744,9 @@ int main(void)
 		T(attached_mid_collection_writes_rows_from_the_tail),
 		T(rows_keep_order_when_positions_wrap),
 		T(sigterm_drains_writes_stats_and_exits_zero),
+		T(sigterm_with_stop_on_exit_stops_then_drains_the_last_snapshot),
+		T(stop_on_exit_failure_still_writes_stats),
+		T(stop_on_exit_is_not_called_without_a_signal),
 		T(sigterm_while_waiting_exits_without_output),
 		T(write_error_names_the_output_file),
 		T(device_hangup_is_an_error),

@@ -1,0 +1,321 @@
+# Guest half of the ksnapd test: the daemon's life cycle against the real
+# module, each stream checked by ksnap-verify in the guest.
+#   plain, lossy     end to end, a few seconds at 1 ms with a workload
+#   mixed            --lossy on stdout through a pipe shared with another
+#                    process's log lines
+#   rotate           SIGHUP after the file was moved away (log rotation)
+#   restart          start/stop/start while ksnapd runs: FILE and FILE.2
+#   stop-on-exit     --start --stop-on-exit and SIGTERM: the module's last
+#                    snapshot is in the stream, STATS after the stop
+#   load             --load=period_us=500 with the module not loaded
+#   wait             ksnapd started before the module: waits, then attaches
+# Everything ksnapd wrote (and what ksnap-verify said, *.verify) is left in
+# /out.
+TEST=ksnapd
+. /guest/tests/lib.sh
+
+METRICS=pgfault,nr_free_pages
+PERIOD_US=1000
+PREFIX=$(printf 'GVISOR_METRICS\t')
+
+# --- helpers -----------------------------------------------------------------
+
+# verify NAME FILE WANT: ksnap-verify FILE exits WANT (its report in
+# /out/NAME.verify; on a mismatch the first findings go in the message).
+verify() {
+	ksnap-verify "$2" > /out/$1.verify 2>&1
+	st=$?
+	if [ "$st" = "$3" ]; then
+		pass "ksnap-verify $1: exit status $3 ($(tail -n 1 /out/$1.verify))"
+	else
+		fail "ksnap-verify $1: exit status $3" "$3" "$st: $(head -n 8 /out/$1.verify | tr '\n' '|')"
+	fi
+}
+
+# stat_of KEY FILE: a number from the (last) STATS line of FILE.
+stat_of() {
+	grep 'STATS	' "$2" | tail -n 1 | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
+}
+
+# rows FILE: data lines (plain or lossy).
+rows() {
+	grep -c "^\($PREFIX\)\{0,1\}[0-9]" "$1"
+}
+
+# count_of PATTERN FILE: lines starting with PATTERN (after a lossy prefix).
+count_of() {
+	grep -c "^\($PREFIX\)\{0,1\}$1" "$2"
+}
+
+# times_increase FILE...: the row times of the files, in order, strictly
+# increase; prints "ok" or the first offending pair.
+times_increase() {
+	cat "$@" | sed -n "s/^\($PREFIX\)\{0,1\}\([0-9][0-9]*\)	.*/\2/p" |
+		awk 'NR > 1 && $1 <= last { print "row " NR ": " $1 " after " last; bad = 1; exit }
+		     { last = $1 } END { if (!bad) print "ok" }'
+}
+
+# enable VALUE: write to enable; "ok" or the errno name.
+enable() {
+	guestprobe write $KSNAP_SYS/enable "$1"
+}
+
+# start_retry: write 1 to enable, retrying EBUSY for up to 5 s.
+start_retry() {
+	n=0
+	while :; do
+		e=$(enable 1)
+		[ "$e" != EBUSY ] || [ $n -ge 50 ] && break
+		n=$((n + 1))
+		usleep 100000
+	done
+	echo "$e"
+}
+
+load() {
+	unload
+	modprobe ksnap metrics=$METRICS period_us=$PERIOD_US "$@"
+}
+
+# A small workload: page faults (memhog) while sampling.
+workload() {
+	memhog 16 1 >/dev/null 2>&1
+}
+
+# collection_rows NAME FILE: rows > 0 and rows == STATS total_snapshots ==
+# the kernel's taken - lost (ksnapd's own figure and the module's).
+collection_rows() {
+	r=$(rows "$2")
+	tot=$(stat_of total_snapshots "$2")
+	taken=$(stat_of ksnap_snapshots_taken "$2")
+	lost=$(stat_of ksnap_snapshots_lost "$2")
+	info "$1: $r rows, STATS total_snapshots $tot, taken $taken, lost $lost"
+	if [ "${r:-0}" -gt 100 ]; then pass "$1: ksnapd wrote rows ($r)"; else fail "$1: ksnapd wrote rows" "> 100" "'$r'"; fi
+	check "$1: rows == STATS total_snapshots" "$tot" "$r"
+	check "$1: rows == STATS ksnap_snapshots_taken - ksnap_snapshots_lost" "$((${taken:-0} - ${lost:-0}))" "$r"
+}
+
+# --- 1. plain and lossy end to end ---------------------------------------------
+
+end_to_end() { # NAME FILE [ksnapd options]
+	name=$1 f=$2
+	shift 2
+	if ! load; then
+		fail "$name: module loads" "modprobe status 0" "failure"
+		return
+	fi
+	ksnapd --once "$@" -o "$f" 2> /out/$name.err &
+	kpid=$!
+	usleep 300000
+	check "$name: writing 1 to enable starts a collection" ok "$(enable 1)"
+	workload
+	sleep 1
+	check "$name: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $kpid 30
+	check "$name: ksnapd --once $* exits 0 after the stop" 0 $?
+	verify $name "$f" 0
+	collection_rows $name "$f"
+	check "$name: one STATS line" 1 "$(count_of 'STATS	' "$f")"
+	check "$name: row times strictly increase" ok "$(times_increase "$f")"
+}
+
+end_to_end plain /out/plain.tsv
+check "plain: no line has the lossy prefix" 0 "$(grep -c "^$PREFIX" /out/plain.tsv)"
+
+end_to_end lossy /out/lossy.log --lossy
+check "lossy: every line is empty or has the GVISOR_METRICS prefix" 0 \
+	"$(grep -v -c -e '^$' -e "^$PREFIX" /out/lossy.log)"
+check "lossy: the last line is ADLER32" yes \
+	"$(grep -v '^$' /out/lossy.log | tail -n 1 | grep -q "^${PREFIX}ADLER32	0x" && echo yes || echo no)"
+check "lossy: the header has a Checksum column" 1 \
+	"$(grep -c "^${PREFIX}Time (ns)	.*	Checksum	0x" /out/lossy.log)"
+
+# --- 2. lossy on stdout, sharing a pipe with another process's log lines -----
+
+if load; then
+	rm -f /tmp/mixed.status
+	(
+		( i=0; while :; do echo "app[$$]: some log line $i, with a tab	here"; i=$((i + 1)); usleep 20000; done ) &
+		wp=$!
+		ksnapd --once --lossy 2> /out/mixed.err
+		echo $? > /tmp/mixed.status
+		usleep 100000
+		kill $wp
+	) | cat > /out/mixed.log &
+	ppid=$!
+	usleep 300000
+	check "mixed: writing 1 to enable starts a collection" ok "$(enable 1)"
+	workload
+	sleep 1
+	check "mixed: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $ppid 30
+	check "mixed: ksnapd --once --lossy on a pipe exits 0" 0 "$(cat /tmp/mixed.status 2>&1)"
+	nf=$(grep -c '^app\[' /out/mixed.log)
+	if [ "${nf:-0}" -gt 10 ]; then pass "mixed: the pipe holds foreign lines ($nf)"; else fail "mixed: the pipe holds foreign lines" "> 10" "'$nf'"; fi
+	verify mixed /out/mixed.log 0
+	sk=$(sed -n 's/.*skipped: \([0-9]*\) lines not part of the stream.*/\1/p' /out/mixed.verify)
+	check "mixed: ksnap-verify skips exactly the foreign lines" "$nf" "$sk"
+	collection_rows mixed /out/mixed.log
+else
+	fail "mixed: module loads" "modprobe status 0" "failure"
+fi
+
+# --- 3. SIGHUP: log rotation ------------------------------------------------------
+
+if load; then
+	rm -f /out/rot.tsv /out/rot.tsv.1
+	ksnapd --once -o /out/rot.tsv 2> /out/rot.err &
+	kpid=$!
+	usleep 300000
+	check "rotate: writing 1 to enable starts a collection" ok "$(enable 1)"
+	workload
+	mv /out/rot.tsv /out/rot.tsv.1
+	kill -HUP $kpid
+	workload
+	sleep 1
+	check "rotate: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $kpid 30
+	check "rotate: ksnapd exits 0 after a SIGHUP and the stop" 0 $?
+	check "rotate: ksnapd says it reopened the file" 1 "$(grep -c 'SIGHUP: reopened /out/rot.tsv$' /out/rot.err)"
+	check "rotate: a new /out/rot.tsv was created" yes "$([ -f /out/rot.tsv ] && echo yes || echo no)"
+	r1=$(rows /out/rot.tsv.1) r2=$(rows /out/rot.tsv)
+	if [ "${r1:-0}" -gt 0 ] && [ "${r2:-0}" -gt 0 ]; then
+		pass "rotate: rows before the SIGHUP in the old file ($r1), after it in the new one ($r2)"
+	else
+		fail "rotate: rows in both files" "> 0 and > 0" "'$r1' and '$r2'"
+	fi
+	# The moved file holds the stream's head, the new one the rest: the
+	# header lines only in the first, STATS only in the second.
+	check "rotate: the old file has 2 META, START_TIME and header, no STATS" "2 1 1 0" \
+		"$(count_of META /out/rot.tsv.1) $(count_of START_TIME /out/rot.tsv.1) $(count_of 'Time (ns)' /out/rot.tsv.1) $(count_of STATS /out/rot.tsv.1)"
+	check "rotate: the new file has no META, START_TIME or header, and one STATS" "0 0 0 1" \
+		"$(count_of META /out/rot.tsv) $(count_of START_TIME /out/rot.tsv) $(count_of 'Time (ns)' /out/rot.tsv) $(count_of STATS /out/rot.tsv)"
+	check "rotate: row times strictly increase across the two files" ok "$(times_increase /out/rot.tsv.1 /out/rot.tsv)"
+	tot=$(stat_of total_snapshots /out/rot.tsv)
+	taken=$(stat_of ksnap_snapshots_taken /out/rot.tsv)
+	lost=$(stat_of ksnap_snapshots_lost /out/rot.tsv)
+	info "rotate: $r1 + $r2 rows, STATS total_snapshots $tot, taken $taken, lost $lost"
+	check "rotate: rows of both files == STATS total_snapshots" "$tot" "$((r1 + r2))"
+	check "rotate: rows of both files == ksnap_snapshots_taken - lost" "$((${taken:-0} - ${lost:-0}))" "$((r1 + r2))"
+	# Each half alone: the old one lacks STATS (damaged, rows recovered),
+	# the new one has no header (unusable); together they are intact.
+	verify rot-old /out/rot.tsv.1 1
+	check "rotate: ksnap-verify says the old file lacks STATS" 1 "$(grep -c '^missing: STATS line' /out/rot-old.verify)"
+	verify rot-new /out/rot.tsv 2
+	check "rotate: ksnap-verify finds no stream in the new file (rows without header)" 1 \
+		"$(grep -c 'no profiling-metrics stream found' /out/rot-new.verify)"
+	cat /out/rot.tsv.1 /out/rot.tsv > /tmp/rot-both.tsv
+	verify rot-both /tmp/rot-both.tsv 0
+else
+	fail "rotate: module loads" "modprobe status 0" "failure"
+fi
+
+# --- 4. start/stop/start while ksnapd runs: two files ---------------------------
+
+if load; then
+	rm -f /out/ss.tsv /out/ss.tsv.2 /out/ss.tsv.3
+	ksnapd -o /out/ss.tsv 2> /out/ss.err &
+	kpid=$!
+	usleep 300000
+	check "restart: first start" ok "$(enable 1)"
+	workload
+	check "restart: first stop" ok "$(enable 0)"
+	check "restart: second start (EBUSY retried until ksnapd wrote the first)" ok "$(start_retry)"
+	workload
+	check "restart: second stop" ok "$(enable 0)"
+	# Wait for the second file's STATS, then end ksnapd.
+	n=0
+	while [ "$(count_of STATS /out/ss.tsv.2 2>/dev/null)" != 1 ] && [ $n -lt 100 ]; do
+		usleep 100000; n=$((n + 1))
+	done
+	check "restart: ksnapd still runs after two collections" yes "$(kill -0 $kpid 2>/dev/null && echo yes || echo no)"
+	kill -TERM $kpid
+	wait_pid $kpid 30
+	check "restart: ksnapd exits 0 on SIGTERM while waiting" 0 $?
+	for f in /out/ss.tsv /out/ss.tsv.2; do
+		b=${f#/out/}
+		check "restart: $b has 2 META, START_TIME, header and STATS once" "2 1 1 1" \
+			"$(count_of META $f) $(count_of START_TIME $f) $(count_of 'Time (ns)' $f) $(count_of STATS $f)"
+		verify $b $f 0
+		collection_rows restart-$b $f
+	done
+	check "restart: no third file" no "$([ -e /out/ss.tsv.3 ] && echo yes || echo no)"
+	s1=$(sed -n 's/^START_TIME	//p' /out/ss.tsv) s2=$(sed -n 's/^START_TIME	//p' /out/ss.tsv.2)
+	if [ -n "$s1" ] && [ -n "$s2" ] && [ "$s1" != "$s2" ]; then
+		pass "restart: the two files have different START_TIMEs"
+	else
+		fail "restart: the two files have different START_TIMEs" "two different values" "'$s1' and '$s2'"
+	fi
+	check "restart: ksnapd said where each collection went" 2 "$(grep -c 'collection [0-9]*: writing /out/ss.tsv' /out/ss.err)"
+else
+	fail "restart: module loads" "modprobe status 0" "failure"
+fi
+
+# --- 5. --start --stop-on-exit and SIGTERM ------------------------------------
+
+if load; then
+	ksnapd --once --start --stop-on-exit -o /out/soe.tsv 2> /out/soe.err &
+	kpid=$!
+	usleep 300000
+	workload
+	sleep 1
+	kill -TERM $kpid
+	wait_pid $kpid 30
+	check "stop-on-exit: ksnapd exits 0 on SIGTERM" 0 $?
+	check "stop-on-exit: enable reads 0 afterwards" 0 "$(cat $KSNAP_SYS/enable)"
+	verify soe /out/soe.tsv 0
+	collection_rows stop-on-exit /out/soe.tsv
+	# STATS was written after the stop: the module took nothing after it.
+	check "stop-on-exit: STATS ksnap_snapshots_taken is the kernel's final count" \
+		"$(sed -n 's/^taken //p' $KSNAP_SYS/stats)" "$(stat_of ksnap_snapshots_taken /out/soe.tsv)"
+else
+	fail "stop-on-exit: module loads" "modprobe status 0" "failure"
+fi
+
+# --- 6. --load=PARAMS ---------------------------------------------------------
+
+unload
+check "load: the module is not loaded before" no "$(module_loaded && echo yes || echo no)"
+ksnapd --once --load=period_us=500 -o /out/load.tsv 2> /out/load.err &
+kpid=$!
+n=0
+while ! [ -c /dev/ksnap ] && [ $n -lt 100 ]; do usleep 100000; n=$((n + 1)); done
+check "load: lsmod shows ksnap" 1 "$(lsmod | grep -c '^ksnap ')"
+check "load: /sys/module/ksnap/parameters/period_us is 500" 500 "$(cat /sys/module/ksnap/parameters/period_us 2>&1)"
+check "load: /sys/kernel/ksnap/period_us is 500" 500 "$(cat $KSNAP_SYS/period_us 2>&1)"
+usleep 500000
+check "load: writing 1 to enable starts a collection" ok "$(enable 1)"
+sleep 1
+check "load: writing 0 to enable stops it" ok "$(enable 0)"
+wait_pid $kpid 30
+check "load: ksnapd --load exits 0 after the collection" 0 $?
+check "load: STATS collection_rate_nanos is 500000" 500000 "$(stat_of collection_rate_nanos /out/load.tsv)"
+verify load /out/load.tsv 0
+
+# --- 7. missing device: ksnapd waits for it --------------------------------------
+
+unload
+ksnapd --once -o /out/wait.tsv 2> /out/wait.err &
+kpid=$!
+sleep 2
+check "wait: ksnapd says it is waiting for /dev/ksnap" yes \
+	"$(grep -q '/dev/ksnap: .*waiting for it, next try in' /out/wait.err && echo yes || echo no)"
+check "wait: ksnapd is still running without the device" yes "$(kill -0 $kpid 2>/dev/null && echo yes || echo no)"
+if modprobe ksnap metrics=$METRICS period_us=$PERIOD_US; then
+	# Its next try is at most 1.69 s away: let it attach first.
+	sleep 2
+	check "wait: writing 1 to enable starts a collection" ok "$(enable 1)"
+	workload
+	sleep 1
+	check "wait: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $kpid 30
+	check "wait: ksnapd attaches once the module is loaded, exits 0" 0 $?
+	verify wait /out/wait.tsv 0
+	collection_rows wait /out/wait.tsv
+else
+	fail "wait: module loads" "modprobe status 0" "failure"
+	kill -TERM $kpid
+	wait_pid $kpid 10
+fi
+
+finish
