@@ -12,10 +12,11 @@
  * @cg: filled on success; release with ksnap_cgroup_put()
  * @path: relative to the cgroup2 root of the caller's namespace
  *
- * Process context only.  Logs one line on failure.
+ * Process context only.  Logs one line on failure.  A cgroup without its
+ * own memory controller is accepted with cg->memcg NULL: only the memory.*
+ * metrics need it, and the configuration says so when one is selected.
  *
- * Return: 0, -ENOENT when there is no such cgroup, -EINVAL when the memory
- * controller is not enabled for it.
+ * Return: 0, or -ENOENT when there is no such cgroup.
  */
 int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path)
 {
@@ -29,35 +30,37 @@ int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path)
 		return -ENOENT;
 	}
 
+	memset(cg, 0, sizeof(*cg));
 	/* The effective css is an ancestor's when memory is not enabled. */
 	css = cgroup_get_e_css(cgrp, &memory_cgrp_subsys);
-	if (!css || css->cgroup != cgrp) {
-		pr_err("cgroups: '%s' has no memory controller: add +memory to its parent's cgroup.subtree_control\n",
-		       path);
-		if (css)
-			css_put(css);
-		cgroup_put(cgrp);
-		return -EINVAL;
+	if (css && css->cgroup == cgrp) {
+		cg->memory = css;
+		cg->memcg = mem_cgroup_from_css(css);
+	} else if (css) {
+		css_put(css);
 	}
-
 	cg->cgrp = cgrp;
-	cg->memory = css;
-	cg->memcg = mem_cgroup_from_css(css);
+	cg->psi = ksnap_cgroup_psi(cgrp);
 	strscpy(cg->path, path, sizeof(cg->path));
 	return 0;
 }
 
 void ksnap_cgroup_put(struct ksnap_cgroup *cg)
 {
-	css_put(cg->memory);
+	if (cg->memory)
+		css_put(cg->memory);
 	cgroup_put(cg->cgrp);
 	cg->memory = NULL;
 	cg->memcg = NULL;
+	cg->psi = NULL;
 	cg->cgrp = NULL;
 }
 
-/* The cgroup was removed: its counters no longer change.  Timer-safe. */
+/*
+ * The cgroup was removed (rmdir): its counters no longer mean anything new.
+ * Timer-safe.  The root is never removed (its css has no reference count).
+ */
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg)
 {
-	return css_is_dying(cg->memory);
+	return css_is_dying(&cg->cgrp->self);
 }

@@ -4,7 +4,11 @@
  * hold the cgroups, lay out the columns.  A configuration is built whole
  * and then swapped in, so a failed change leaves the previous one intact.
  */
+#include <linux/cgroup.h>
+#include <linux/cpumask.h>
+#include <linux/build_bug.h>
 #include <linux/err.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -75,6 +79,31 @@ out:
 	return ret;
 }
 
+/* "unknown metric 'x': did you mean a, b?" */
+static void ksnap_log_unknown(const struct ksnap_parse_err *err)
+{
+	const char *name[KSNAP_SUGGEST_MAX] = { "", "", "" };
+	unsigned int best[KSNAP_SUGGEST_MAX], n, i;
+	char bad[KSNAP_METRIC_NAME_MAX];
+
+	strscpy(bad, err->bad, min_t(size_t, err->bad_len + 1, sizeof(bad)));
+	n = ksnap_metric_suggest(bad, best, ARRAY_SIZE(best));
+	if (!n) {
+		pr_err("metrics: unknown metric '%s': see /sys/kernel/ksnap/available_metrics\n",
+		       bad);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		name[i] = ksnap_metrics[best[i]].name;
+	pr_err("metrics: unknown metric '%s': did you mean %s%s%s%s%s? (see /sys/kernel/ksnap/available_metrics)\n",
+	       bad, name[0], n > 1 ? ", " : "", name[1], n > 2 ? ", " : "",
+	       name[2]);
+}
+
+/* The parser's selectors are the configuration's CPU selections. */
+static_assert(KSNAP_SEL_NONE == KSNAP_CPU_SUM);
+static_assert(KSNAP_SEL_EACH_CPU == KSNAP_CPU_EACH);
+
 static int ksnap_config_metrics(struct ksnap_config *cfg, const char *arg,
 				struct ksnap_list *list)
 {
@@ -87,11 +116,14 @@ static int ksnap_config_metrics(struct ksnap_config *cfg, const char *arg,
 	if (!buf)
 		return -ENOMEM;
 	ret = ksnap_parse_metrics(buf, ksnap_metric_lookup, list, cfg->metric,
-				  &err);
+				  cfg->metric_cpu, &err);
 	if (ret) {
-		ksnap_log_parse_err("metrics",
-				    "see /sys/kernel/ksnap/available_metrics",
-				    &err);
+		if (err.why && !strcmp(err.why, "unknown metric"))
+			ksnap_log_unknown(&err);
+		else
+			ksnap_log_parse_err("metrics",
+					    "see /sys/kernel/ksnap/available_metrics",
+					    &err);
 		goto out;
 	}
 	cfg->nr_metrics = list->nr;
@@ -107,31 +139,98 @@ static int ksnap_config_metrics(struct ksnap_config *cfg, const char *arg,
 	for (i = 0; i < ksnap_nr_metrics; i++) {
 		const struct ksnap_metric *m = &ksnap_metrics[i];
 
-		if (m->by_default && (!m->per_cgroup || cfg->nr_cgroups))
+		if (m->by_default && (!m->per_cgroup || cfg->nr_cgroups)) {
+			cfg->metric_cpu[cfg->nr_metrics] = KSNAP_CPU_SUM;
 			cfg->metric[cfg->nr_metrics++] = i;
+		}
 	}
 out:
 	kfree(buf);
 	return ret;
 }
 
+/* Can @m be read for @cg?  Logs why not.  Process context. */
+static int ksnap_config_check_cgroup(const struct ksnap_metric *m,
+				     const struct ksnap_cgroup *cg)
+{
+	switch (m->needs) {
+	case KSNAP_NEEDS_MEMCG:
+		if (cg->memcg)
+			return 0;
+		pr_err("cgroups: '%s' has no memory controller (needed by %s): add +memory to its parent's cgroup.subtree_control\n",
+		       cg->path, m->name);
+		return -EINVAL;
+	case KSNAP_NEEDS_NONROOT:
+		if (cgroup_parent(cg->cgrp))
+			return 0;
+		pr_err("metrics: %s is not kept for the root cgroup '%s': use the cpu.* metrics for the whole system\n",
+		       m->name, cg->path);
+		return -EINVAL;
+	case KSNAP_NEEDS_PSI:
+		if (cg->psi)
+			return 0;
+		pr_err("metrics: %s: no pressure stall information for '%s' (PSI disabled: boot with psi=1)\n",
+		       m->name, cg->path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Check one selected metric; *n grows by its number of columns. */
+static int ksnap_config_check_metric(struct ksnap_config *cfg,
+				     unsigned int i, unsigned int *n)
+{
+	const struct ksnap_metric *m = &ksnap_metrics[cfg->metric[i]];
+	int sel = cfg->metric_cpu[i];
+	unsigned int j;
+	int ret;
+
+	if (sel != KSNAP_CPU_SUM && !m->read_cpu) {
+		pr_err("metrics: %s has no per-CPU values: drop the [%s] selector\n",
+		       m->name, sel == KSNAP_CPU_EACH ? "cpu" : "N");
+		return -EINVAL;
+	}
+	if (sel >= 0 && (sel >= nr_cpu_ids || !cpu_possible(sel))) {
+		pr_err("metrics: %s[%d]: no such CPU (possible: %*pbl)\n",
+		       m->name, sel, cpumask_pr_args(cpu_possible_mask));
+		return -EINVAL;
+	}
+	if (!m->per_cgroup) {
+		if (m->needs == KSNAP_NEEDS_PSI && ksnap_psi_resolve()) {
+			pr_err("metrics: %s: system pressure not reachable (PSI disabled, or no cgroup below the root to find it through)\n",
+			       m->name);
+			return -EINVAL;
+		}
+		*n += sel == KSNAP_CPU_EACH ? num_possible_cpus() : 1;
+		return 0;
+	}
+	if (!cfg->nr_cgroups) {
+		pr_err("metrics: %s is per cgroup and no cgroups are configured: set cgroups first\n",
+		       m->name);
+		return -EINVAL;
+	}
+	for (j = 0; j < cfg->nr_cgroups; j++) {
+		ret = ksnap_config_check_cgroup(m, &cfg->cgroups[j]);
+		if (ret)
+			return ret;
+	}
+	*n += cfg->nr_cgroups;
+	return 0;
+}
+
 static int ksnap_config_columns(struct ksnap_config *cfg,
 				const struct ksnap_layout *l)
 {
 	unsigned int i, j, n = 0;
+	int cpu, ret;
 
 	for (i = 0; i < cfg->nr_metrics; i++) {
-		const struct ksnap_metric *m = &ksnap_metrics[cfg->metric[i]];
-
-		if (m->per_cgroup && !cfg->nr_cgroups) {
-			pr_err("metrics: %s is per cgroup and no cgroups are configured: set cgroups first\n",
-			       m->name);
-			return -EINVAL;
-		}
-		n += m->per_cgroup ? cfg->nr_cgroups : 1;
+		ret = ksnap_config_check_metric(cfg, i, &n);
+		if (ret)
+			return ret;
 	}
 	if (n > l->max_columns) {
-		pr_err("metrics: %u columns (metrics times cgroups) is more than the %u the ring has room for: sample fewer\n",
+		pr_err("metrics: %u columns (metrics times cgroups or CPUs) is more than the %u the ring has room for: sample fewer\n",
 		       n, l->max_columns);
 		return -EINVAL;
 	}
@@ -142,14 +241,25 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 
 	for (i = 0; i < cfg->nr_metrics; i++) {
 		const struct ksnap_metric *m = &ksnap_metrics[cfg->metric[i]];
+		struct ksnap_source *src;
 
-		if (!m->per_cgroup) {
-			cfg->col[cfg->nr_columns++].metric = m;
-			continue;
-		}
-		for (j = 0; j < cfg->nr_cgroups; j++) {
-			cfg->col[cfg->nr_columns].metric = m;
-			cfg->col[cfg->nr_columns++].cg = &cfg->cgroups[j];
+		if (m->per_cgroup) {
+			for (j = 0; j < cfg->nr_cgroups; j++) {
+				src = &cfg->col[cfg->nr_columns++];
+				src->metric = m;
+				src->cg = &cfg->cgroups[j];
+				src->cpu = KSNAP_CPU_SUM;
+			}
+		} else if (cfg->metric_cpu[i] == KSNAP_CPU_EACH) {
+			for_each_possible_cpu(cpu) {
+				src = &cfg->col[cfg->nr_columns++];
+				src->metric = m;
+				src->cpu = cpu;
+			}
+		} else {
+			src = &cfg->col[cfg->nr_columns++];
+			src->metric = m;
+			src->cpu = cfg->metric_cpu[i];
 		}
 	}
 	return 0;

@@ -5,6 +5,7 @@
  * hold ks->lock, so there is one writer at a time.
  */
 #include <linux/build_bug.h>
+#include <linux/kernel.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
 
@@ -61,6 +62,9 @@ static void ksnap_ctrl_column(struct ksnap_column *col,
 	if (src->cg) {
 		strscpy(col->field, "cgroup", sizeof(col->field));
 		strscpy(col->value, src->cg->path, sizeof(col->value));
+	} else if (src->cpu >= 0) {
+		strscpy(col->field, "cpu", sizeof(col->field));
+		snprintf(col->value, sizeof(col->value), "%d", src->cpu);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "ksnap_abi.h"
 #include "ring.h"
@@ -19,30 +20,63 @@
 #define KSNAP_PERIOD_US_DEFAULT	1000
 
 struct ksnap_cgroup;
+struct cgroup;
+struct psi_group;
+
+/* What a metric needs of a configured cgroup. */
+enum ksnap_needs {
+	KSNAP_NEEDS_NOTHING,
+	KSNAP_NEEDS_MEMCG,	/* its own memory controller */
+	KSNAP_NEEDS_NONROOT,	/* not the root (no cpu.stat of its own) */
+	KSNAP_NEEDS_PSI,	/* pressure stall information on */
+};
 
 /* metrics.c: the registry; adding a counter is one table entry. */
 struct ksnap_metric {
 	const char *name;
 	const char *desc;	/* what it counts, and its unit */
+	const char *unit;	/* bytes, pages, KiB, ns, count, ... */
 	u32 flags;		/* KSNAP_COL_* */
 	u32 freshness;		/* KSNAP_FRESH_* */
 	bool per_cgroup;	/* one column per configured cgroup */
 	bool by_default;	/* in the list when metrics= is empty */
+	u8 needs;		/* enum ksnap_needs */
 	int item;		/* the reader's argument (enum item) */
-	/* Called from the hrtimer (hardirq): no sleeping, no locks. */
+	u32 scale;		/* the reader's unit conversion, if any */
+	/*
+	 * Called from the hrtimer (hardirq): no sleeping, no locks.  A metric
+	 * has read, or read_cpu when it is a sum over CPUs that can also be
+	 * sampled per CPU (field "cpu").
+	 */
 	u64 (*read)(const struct ksnap_metric *m,
 		    const struct ksnap_cgroup *cg);
+	u64 (*read_cpu)(const struct ksnap_metric *m, int cpu);
 };
+
+/* A column's CPU selection: a CPU number, or one of these. */
+#define KSNAP_CPU_SUM	(-1)	/* "name": the sum over possible CPUs */
+#define KSNAP_CPU_EACH	(-2)	/* "name[cpu]": a column per possible CPU */
+
+#define KSNAP_SUGGEST_MAX	3
 
 extern const struct ksnap_metric ksnap_metrics[];
 extern const unsigned int ksnap_nr_metrics;
 int ksnap_metric_lookup(const char *name);
+u64 ksnap_metric_read(const struct ksnap_metric *m,
+		      const struct ksnap_cgroup *cg, int cpu);
+unsigned int ksnap_metric_suggest(const char *name, unsigned int *best,
+				  unsigned int n);
+int ksnap_psi_resolve(void);
+struct psi_group *ksnap_cgroup_psi(struct cgroup *cgrp);
 
 /* cgroup.c: a configured cgroup v2 and the references held on it. */
 struct ksnap_cgroup {
 	struct cgroup *cgrp;
-	struct cgroup_subsys_state *memory;	/* its own memory css */
-	struct mem_cgroup *memcg;
+	struct cgroup_subsys_state *memory;	/* own memory css, or NULL */
+	struct mem_cgroup *memcg;		/* NULL without memory */
+	struct psi_group *psi;			/* NULL when PSI is off */
+	bool gone;		/* seen removed by the sampler; sticky */
+	bool reported;		/* its removal was logged */
 	char path[KSNAP_FIELD_VALUE_MAX];
 };
 
@@ -54,6 +88,7 @@ bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg);
 struct ksnap_source {
 	const struct ksnap_metric *metric;
 	const struct ksnap_cgroup *cg;	/* NULL for a global metric */
+	int cpu;			/* a CPU, or KSNAP_CPU_SUM */
 };
 
 struct ksnap_config {
@@ -61,12 +96,14 @@ struct ksnap_config {
 	char *cgroups_arg;	/* canonical list */
 	unsigned int nr_metrics;
 	u16 metric[KSNAP_MAX_COLUMNS];
+	s16 metric_cpu[KSNAP_MAX_COLUMNS];	/* KSNAP_CPU_* or a CPU */
 	unsigned int nr_cgroups;
 	struct ksnap_cgroup *cgroups;
 	unsigned int nr_columns;
 	u32 record_size;
 	u32 nr_records;
 	struct ksnap_source col[KSNAP_MAX_COLUMNS];
+	u64 last[KSNAP_MAX_COLUMNS];	/* frozen values of gone cgroups */
 };
 
 struct ksnap_config *ksnap_config_build(const char *metrics,
@@ -91,6 +128,7 @@ struct ksnap {
 	bool open;		/* a reader holds /dev/ksnap or a mapping */
 	struct hrtimer timer;
 	struct irq_work wake_work;
+	struct work_struct gone_work;	/* logs removed cgroups */
 	wait_queue_head_t wait;
 	struct miscdevice misc;
 	struct kobject *kobj;
@@ -111,6 +149,12 @@ void ksnap_sampler_uninit(struct ksnap *ks);
 /* device.c: /dev/ksnap. */
 int ksnap_device_init(struct ksnap *ks);
 void ksnap_device_uninit(struct ksnap *ks);
+
+/* metrics.c: the text of /sys/kernel/ksnap/available_metrics. */
+char *ksnap_catalogue_text(size_t *len);
+int ksnap_catalogue_line(char *buf, size_t size,
+			 const struct ksnap_metric *m);
+void ksnap_report_gone(struct ksnap *ks);
 
 /* sysfs.c: /sys/kernel/ksnap/. */
 int ksnap_sysfs_init(struct ksnap *ks);

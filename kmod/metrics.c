@@ -1,29 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The metric registry.  Every reader runs in the hrtimer callback (hardirq,
- * interrupts off): it may only read memory, never sleep or take a lock.
- * all_vm_events() and si_meminfo() are not usable here (they lock).
+ * The metric registry: the catalogue of every counter ksnap can sample.
+ * Adding a counter is one table entry.  Every reader runs in the hrtimer
+ * callback (hardirq, interrupts off): it may only read memory, never sleep
+ * or take a lock.  all_vm_events(), si_meminfo() and kcpustat_cpu_fetch()
+ * are not used (they lock, or are not exported on every kernel).
+ *
+ * Naming convention (the README repeats it):
+ *
+ *  - /proc/vmstat items keep their /proc/vmstat name exactly: pgfault,
+ *    pgscan_kswapd, nr_free_pages, nr_slab_reclaimable...  Only the items
+ *    the running kernel's configuration has exist, as in /proc/vmstat.  Page
+ *    state is in pages like /proc/vmstat (the *_B slab items are converted
+ *    to pages, nr_kernel_stack is KiB), events are counts.
+ *  - Other /proc files: "<file>.<key>", the key spelled as in the file:
+ *    meminfo.MemTotal, meminfo.MemAvailable (bytes, not kB);
+ *    cpu.user ... cpu.guest_nice (the "cpu" line of /proc/stat, in ns, not
+ *    USER_HZ ticks); stat.intr, stat.softirq (totals of those /proc/stat
+ *    lines); softirqs.TIMER ... (rows of /proc/softirqs); loadavg.1,
+ *    loadavg.5, loadavg.15 (x1000: 1500 is a load of 1.50), loadavg.threads;
+ *    pressure.<resource>.<some|full> (/proc/pressure/<resource> total=, ns).
+ *  - cgroup v2 counters: "<interface file>.<key>" for files with keys,
+ *    "<interface file>" for single-value files: memory.current,
+ *    memory.events.oom_kill, memory.stat.anon, cpu.stat.usage,
+ *    memory.pressure.some.  Values are in the file's unit (bytes) except
+ *    times, which are always ns: a key's unit suffix is dropped
+ *    (cpu.stat usage_usec -> cpu.stat.usage, in ns).  "max" reads as
+ *    U64_MAX.  Column: "memory.current[/a/b]" (field "cgroup").
+ *  - Per-CPU columns: a metric whose fields list "cpu" is summed over the
+ *    possible CPUs by default; "name[3]" samples CPU 3 only, "name[cpu]"
+ *    gives one column per possible CPU (field "cpu").
+ *  - Times are ns and flagged KSNAP_COL_NANOSECONDS.  Freshness: live (read
+ *    as of the snapshot), tick (scheduler tick), 1s (vmstat fold,
+ *    vm.stat_interval), 2s (rstat / PSI aggregation).
  */
+#include <linux/cgroup.h>
 #include <linux/cpumask.h>
+#include <linux/interrupt.h>
+#include <linux/kernel_stat.h>
 #include <linux/memcontrol.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/nodemask.h>
 #include <linux/page_counter.h>
 #include <linux/percpu.h>
+#include <linux/pid_namespace.h>
+#include <linux/psi_types.h>
+#include <linux/sched/loadavg.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tick.h>
 #include <linux/vmstat.h>
 
 #include "ksnap.h"
+#include "parse.h"
 
-/* A VM event (/proc/vmstat): sum of the per-CPU counts, live. */
-static u64 ksnap_read_vm_event(const struct ksnap_metric *m,
-			       const struct ksnap_cgroup *cg)
+/* A VM event (/proc/vmstat) of one CPU, live. */
+static u64 ksnap_read_vm_event(const struct ksnap_metric *m, int cpu)
 {
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(vm_event_states, cpu).event[m->item]);
-	return sum;
+	return READ_ONCE(per_cpu(vm_event_states, cpu).event[m->item]);
 }
 
 /* A zone page state counter, folded about every second. */
@@ -33,45 +68,841 @@ static u64 ksnap_read_zone_state(const struct ksnap_metric *m,
 	return global_zone_page_state(m->item);
 }
 
-/* memory.current of a cgroup v2. */
-static u64 ksnap_read_memcg_current(const struct ksnap_metric *m,
+/* A node page state counter in /proc/vmstat's unit (bytes -> pages). */
+static u64 ksnap_read_node_state(const struct ksnap_metric *m,
+				 const struct ksnap_cgroup *cg)
+{
+	return global_node_page_state_pages(m->item);
+}
+
+enum {
+	KSNAP_MEM_TOTAL,
+	KSNAP_MEM_AVAILABLE,
+};
+
+static u64 ksnap_read_meminfo(const struct ksnap_metric *m,
+			      const struct ksnap_cgroup *cg)
+{
+	unsigned long pages;
+
+	if (m->item == KSNAP_MEM_TOTAL)
+		pages = totalram_pages();
+	else
+		pages = max_t(long, si_mem_available(), 0);
+	return (u64)pages << PAGE_SHIFT;
+}
+
+/* Last idle and iowait values returned per CPU: they never step back. */
+static DEFINE_PER_CPU(u64, ksnap_idle_last);
+static DEFINE_PER_CPU(u64, ksnap_iowait_last);
+
+/* As fs/proc/stat.c: NOHZ's live figure when there is one, else kcpustat. */
+static u64 ksnap_read_idle_like(int cpu, int item)
+{
+	u64 us = -1ULL, ns, *last;
+
+	if (cpu_online(cpu))
+		us = item == CPUTIME_IDLE ? get_cpu_idle_time_us(cpu, NULL) :
+		     get_cpu_iowait_time_us(cpu, NULL);
+	if (us == -1ULL)
+		ns = READ_ONCE(kcpustat_cpu(cpu).cpustat[item]);
+	else
+		ns = us * NSEC_PER_USEC;
+	last = item == CPUTIME_IDLE ? per_cpu_ptr(&ksnap_idle_last, cpu) :
+	       per_cpu_ptr(&ksnap_iowait_last, cpu);
+	if (ns < *last)
+		return *last;
+	*last = ns;
+	return ns;
+}
+
+/* CPU time of one CPU in one state (enum cpu_usage_stat), ns. */
+static u64 ksnap_read_cpu_time(const struct ksnap_metric *m, int cpu)
+{
+	if (m->item == CPUTIME_IDLE || m->item == CPUTIME_IOWAIT)
+		return ksnap_read_idle_like(cpu, m->item);
+	return READ_ONCE(kcpustat_cpu(cpu).cpustat[m->item]);
+}
+
+/* Interrupts handled through the generic IRQ layer on one CPU. */
+static u64 ksnap_read_intr(const struct ksnap_metric *m, int cpu)
+{
+	return kstat_cpu_irqs_sum(cpu);
+}
+
+/* Softirqs of one type (item), or of every type (item < 0), on one CPU. */
+static u64 ksnap_read_softirq(const struct ksnap_metric *m, int cpu)
+{
+	u64 sum = 0;
+	int i;
+
+	if (m->item >= 0)
+		return kstat_softirqs_cpu(m->item, cpu);
+	for (i = 0; i < NR_SOFTIRQS; i++)
+		sum += kstat_softirqs_cpu(i, cpu);
+	return sum;
+}
+
+/* avenrun[item] (fixed point, FSHIFT bits) as thousandths, rounded. */
+static u64 ksnap_read_loadavg(const struct ksnap_metric *m,
+			      const struct ksnap_cgroup *cg)
+{
+	return ((u64)READ_ONCE(avenrun[m->item]) * 1000 + FIXED_1 / 2) >>
+	       FSHIFT;
+}
+
+static u64 ksnap_read_pids(const struct ksnap_metric *m,
+			   const struct ksnap_cgroup *cg)
+{
+	return READ_ONCE(init_pid_ns.pid_allocated) & ~PIDNS_ADDING;
+}
+
+#ifdef CONFIG_PSI
+/* psi_system is not exported: found through a cgroup, see below. */
+static struct psi_group *ksnap_psi_system;
+
+/* A pressure total (enum psi_states), ns, refreshed about every 2 s. */
+static u64 ksnap_psi_total(const struct psi_group *psi, int state)
+{
+	return psi ? READ_ONCE(psi->total[PSI_AVGS][state]) : 0;
+}
+
+static u64 ksnap_read_psi_system(const struct ksnap_metric *m,
+				 const struct ksnap_cgroup *cg)
+{
+	return ksnap_psi_total(READ_ONCE(ksnap_psi_system), m->item);
+}
+
+static u64 ksnap_read_cg_psi(const struct ksnap_metric *m,
+			     const struct ksnap_cgroup *cg)
+{
+	return ksnap_psi_total(cg->psi, m->item);
+}
+
+/*
+ * The system's psi_group: the root of the parent chain of any cgroup's
+ * psi_group (the root cgroup itself has none of its own).  Process context.
+ */
+static struct psi_group *ksnap_psi_find(struct cgroup *cgrp)
+{
+	struct cgroup_subsys_state *css;
+	struct psi_group *psi = NULL;
+
+	if (cgroup_parent(cgrp)) {
+		psi = cgrp->psi;
+	} else {
+		rcu_read_lock();
+		list_for_each_entry_rcu(css, &cgrp->self.children, sibling) {
+			psi = css->cgroup->psi;
+			if (psi)
+				break;
+		}
+		rcu_read_unlock();
+	}
+	while (psi && psi->parent)
+		psi = psi->parent;
+	return psi;
+}
+
+/* 0 once the system's PSI is known, else -ENOENT.  Process context. */
+int ksnap_psi_resolve(void)
+{
+	struct cgroup *root;
+
+	if (READ_ONCE(ksnap_psi_system))
+		return 0;
+	root = cgroup_get_from_path("/");
+	if (IS_ERR(root))
+		return -ENOENT;
+	WRITE_ONCE(ksnap_psi_system, ksnap_psi_find(root));
+	cgroup_put(root);
+	return READ_ONCE(ksnap_psi_system) ? 0 : -ENOENT;
+}
+#else
+int ksnap_psi_resolve(void)
+{
+	return -ENOENT;
+}
+#endif
+
+/* The cgroup's PSI group, or NULL (PSI off).  Process context. */
+struct psi_group *ksnap_cgroup_psi(struct cgroup *cgrp)
+{
+#ifdef CONFIG_PSI
+	if (!cgroup_parent(cgrp))
+		return ksnap_psi_resolve() ? NULL : ksnap_psi_system;
+	return cgrp->psi;
+#else
+	return NULL;
+#endif
+}
+
+/* Per-cgroup memory counters: memcg is there (config.c checks). */
+enum {
+	KSNAP_MEMCG_CURRENT,
+	KSNAP_MEMCG_MIN,
+	KSNAP_MEMCG_LOW,
+	KSNAP_MEMCG_HIGH,
+	KSNAP_MEMCG_MAX,
+	KSNAP_MEMCG_PEAK,
+	KSNAP_MEMCG_SWAP_CURRENT,
+	KSNAP_MEMCG_SWAP_HIGH,
+	KSNAP_MEMCG_SWAP_MAX,
+};
+
+static u64 ksnap_limit(unsigned long pages)
+{
+	return pages >= PAGE_COUNTER_MAX ? U64_MAX : (u64)pages * PAGE_SIZE;
+}
+
+static u64 ksnap_read_memcg(const struct ksnap_metric *m,
+			    const struct ksnap_cgroup *cg)
+{
+	struct mem_cgroup *memcg = cg->memcg;
+
+	switch (m->item) {
+	case KSNAP_MEMCG_CURRENT:
+		return (u64)page_counter_read(&memcg->memory) * PAGE_SIZE;
+	case KSNAP_MEMCG_MIN:
+		return ksnap_limit(READ_ONCE(memcg->memory.min));
+	case KSNAP_MEMCG_LOW:
+		return ksnap_limit(READ_ONCE(memcg->memory.low));
+	case KSNAP_MEMCG_HIGH:
+		return ksnap_limit(READ_ONCE(memcg->memory.high));
+	case KSNAP_MEMCG_MAX:
+		return ksnap_limit(READ_ONCE(memcg->memory.max));
+	case KSNAP_MEMCG_PEAK:
+		return (u64)READ_ONCE(memcg->memory.watermark) * PAGE_SIZE;
+	case KSNAP_MEMCG_SWAP_CURRENT:
+		return (u64)page_counter_read(&memcg->swap) * PAGE_SIZE;
+	case KSNAP_MEMCG_SWAP_HIGH:
+		return ksnap_limit(READ_ONCE(memcg->swap.high));
+	case KSNAP_MEMCG_SWAP_MAX:
+		return ksnap_limit(READ_ONCE(memcg->swap.max));
+	}
+	return 0;
+}
+
+/* memory.events keys (enum memcg_memory_event), live. */
+static u64 ksnap_read_memcg_event(const struct ksnap_metric *m,
+				  const struct ksnap_cgroup *cg)
+{
+	return atomic_long_read(&cg->memcg->memory_events[m->item]);
+}
+
+/*
+ * memory.stat node items: the sum over nodes of the per-node hierarchical
+ * statistics, as fresh as the last rstat flush.  item is the node stat
+ * item, scale its unit in bytes (1 for *_B, PAGE_SIZE for pages, 1024 for
+ * KiB) or 0 for events.
+ */
+static u64 ksnap_read_memcg_stat(const struct ksnap_metric *m,
+				 const struct ksnap_cgroup *cg)
+{
+	long sum = 0;
+	int nid;
+
+	for_each_node(nid)
+		sum += READ_ONCE(cg->memcg->nodeinfo[nid]->lruvec_stats.state[m->item]);
+	sum = max(sum, 0L);
+	return m->scale ? (u64)sum * m->scale : sum;
+}
+
+/* cpu.stat usage of the whole subtree, as of the last rstat flush, ns. */
+static u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
+			       const struct ksnap_cgroup *cg)
+{
+	return READ_ONCE(cg->cgrp->bstat.cputime.sum_exec_runtime);
+}
+
+/* CPU time of the cgroup's own tasks (not its descendants'), live, ns. */
+static u64 ksnap_read_cg_usage_self(const struct ksnap_metric *m,
 				    const struct ksnap_cgroup *cg)
 {
-	return (u64)page_counter_read(&cg->memcg->memory) * PAGE_SIZE;
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(cg->cgrp->rstat_cpu,
+					     cpu)->bstat.cputime.sum_exec_runtime);
+	return sum;
 }
 
-#define KSNAP_VM_EVENT(_name, _item, _desc, _default) {			\
-	.name = _name, .desc = _desc, .item = _item,			\
+/*
+ * Entry makers.  Descriptions do not repeat the name (the column has it);
+ * each states the unit after its last comma.
+ */
+#define __KSNAP_VM_EVENT(_name, _item, _default) {			\
+	.name = _name, .item = _item, .unit = "count",			\
+	.desc = "VM event counter of /proc/vmstat, summed over CPUs, count", \
 	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,	\
-	.by_default = _default, .read = ksnap_read_vm_event,		\
+	.by_default = _default, .read_cpu = ksnap_read_vm_event,	\
 }
 
-#define KSNAP_ZONE_STATE(_name, _item, _desc, _default) {		\
-	.name = _name, .desc = _desc, .item = _item,			\
+#define KSNAP_VM_EVENT(_name, _item) __KSNAP_VM_EVENT(_name, _item, false)
+#define KSNAP_VM_EVENT_DEFAULT(_name, _item)				\
+	__KSNAP_VM_EVENT(_name, _item, true)
+
+#define __KSNAP_ZONE_STATE(_name, _item, _default) {			\
+	.name = _name, .item = _item, .unit = "pages",			\
+	.desc = "zone page state of /proc/vmstat, all zones, pages",	\
 	.freshness = KSNAP_FRESH_1S, .by_default = _default,		\
 	.read = ksnap_read_zone_state,					\
 }
 
-#define KSNAP_MEMCG(_name, _read, _desc, _flags, _default) {		\
-	.name = _name, .desc = _desc, .flags = _flags,			\
+#define KSNAP_ZONE_STATE(_name, _item)					\
+	__KSNAP_ZONE_STATE(_name, _item, false)
+#define KSNAP_ZONE_STATE_DEFAULT(_name, _item)				\
+	__KSNAP_ZONE_STATE(_name, _item, true)
+
+#define KSNAP_NODE_PAGES(_name, _item) {				\
+	.name = _name, .item = _item, .unit = "pages",			\
+	.desc = "node page state of /proc/vmstat, all nodes, pages",	\
+	.freshness = KSNAP_FRESH_1S, .read = ksnap_read_node_state,	\
+}
+
+#define KSNAP_NODE_KIB(_name, _item) {					\
+	.name = _name, .item = _item, .unit = "KiB",			\
+	.desc = "node state of /proc/vmstat, all nodes, KiB",		\
+	.freshness = KSNAP_FRESH_1S, .read = ksnap_read_node_state,	\
+}
+
+#define KSNAP_NODE_COUNT(_name, _item) {				\
+	.name = _name, .item = _item, .unit = "count",			\
+	.desc = "node state of /proc/vmstat, all nodes, count",	\
+	.freshness = KSNAP_FRESH_1S, .read = ksnap_read_node_state,	\
+}
+
+#define KSNAP_NODE_EVENT(_name, _item) {				\
+	.name = _name, .item = _item, .unit = "count",			\
+	.desc = "node event counter of /proc/vmstat, all nodes, count",	\
+	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_1S,	\
+	.read = ksnap_read_node_state,					\
+}
+
+#define KSNAP_CPU_TIME(_key, _item, _desc) {				\
+	.name = "cpu." _key, .item = _item, .unit = "ns",		\
+	.desc = _desc ", /proc/stat cpu line, all CPUs, ns",		\
+	.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,		\
+	.freshness = KSNAP_FRESH_TICK, .read_cpu = ksnap_read_cpu_time,	\
+}
+
+#define KSNAP_SOFTIRQ(_key, _item) {					\
+	.name = "softirqs." _key, .item = _item, .unit = "count",	\
+	.desc = "softirqs of this type run (/proc/softirqs), count",	\
+	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,	\
+	.read_cpu = ksnap_read_softirq,					\
+}
+
+#define KSNAP_LOADAVG(_key, _item) {					\
+	.name = "loadavg." _key, .item = _item, .unit = "load/1000",	\
+	.desc = "load average of /proc/loadavg x1000 (5 s updates), load/1000", \
+	.freshness = KSNAP_FRESH_LIVE, .read = ksnap_read_loadavg,	\
+}
+
+#define KSNAP_PSI(_name, _item) {					\
+	.name = _name, .item = _item, .unit = "ns",			\
+	.desc = "system stall total of /proc/pressure/ (total=, in us there), ns", \
+	.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,		\
+	.freshness = KSNAP_FRESH_2S, .needs = KSNAP_NEEDS_PSI,		\
+	.read = ksnap_read_psi_system,					\
+}
+
+#define KSNAP_CG_PSI(_name, _item) {					\
+	.name = _name, .item = _item, .unit = "ns",			\
+	.desc = "stall total of the cgroup's *.pressure (total=, in us there), ns", \
+	.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,		\
+	.freshness = KSNAP_FRESH_2S, .per_cgroup = true,		\
+	.needs = KSNAP_NEEDS_PSI, .read = ksnap_read_cg_psi,		\
+}
+
+#define KSNAP_MEMCG(_name, _item, _desc, _default) {			\
+	.name = _name, .item = _item, .unit = "bytes",			\
+	.desc = _desc ", bytes",					\
 	.freshness = KSNAP_FRESH_LIVE, .per_cgroup = true,		\
-	.by_default = _default, .read = _read,				\
+	.needs = KSNAP_NEEDS_MEMCG, .by_default = _default,		\
+	.read = ksnap_read_memcg,					\
+}
+
+#define KSNAP_MEMCG_EVENT(_name, _item) {				\
+	.name = _name, .item = _item, .unit = "count",			\
+	.desc = "memory event of the cgroup and its descendants, count", \
+	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,	\
+	.per_cgroup = true, .needs = KSNAP_NEEDS_MEMCG,			\
+	.read = ksnap_read_memcg_event,					\
+}
+
+#define KSNAP_MEMCG_STAT(_name, _item, _scale) {			\
+	.name = _name, .item = _item, .unit = "bytes", .scale = _scale,	\
+	.desc = "memory.stat item, subtree, as of the last rstat flush, bytes", \
+	.freshness = KSNAP_FRESH_2S, .per_cgroup = true,		\
+	.needs = KSNAP_NEEDS_MEMCG, .read = ksnap_read_memcg_stat,	\
+}
+
+#define KSNAP_MEMCG_STAT_EVENT(_name, _item) {				\
+	.name = _name, .item = _item, .unit = "count",			\
+	.desc = "memory.stat event, subtree, as of the last rstat flush, count", \
+	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_2S,	\
+	.per_cgroup = true, .needs = KSNAP_NEEDS_MEMCG,			\
+	.read = ksnap_read_memcg_stat,					\
 }
 
 const struct ksnap_metric ksnap_metrics[] = {
-	KSNAP_VM_EVENT("pgfault", PGFAULT,
-		       "page faults, count since boot", true),
-	KSNAP_VM_EVENT("pgmajfault", PGMAJFAULT,
-		       "major page faults (needing I/O), count since boot",
-		       true),
-	KSNAP_ZONE_STATE("nr_free_pages", NR_FREE_PAGES,
-			 "free memory, pages", true),
-	KSNAP_MEMCG("memory.current", ksnap_read_memcg_current,
-		    "memory charged to the cgroup and its descendants, bytes",
-		    0, true),
+	/* /proc/vmstat events, in vm_event_item.h order, same conditions. */
+	KSNAP_VM_EVENT("pgpgin", PGPGIN),
+	KSNAP_VM_EVENT("pgpgout", PGPGOUT),
+	KSNAP_VM_EVENT("pswpin", PSWPIN),
+	KSNAP_VM_EVENT("pswpout", PSWPOUT),
+#ifdef CONFIG_ZONE_DMA
+	KSNAP_VM_EVENT("pgalloc_dma", PGALLOC_DMA),
+#endif
+#ifdef CONFIG_ZONE_DMA32
+	KSNAP_VM_EVENT("pgalloc_dma32", PGALLOC_DMA32),
+#endif
+	KSNAP_VM_EVENT("pgalloc_normal", PGALLOC_NORMAL),
+#ifdef CONFIG_HIGHMEM
+	KSNAP_VM_EVENT("pgalloc_high", PGALLOC_HIGH),
+#endif
+	KSNAP_VM_EVENT("pgalloc_movable", PGALLOC_MOVABLE),
+#ifdef CONFIG_ZONE_DEVICE
+	KSNAP_VM_EVENT("pgalloc_device", PGALLOC_DEVICE),
+#endif
+#ifdef CONFIG_ZONE_DMA
+	KSNAP_VM_EVENT("allocstall_dma", ALLOCSTALL_DMA),
+#endif
+#ifdef CONFIG_ZONE_DMA32
+	KSNAP_VM_EVENT("allocstall_dma32", ALLOCSTALL_DMA32),
+#endif
+	KSNAP_VM_EVENT("allocstall_normal", ALLOCSTALL_NORMAL),
+#ifdef CONFIG_HIGHMEM
+	KSNAP_VM_EVENT("allocstall_high", ALLOCSTALL_HIGH),
+#endif
+	KSNAP_VM_EVENT("allocstall_movable", ALLOCSTALL_MOVABLE),
+#ifdef CONFIG_ZONE_DEVICE
+	KSNAP_VM_EVENT("allocstall_device", ALLOCSTALL_DEVICE),
+#endif
+#ifdef CONFIG_ZONE_DMA
+	KSNAP_VM_EVENT("pgskip_dma", PGSCAN_SKIP_DMA),
+#endif
+#ifdef CONFIG_ZONE_DMA32
+	KSNAP_VM_EVENT("pgskip_dma32", PGSCAN_SKIP_DMA32),
+#endif
+	KSNAP_VM_EVENT("pgskip_normal", PGSCAN_SKIP_NORMAL),
+#ifdef CONFIG_HIGHMEM
+	KSNAP_VM_EVENT("pgskip_high", PGSCAN_SKIP_HIGH),
+#endif
+	KSNAP_VM_EVENT("pgskip_movable", PGSCAN_SKIP_MOVABLE),
+#ifdef CONFIG_ZONE_DEVICE
+	KSNAP_VM_EVENT("pgskip_device", PGSCAN_SKIP_DEVICE),
+#endif
+	KSNAP_VM_EVENT("pgfree", PGFREE),
+	KSNAP_VM_EVENT("pgactivate", PGACTIVATE),
+	KSNAP_VM_EVENT("pgdeactivate", PGDEACTIVATE),
+	KSNAP_VM_EVENT("pglazyfree", PGLAZYFREE),
+	KSNAP_VM_EVENT_DEFAULT("pgfault", PGFAULT),
+	KSNAP_VM_EVENT_DEFAULT("pgmajfault", PGMAJFAULT),
+	KSNAP_VM_EVENT("pglazyfreed", PGLAZYFREED),
+	KSNAP_VM_EVENT("pgrefill", PGREFILL),
+	KSNAP_VM_EVENT("pgreuse", PGREUSE),
+	KSNAP_VM_EVENT("pgsteal_kswapd", PGSTEAL_KSWAPD),
+	KSNAP_VM_EVENT("pgsteal_direct", PGSTEAL_DIRECT),
+	KSNAP_VM_EVENT("pgdemote_kswapd", PGDEMOTE_KSWAPD),
+	KSNAP_VM_EVENT("pgdemote_direct", PGDEMOTE_DIRECT),
+	KSNAP_VM_EVENT("pgscan_kswapd", PGSCAN_KSWAPD),
+	KSNAP_VM_EVENT("pgscan_direct", PGSCAN_DIRECT),
+	KSNAP_VM_EVENT("pgscan_direct_throttle", PGSCAN_DIRECT_THROTTLE),
+	KSNAP_VM_EVENT("pgscan_anon", PGSCAN_ANON),
+	KSNAP_VM_EVENT("pgscan_file", PGSCAN_FILE),
+	KSNAP_VM_EVENT("pgsteal_anon", PGSTEAL_ANON),
+	KSNAP_VM_EVENT("pgsteal_file", PGSTEAL_FILE),
+#ifdef CONFIG_NUMA
+	KSNAP_VM_EVENT("zone_reclaim_failed", PGSCAN_ZONE_RECLAIM_FAILED),
+#endif
+	KSNAP_VM_EVENT("pginodesteal", PGINODESTEAL),
+	KSNAP_VM_EVENT("slabs_scanned", SLABS_SCANNED),
+	KSNAP_VM_EVENT("kswapd_inodesteal", KSWAPD_INODESTEAL),
+	KSNAP_VM_EVENT("kswapd_low_wmark_hit_quickly", KSWAPD_LOW_WMARK_HIT_QUICKLY),
+	KSNAP_VM_EVENT("kswapd_high_wmark_hit_quickly", KSWAPD_HIGH_WMARK_HIT_QUICKLY),
+	KSNAP_VM_EVENT("pageoutrun", PAGEOUTRUN),
+	KSNAP_VM_EVENT("pgrotated", PGROTATED),
+	KSNAP_VM_EVENT("drop_pagecache", DROP_PAGECACHE),
+	KSNAP_VM_EVENT("drop_slab", DROP_SLAB),
+	KSNAP_VM_EVENT("oom_kill", OOM_KILL),
+#ifdef CONFIG_NUMA_BALANCING
+	KSNAP_VM_EVENT("numa_pte_updates", NUMA_PTE_UPDATES),
+	KSNAP_VM_EVENT("numa_huge_pte_updates", NUMA_HUGE_PTE_UPDATES),
+	KSNAP_VM_EVENT("numa_hint_faults", NUMA_HINT_FAULTS),
+	KSNAP_VM_EVENT("numa_hint_faults_local", NUMA_HINT_FAULTS_LOCAL),
+	KSNAP_VM_EVENT("numa_pages_migrated", NUMA_PAGE_MIGRATE),
+#endif
+#ifdef CONFIG_MIGRATION
+	KSNAP_VM_EVENT("pgmigrate_success", PGMIGRATE_SUCCESS),
+	KSNAP_VM_EVENT("pgmigrate_fail", PGMIGRATE_FAIL),
+	KSNAP_VM_EVENT("thp_migration_success", THP_MIGRATION_SUCCESS),
+	KSNAP_VM_EVENT("thp_migration_fail", THP_MIGRATION_FAIL),
+	KSNAP_VM_EVENT("thp_migration_split", THP_MIGRATION_SPLIT),
+#endif
+#ifdef CONFIG_COMPACTION
+	KSNAP_VM_EVENT("compact_migrate_scanned", COMPACTMIGRATE_SCANNED),
+	KSNAP_VM_EVENT("compact_free_scanned", COMPACTFREE_SCANNED),
+	KSNAP_VM_EVENT("compact_isolated", COMPACTISOLATED),
+	KSNAP_VM_EVENT("compact_stall", COMPACTSTALL),
+	KSNAP_VM_EVENT("compact_fail", COMPACTFAIL),
+	KSNAP_VM_EVENT("compact_success", COMPACTSUCCESS),
+	KSNAP_VM_EVENT("compact_daemon_wake", KCOMPACTD_WAKE),
+	KSNAP_VM_EVENT("compact_daemon_migrate_scanned", KCOMPACTD_MIGRATE_SCANNED),
+	KSNAP_VM_EVENT("compact_daemon_free_scanned", KCOMPACTD_FREE_SCANNED),
+#endif
+#ifdef CONFIG_HUGETLB_PAGE
+	KSNAP_VM_EVENT("htlb_buddy_alloc_success", HTLB_BUDDY_PGALLOC),
+	KSNAP_VM_EVENT("htlb_buddy_alloc_fail", HTLB_BUDDY_PGALLOC_FAIL),
+#endif
+#ifdef CONFIG_CMA
+	KSNAP_VM_EVENT("cma_alloc_success", CMA_ALLOC_SUCCESS),
+	KSNAP_VM_EVENT("cma_alloc_fail", CMA_ALLOC_FAIL),
+#endif
+	KSNAP_VM_EVENT("unevictable_pgs_culled", UNEVICTABLE_PGCULLED),
+	KSNAP_VM_EVENT("unevictable_pgs_scanned", UNEVICTABLE_PGSCANNED),
+	KSNAP_VM_EVENT("unevictable_pgs_rescued", UNEVICTABLE_PGRESCUED),
+	KSNAP_VM_EVENT("unevictable_pgs_mlocked", UNEVICTABLE_PGMLOCKED),
+	KSNAP_VM_EVENT("unevictable_pgs_munlocked", UNEVICTABLE_PGMUNLOCKED),
+	KSNAP_VM_EVENT("unevictable_pgs_cleared", UNEVICTABLE_PGCLEARED),
+	KSNAP_VM_EVENT("unevictable_pgs_stranded", UNEVICTABLE_PGSTRANDED),
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	KSNAP_VM_EVENT("thp_fault_alloc", THP_FAULT_ALLOC),
+	KSNAP_VM_EVENT("thp_fault_fallback", THP_FAULT_FALLBACK),
+	KSNAP_VM_EVENT("thp_fault_fallback_charge", THP_FAULT_FALLBACK_CHARGE),
+	KSNAP_VM_EVENT("thp_collapse_alloc", THP_COLLAPSE_ALLOC),
+	KSNAP_VM_EVENT("thp_collapse_alloc_failed", THP_COLLAPSE_ALLOC_FAILED),
+	KSNAP_VM_EVENT("thp_file_alloc", THP_FILE_ALLOC),
+	KSNAP_VM_EVENT("thp_file_fallback", THP_FILE_FALLBACK),
+	KSNAP_VM_EVENT("thp_file_fallback_charge", THP_FILE_FALLBACK_CHARGE),
+	KSNAP_VM_EVENT("thp_file_mapped", THP_FILE_MAPPED),
+	KSNAP_VM_EVENT("thp_split_page", THP_SPLIT_PAGE),
+	KSNAP_VM_EVENT("thp_split_page_failed", THP_SPLIT_PAGE_FAILED),
+	KSNAP_VM_EVENT("thp_deferred_split_page", THP_DEFERRED_SPLIT_PAGE),
+	KSNAP_VM_EVENT("thp_split_pmd", THP_SPLIT_PMD),
+	KSNAP_VM_EVENT("thp_scan_exceed_none_pte", THP_SCAN_EXCEED_NONE_PTE),
+	KSNAP_VM_EVENT("thp_scan_exceed_swap_pte", THP_SCAN_EXCEED_SWAP_PTE),
+	KSNAP_VM_EVENT("thp_scan_exceed_share_pte", THP_SCAN_EXCEED_SHARED_PTE),
+#ifdef CONFIG_HAVE_ARCH_TRANSPARENT_HUGEPAGE_PUD
+	KSNAP_VM_EVENT("thp_split_pud", THP_SPLIT_PUD),
+#endif
+	KSNAP_VM_EVENT("thp_zero_page_alloc", THP_ZERO_PAGE_ALLOC),
+	KSNAP_VM_EVENT("thp_zero_page_alloc_failed", THP_ZERO_PAGE_ALLOC_FAILED),
+	KSNAP_VM_EVENT("thp_swpout", THP_SWPOUT),
+	KSNAP_VM_EVENT("thp_swpout_fallback", THP_SWPOUT_FALLBACK),
+#endif
+#ifdef CONFIG_MEMORY_BALLOON
+	KSNAP_VM_EVENT("balloon_inflate", BALLOON_INFLATE),
+	KSNAP_VM_EVENT("balloon_deflate", BALLOON_DEFLATE),
+#ifdef CONFIG_BALLOON_COMPACTION
+	KSNAP_VM_EVENT("balloon_migrate", BALLOON_MIGRATE),
+#endif
+#endif
+#ifdef CONFIG_DEBUG_TLBFLUSH
+	KSNAP_VM_EVENT("nr_tlb_remote_flush", NR_TLB_REMOTE_FLUSH),
+	KSNAP_VM_EVENT("nr_tlb_remote_flush_received", NR_TLB_REMOTE_FLUSH_RECEIVED),
+	KSNAP_VM_EVENT("nr_tlb_local_flush_all", NR_TLB_LOCAL_FLUSH_ALL),
+	KSNAP_VM_EVENT("nr_tlb_local_flush_one", NR_TLB_LOCAL_FLUSH_ONE),
+#endif
+#ifdef CONFIG_SWAP
+	KSNAP_VM_EVENT("swap_ra", SWAP_RA),
+	KSNAP_VM_EVENT("swap_ra_hit", SWAP_RA_HIT),
+#ifdef CONFIG_KSM
+	KSNAP_VM_EVENT("ksm_swpin_copy", KSM_SWPIN_COPY),
+#endif
+#endif
+#ifdef CONFIG_KSM
+	KSNAP_VM_EVENT("cow_ksm", COW_KSM),
+#endif
+#ifdef CONFIG_ZSWAP
+	KSNAP_VM_EVENT("zswpin", ZSWPIN),
+	KSNAP_VM_EVENT("zswpout", ZSWPOUT),
+#endif
+#ifdef CONFIG_X86
+	KSNAP_VM_EVENT("direct_map_level2_splits", DIRECT_MAP_LEVEL2_SPLIT),
+	KSNAP_VM_EVENT("direct_map_level3_splits", DIRECT_MAP_LEVEL3_SPLIT),
+#endif
+	/* /proc/vmstat zone and node page state (mmzone.h order). */
+	KSNAP_ZONE_STATE_DEFAULT("nr_free_pages", NR_FREE_PAGES),
+	KSNAP_ZONE_STATE("nr_zone_inactive_anon", NR_ZONE_INACTIVE_ANON),
+	KSNAP_ZONE_STATE("nr_zone_active_anon", NR_ZONE_ACTIVE_ANON),
+	KSNAP_ZONE_STATE("nr_zone_inactive_file", NR_ZONE_INACTIVE_FILE),
+	KSNAP_ZONE_STATE("nr_zone_active_file", NR_ZONE_ACTIVE_FILE),
+	KSNAP_ZONE_STATE("nr_zone_unevictable", NR_ZONE_UNEVICTABLE),
+	KSNAP_ZONE_STATE("nr_zone_write_pending", NR_ZONE_WRITE_PENDING),
+	KSNAP_ZONE_STATE("nr_mlock", NR_MLOCK),
+	KSNAP_ZONE_STATE("nr_bounce", NR_BOUNCE),
+#if IS_ENABLED(CONFIG_ZSMALLOC)
+	KSNAP_ZONE_STATE("nr_zspages", NR_ZSPAGES),
+#endif
+	KSNAP_ZONE_STATE("nr_free_cma", NR_FREE_CMA_PAGES),
+	KSNAP_NODE_PAGES("nr_inactive_anon", NR_INACTIVE_ANON),
+	KSNAP_NODE_PAGES("nr_active_anon", NR_ACTIVE_ANON),
+	KSNAP_NODE_PAGES("nr_inactive_file", NR_INACTIVE_FILE),
+	KSNAP_NODE_PAGES("nr_active_file", NR_ACTIVE_FILE),
+	KSNAP_NODE_PAGES("nr_unevictable", NR_UNEVICTABLE),
+	KSNAP_NODE_PAGES("nr_slab_reclaimable", NR_SLAB_RECLAIMABLE_B),
+	KSNAP_NODE_PAGES("nr_slab_unreclaimable", NR_SLAB_UNRECLAIMABLE_B),
+	KSNAP_NODE_PAGES("nr_isolated_anon", NR_ISOLATED_ANON),
+	KSNAP_NODE_PAGES("nr_isolated_file", NR_ISOLATED_FILE),
+	KSNAP_NODE_COUNT("workingset_nodes", WORKINGSET_NODES),
+	KSNAP_NODE_EVENT("workingset_refault_anon", WORKINGSET_REFAULT_ANON),
+	KSNAP_NODE_EVENT("workingset_refault_file", WORKINGSET_REFAULT_FILE),
+	KSNAP_NODE_EVENT("workingset_activate_anon", WORKINGSET_ACTIVATE_ANON),
+	KSNAP_NODE_EVENT("workingset_activate_file", WORKINGSET_ACTIVATE_FILE),
+	KSNAP_NODE_EVENT("workingset_restore_anon", WORKINGSET_RESTORE_ANON),
+	KSNAP_NODE_EVENT("workingset_restore_file", WORKINGSET_RESTORE_FILE),
+	KSNAP_NODE_EVENT("workingset_nodereclaim", WORKINGSET_NODERECLAIM),
+	KSNAP_NODE_PAGES("nr_anon_pages", NR_ANON_MAPPED),
+	KSNAP_NODE_PAGES("nr_mapped", NR_FILE_MAPPED),
+	KSNAP_NODE_PAGES("nr_file_pages", NR_FILE_PAGES),
+	KSNAP_NODE_PAGES("nr_dirty", NR_FILE_DIRTY),
+	KSNAP_NODE_PAGES("nr_writeback", NR_WRITEBACK),
+	KSNAP_NODE_PAGES("nr_writeback_temp", NR_WRITEBACK_TEMP),
+	KSNAP_NODE_PAGES("nr_shmem", NR_SHMEM),
+	KSNAP_NODE_PAGES("nr_shmem_hugepages", NR_SHMEM_THPS),
+	KSNAP_NODE_PAGES("nr_shmem_pmdmapped", NR_SHMEM_PMDMAPPED),
+	KSNAP_NODE_PAGES("nr_file_hugepages", NR_FILE_THPS),
+	KSNAP_NODE_PAGES("nr_file_pmdmapped", NR_FILE_PMDMAPPED),
+	KSNAP_NODE_PAGES("nr_anon_transparent_hugepages", NR_ANON_THPS),
+	KSNAP_NODE_EVENT("nr_vmscan_write", NR_VMSCAN_WRITE),
+	KSNAP_NODE_EVENT("nr_vmscan_immediate_reclaim", NR_VMSCAN_IMMEDIATE),
+	KSNAP_NODE_EVENT("nr_dirtied", NR_DIRTIED),
+	KSNAP_NODE_EVENT("nr_written", NR_WRITTEN),
+	KSNAP_NODE_EVENT("nr_throttled_written", NR_THROTTLED_WRITTEN),
+	KSNAP_NODE_PAGES("nr_kernel_misc_reclaimable", NR_KERNEL_MISC_RECLAIMABLE),
+	KSNAP_NODE_EVENT("nr_foll_pin_acquired", NR_FOLL_PIN_ACQUIRED),
+	KSNAP_NODE_EVENT("nr_foll_pin_released", NR_FOLL_PIN_RELEASED),
+	KSNAP_NODE_KIB("nr_kernel_stack", NR_KERNEL_STACK_KB),
+#if IS_ENABLED(CONFIG_SHADOW_CALL_STACK)
+	KSNAP_NODE_KIB("nr_shadow_call_stack", NR_KERNEL_SCS_KB),
+#endif
+	KSNAP_NODE_PAGES("nr_page_table_pages", NR_PAGETABLE),
+	KSNAP_NODE_PAGES("nr_sec_page_table_pages", NR_SECONDARY_PAGETABLE),
+#ifdef CONFIG_SWAP
+	KSNAP_NODE_PAGES("nr_swapcached", NR_SWAPCACHE),
+#endif
+#ifdef CONFIG_NUMA_BALANCING
+	KSNAP_NODE_EVENT("pgpromote_success", PGPROMOTE_SUCCESS),
+	KSNAP_NODE_EVENT("pgpromote_candidate", PGPROMOTE_CANDIDATE),
+#endif
+	/* /proc/meminfo */
+	{
+		.name = "meminfo.MemTotal", .item = KSNAP_MEM_TOTAL,
+		.unit = "bytes", .read = ksnap_read_meminfo,
+		.desc = "usable RAM (/proc/meminfo MemTotal), bytes",
+		.freshness = KSNAP_FRESH_LIVE,
+	},
+	{
+		.name = "meminfo.MemAvailable", .item = KSNAP_MEM_AVAILABLE,
+		.unit = "bytes", .read = ksnap_read_meminfo,
+		.desc = "memory available without swapping (MemAvailable), bytes",
+		.freshness = KSNAP_FRESH_1S,
+	},
+	/* /proc/stat */
+	KSNAP_CPU_TIME("user", CPUTIME_USER,
+		       "CPU time in user mode, guest time included"),
+	KSNAP_CPU_TIME("nice", CPUTIME_NICE,
+		       "CPU time in user mode at positive nice, guest_nice included"),
+	KSNAP_CPU_TIME("system", CPUTIME_SYSTEM, "CPU time in kernel mode"),
+	KSNAP_CPU_TIME("idle", CPUTIME_IDLE,
+		       "CPU idle time, never stepping back"),
+	KSNAP_CPU_TIME("iowait", CPUTIME_IOWAIT,
+		       "CPU idle time with I/O outstanding, never stepping back"),
+	KSNAP_CPU_TIME("irq", CPUTIME_IRQ, "CPU time in hard interrupts"),
+	KSNAP_CPU_TIME("softirq", CPUTIME_SOFTIRQ, "CPU time in softirqs"),
+	KSNAP_CPU_TIME("steal", CPUTIME_STEAL,
+		       "time stolen by the hypervisor"),
+	KSNAP_CPU_TIME("guest", CPUTIME_GUEST, "CPU time running guests"),
+	KSNAP_CPU_TIME("guest_nice", CPUTIME_GUEST_NICE,
+		       "CPU time running niced guests"),
+	{
+		.name = "stat.intr", .item = 0, .unit = "count",
+		.desc = "IRQs via the generic IRQ layer (no x86 LOC/NMI/IPI), count",
+		.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,
+		.read_cpu = ksnap_read_intr,
+	},
+	{
+		.name = "stat.softirq", .item = -1, .unit = "count",
+		.desc = "softirqs run, all types (/proc/stat softirq), count",
+		.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,
+		.read_cpu = ksnap_read_softirq,
+	},
+	KSNAP_SOFTIRQ("HI", HI_SOFTIRQ),
+	KSNAP_SOFTIRQ("TIMER", TIMER_SOFTIRQ),
+	KSNAP_SOFTIRQ("NET_TX", NET_TX_SOFTIRQ),
+	KSNAP_SOFTIRQ("NET_RX", NET_RX_SOFTIRQ),
+	KSNAP_SOFTIRQ("BLOCK", BLOCK_SOFTIRQ),
+	KSNAP_SOFTIRQ("IRQ_POLL", IRQ_POLL_SOFTIRQ),
+	KSNAP_SOFTIRQ("TASKLET", TASKLET_SOFTIRQ),
+	KSNAP_SOFTIRQ("SCHED", SCHED_SOFTIRQ),
+	KSNAP_SOFTIRQ("HRTIMER", HRTIMER_SOFTIRQ),
+	KSNAP_SOFTIRQ("RCU", RCU_SOFTIRQ),
+	/* /proc/loadavg */
+	KSNAP_LOADAVG("1", 0),
+	KSNAP_LOADAVG("5", 1),
+	KSNAP_LOADAVG("15", 2),
+	{
+		.name = "loadavg.threads", .item = 0, .unit = "count",
+		.desc = "PIDs in use in the initial PID namespace (~threads), count",
+		.freshness = KSNAP_FRESH_LIVE, .read = ksnap_read_pids,
+	},
+#ifdef CONFIG_PSI
+	/* /proc/pressure/ (CPU full is undefined system-wide) */
+	KSNAP_PSI("pressure.cpu.some", PSI_CPU_SOME),
+	KSNAP_PSI("pressure.memory.some", PSI_MEM_SOME),
+	KSNAP_PSI("pressure.memory.full", PSI_MEM_FULL),
+	KSNAP_PSI("pressure.io.some", PSI_IO_SOME),
+	KSNAP_PSI("pressure.io.full", PSI_IO_FULL),
+#ifdef CONFIG_IRQ_TIME_ACCOUNTING
+	KSNAP_PSI("pressure.irq.full", PSI_IRQ_FULL),
+#endif
+#endif
+	/* cgroup v2: memory controller */
+	KSNAP_MEMCG("memory.current", KSNAP_MEMCG_CURRENT,
+		    "memory charged to the cgroup and its descendants", true),
+	KSNAP_MEMCG("memory.min", KSNAP_MEMCG_MIN,
+		    "hard protection, U64_MAX for max", false),
+	KSNAP_MEMCG("memory.low", KSNAP_MEMCG_LOW,
+		    "best-effort protection, U64_MAX for max", false),
+	KSNAP_MEMCG("memory.high", KSNAP_MEMCG_HIGH,
+		    "throttling limit, U64_MAX for max", false),
+	KSNAP_MEMCG("memory.max", KSNAP_MEMCG_MAX,
+		    "hard limit, U64_MAX for max", false),
+	KSNAP_MEMCG("memory.peak", KSNAP_MEMCG_PEAK,
+		    "highest memory.current since creation", false),
+#ifdef CONFIG_SWAP
+	KSNAP_MEMCG("memory.swap.current", KSNAP_MEMCG_SWAP_CURRENT,
+		    "swap charged to the cgroup and its descendants", false),
+	KSNAP_MEMCG("memory.swap.high", KSNAP_MEMCG_SWAP_HIGH,
+		    "swap throttling limit, U64_MAX for max", false),
+	KSNAP_MEMCG("memory.swap.max", KSNAP_MEMCG_SWAP_MAX,
+		    "swap hard limit, U64_MAX for max", false),
+#endif
+	KSNAP_MEMCG_EVENT("memory.events.low", MEMCG_LOW),
+	KSNAP_MEMCG_EVENT("memory.events.high", MEMCG_HIGH),
+	KSNAP_MEMCG_EVENT("memory.events.max", MEMCG_MAX),
+	KSNAP_MEMCG_EVENT("memory.events.oom", MEMCG_OOM),
+	KSNAP_MEMCG_EVENT("memory.events.oom_kill", MEMCG_OOM_KILL),
+	KSNAP_MEMCG_EVENT("memory.events.oom_group_kill", MEMCG_OOM_GROUP_KILL),
+#ifdef CONFIG_SWAP
+	KSNAP_MEMCG_EVENT("memory.swap.events.high", MEMCG_SWAP_HIGH),
+	KSNAP_MEMCG_EVENT("memory.swap.events.max", MEMCG_SWAP_MAX),
+	KSNAP_MEMCG_EVENT("memory.swap.events.fail", MEMCG_SWAP_FAIL),
+#endif
+	/* memory.stat items kept per node (mm/memcontrol.c memory_stats[]) */
+	KSNAP_MEMCG_STAT("memory.stat.anon", NR_ANON_MAPPED,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.file", NR_FILE_PAGES,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.kernel_stack", NR_KERNEL_STACK_KB,
+			 1024),
+	KSNAP_MEMCG_STAT("memory.stat.pagetables", NR_PAGETABLE,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.sec_pagetables", NR_SECONDARY_PAGETABLE,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.shmem", NR_SHMEM,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.file_mapped", NR_FILE_MAPPED,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.file_dirty", NR_FILE_DIRTY,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.file_writeback", NR_WRITEBACK,
+			 PAGE_SIZE),
+#ifdef CONFIG_SWAP
+	KSNAP_MEMCG_STAT("memory.stat.swapcached", NR_SWAPCACHE,
+			 PAGE_SIZE),
+#endif
+#ifdef CONFIG_TRANSPARENT_HUGEPAGE
+	KSNAP_MEMCG_STAT("memory.stat.anon_thp", NR_ANON_THPS,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.file_thp", NR_FILE_THPS,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.shmem_thp", NR_SHMEM_THPS,
+			 PAGE_SIZE),
+#endif
+	KSNAP_MEMCG_STAT("memory.stat.inactive_anon", NR_INACTIVE_ANON,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.active_anon", NR_ACTIVE_ANON,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.inactive_file", NR_INACTIVE_FILE,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.active_file", NR_ACTIVE_FILE,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.unevictable", NR_UNEVICTABLE,
+			 PAGE_SIZE),
+	KSNAP_MEMCG_STAT("memory.stat.slab_reclaimable", NR_SLAB_RECLAIMABLE_B,
+			 1),
+	KSNAP_MEMCG_STAT("memory.stat.slab_unreclaimable", NR_SLAB_UNRECLAIMABLE_B,
+			 1),
+	KSNAP_MEMCG_STAT_EVENT("memory.stat.workingset_refault_anon",
+			       WORKINGSET_REFAULT_ANON),
+	KSNAP_MEMCG_STAT_EVENT("memory.stat.workingset_refault_file",
+			       WORKINGSET_REFAULT_FILE),
+	KSNAP_MEMCG_STAT_EVENT("memory.stat.workingset_activate_anon",
+			       WORKINGSET_ACTIVATE_ANON),
+	KSNAP_MEMCG_STAT_EVENT("memory.stat.workingset_activate_file",
+			       WORKINGSET_ACTIVATE_FILE),
+	KSNAP_MEMCG_STAT_EVENT("memory.stat.workingset_restore_anon",
+			       WORKINGSET_RESTORE_ANON),
+	KSNAP_MEMCG_STAT_EVENT("memory.stat.workingset_restore_file",
+			       WORKINGSET_RESTORE_FILE),
+	KSNAP_MEMCG_STAT_EVENT("memory.stat.workingset_nodereclaim",
+			       WORKINGSET_NODERECLAIM),
+	/* cgroup v2: CPU (rstat base statistics: no controller needed) */
+	{
+		.name = "cpu.stat.usage", .unit = "ns",
+		.desc = "CPU time of the subtree, as of the last rstat flush, ns",
+		.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,
+		.freshness = KSNAP_FRESH_2S, .per_cgroup = true,
+		.needs = KSNAP_NEEDS_NONROOT, .read = ksnap_read_cg_usage,
+	},
+	{
+		.name = "cpu.stat.usage_self", .unit = "ns",
+		.desc = "CPU time of the cgroup's own tasks (not descendants), ns",
+		.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,
+		.freshness = KSNAP_FRESH_LIVE, .per_cgroup = true,
+		.needs = KSNAP_NEEDS_NONROOT, .read = ksnap_read_cg_usage_self,
+	},
+#ifdef CONFIG_PSI
+	KSNAP_CG_PSI("cpu.pressure.some", PSI_CPU_SOME),
+	KSNAP_CG_PSI("cpu.pressure.full", PSI_CPU_FULL),
+	KSNAP_CG_PSI("memory.pressure.some", PSI_MEM_SOME),
+	KSNAP_CG_PSI("memory.pressure.full", PSI_MEM_FULL),
+	KSNAP_CG_PSI("io.pressure.some", PSI_IO_SOME),
+	KSNAP_CG_PSI("io.pressure.full", PSI_IO_FULL),
+#ifdef CONFIG_IRQ_TIME_ACCOUNTING
+	KSNAP_CG_PSI("irq.pressure.full", PSI_IRQ_FULL),
+#endif
+#endif
 };
 
 const unsigned int ksnap_nr_metrics = ARRAY_SIZE(ksnap_metrics);
+
+/**
+ * ksnap_metric_read() - one column's value
+ * @m: the metric
+ * @cg: its cgroup, for a per-cgroup metric
+ * @cpu: a CPU, or KSNAP_CPU_SUM for the sum over the possible CPUs
+ *
+ * Hardirq-safe, as every reader.
+ */
+u64 ksnap_metric_read(const struct ksnap_metric *m,
+		      const struct ksnap_cgroup *cg, int cpu)
+{
+	u64 sum = 0;
+	int c;
+
+	if (!m->read_cpu)
+		return m->read(m, cg);
+	if (cpu >= 0)
+		return m->read_cpu(m, cpu);
+	for_each_possible_cpu(c)
+		sum += m->read_cpu(m, c);
+	return sum;
+}
 
 /* Index of the metric called @name, or -ENOENT. */
 int ksnap_metric_lookup(const char *name)
@@ -82,4 +913,100 @@ int ksnap_metric_lookup(const char *name)
 		if (!strcmp(ksnap_metrics[i].name, name))
 			return i;
 	return -ENOENT;
+}
+
+/**
+ * ksnap_metric_suggest() - the known names closest to an unknown one
+ * @name: the unknown name
+ * @best: filled with up to @n metric indexes, closest first
+ * @n: room in @best
+ *
+ * Close means an edit distance of at most a third of the name's length
+ * (at least 2), or the unknown name being a prefix of the known one.
+ *
+ * Return: how many indexes were stored.
+ */
+unsigned int ksnap_metric_suggest(const char *name, unsigned int *best,
+				  unsigned int n)
+{
+	unsigned int dist[KSNAP_SUGGEST_MAX], found = 0, i, j, d, limit;
+	size_t len = strlen(name);
+
+	limit = max_t(unsigned int, 2, len / 3);
+	n = min_t(unsigned int, n, KSNAP_SUGGEST_MAX);
+	for (i = 0; i < ARRAY_SIZE(ksnap_metrics); i++) {
+		d = ksnap_edit_distance(name, ksnap_metrics[i].name);
+		if (d > limit && len >= 3 &&
+		    !strncmp(ksnap_metrics[i].name, name, len))
+			d = limit;
+		if (d > limit)
+			continue;
+		for (j = found; j > 0 && dist[j - 1] > d; j--) {
+			if (j < n) {
+				dist[j] = dist[j - 1];
+				best[j] = best[j - 1];
+			}
+		}
+		if (j < n) {
+			dist[j] = d;
+			best[j] = i;
+			if (found < n)
+				found++;
+		}
+	}
+	return found;
+}
+
+static const char *const ksnap_freshness_name[] = {
+	[KSNAP_FRESH_LIVE] = "live",
+	[KSNAP_FRESH_TICK] = "tick",
+	[KSNAP_FRESH_1S] = "1s",
+	[KSNAP_FRESH_2S] = "2s",
+};
+
+/**
+ * ksnap_catalogue_line() - one line of available_metrics
+ * @buf: destination, or NULL with @size 0 to measure
+ * @size: room in @buf
+ * @m: the metric
+ *
+ * Tab separated: name, cumulative or gauge, unit, freshness, fields ("cpu",
+ * "cgroup" or "-"), description; then a newline.
+ *
+ * Return: the length of the line (as snprintf()).
+ */
+int ksnap_catalogue_line(char *buf, size_t size, const struct ksnap_metric *m)
+{
+	return snprintf(buf, size, "%s\t%s\t%s\t%s\t%s\t%s\n", m->name,
+			m->flags & KSNAP_COL_CUMULATIVE ? "cumulative" : "gauge",
+			m->unit, ksnap_freshness_name[m->freshness],
+			m->per_cgroup ? "cgroup" : m->read_cpu ? "cpu" : "-",
+			m->desc);
+}
+
+/**
+ * ksnap_catalogue_text() - the whole of available_metrics
+ * @len: its length
+ *
+ * Process context.  More than a page: sysfs serves it as a binary
+ * attribute.
+ *
+ * Return: a kvmalloc'ed NUL-terminated text, or NULL.
+ */
+char *ksnap_catalogue_text(size_t *len)
+{
+	size_t n = 0, size;
+	unsigned int i;
+	char *text;
+
+	for (i = 0; i < ksnap_nr_metrics; i++)
+		n += ksnap_catalogue_line(NULL, 0, &ksnap_metrics[i]);
+	size = n + 1;
+	text = kvmalloc(size, GFP_KERNEL);
+	if (!text)
+		return NULL;
+	for (n = 0, i = 0; i < ksnap_nr_metrics; i++)
+		n += ksnap_catalogue_line(text + n, size - n, &ksnap_metrics[i]);
+	*len = n;
+	return text;
 }

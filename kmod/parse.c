@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Metric and cgroup list parsing: see the rules in parse.h. */
 #include <linux/errno.h>
+#include <linux/minmax.h>
 #include <linux/string.h>
 
 #include "ksnap_abi.h"
@@ -107,35 +108,124 @@ int ksnap_parse_list(char *buf, size_t max_len, struct ksnap_list *list,
 }
 
 /**
+ * ksnap_parse_metric_sel() - split "name[selector]"
+ * @entry: one list entry, NUL-terminated
+ * @name: receives the name, NUL-terminated
+ * @size: room in @name
+ * @sel: KSNAP_SEL_NONE, KSNAP_SEL_EACH_CPU ("[cpu]") or a CPU number
+ *	 (decimal, 0..KSNAP_SEL_CPU_MAX, no sign or leading zero)
+ *
+ * Return: 0, or -EINVAL for an empty name, a bad or unclosed selector,
+ * or text after the ']'.
+ */
+int ksnap_parse_metric_sel(const char *entry, char *name, size_t size,
+			   int *sel)
+{
+	const char *open = strchr(entry, '['), *s;
+	size_t len = open ? open - entry : strlen(entry);
+	long cpu = 0;
+
+	if (!len || len >= size)
+		return -EINVAL;
+	memcpy(name, entry, len);
+	name[len] = '\0';
+	*sel = KSNAP_SEL_NONE;
+	if (!open)
+		return 0;
+	s = open + 1;
+	if (!strcmp(s, "cpu]")) {
+		*sel = KSNAP_SEL_EACH_CPU;
+		return 0;
+	}
+	if (*s < '0' || *s > '9' || (*s == '0' && s[1] != ']'))
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		cpu = cpu * 10 + (*s - '0');
+		if (cpu > KSNAP_SEL_CPU_MAX)
+			return -EINVAL;
+	}
+	if (s[0] != ']' || s[1])
+		return -EINVAL;
+	*sel = cpu;
+	return 0;
+}
+
+/**
  * ksnap_parse_metrics() - parse a list of metric names
  * @buf: as for ksnap_parse_list()
  * @lookup: maps a name to its index in the metric table
  * @list: filled on success
  * @idx: list->nr indexes, KSNAP_LIST_MAX slots
- * @err: filled on failure
+ * @sel: list->nr selectors (see ksnap_parse_metric_sel()), KSNAP_LIST_MAX
+ *	 slots
+ * @err: filled on failure; for an unknown name, err->why is
+ *	 "unknown metric" and err->bad the name without its selector
  *
  * Return: 0 or -EINVAL (bad syntax or unknown name).
  */
 int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
-			struct ksnap_list *list, u16 *idx,
+			struct ksnap_list *list, u16 *idx, s16 *sel,
 			struct ksnap_parse_err *err)
 {
+	char name[KSNAP_METRIC_NAME_MAX];
 	unsigned int i;
-	int ret;
+	int ret, s;
 
 	ret = ksnap_parse_list(buf, KSNAP_METRIC_NAME_MAX, list, err);
 	if (ret)
 		return ret;
 	for (i = 0; i < list->nr; i++) {
-		ret = lookup(list->item[i]);
+		const char *item = list->item[i];
+
+		if (ksnap_parse_metric_sel(item, name, sizeof(name), &s)) {
+			ksnap_parse_fail(err,
+					 "bad CPU selector (use name, name[N] or name[cpu]):",
+					 item, strlen(item));
+			return -EINVAL;
+		}
+		ret = lookup(name);
 		if (ret < 0) {
-			ksnap_parse_fail(err, "unknown metric", list->item[i],
-					 strlen(list->item[i]));
+			ksnap_parse_fail(err, "unknown metric", item,
+					 strlen(name));
 			return -EINVAL;
 		}
 		idx[i] = ret;
+		sel[i] = s;
 	}
 	return 0;
+}
+
+/**
+ * ksnap_edit_distance() - Levenshtein distance between two names
+ * @a: NUL-terminated
+ * @b: NUL-terminated
+ *
+ * Insertions, deletions and substitutions cost 1.  Only the first
+ * KSNAP_METRIC_NAME_MAX - 1 characters of each string count.
+ *
+ * Return: the distance.
+ */
+unsigned int ksnap_edit_distance(const char *a, const char *b)
+{
+	u8 row[KSNAP_METRIC_NAME_MAX];
+	size_t la = strnlen(a, KSNAP_METRIC_NAME_MAX - 1);
+	size_t lb = strnlen(b, KSNAP_METRIC_NAME_MAX - 1);
+	size_t i, j;
+
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		u8 diag = row[0], up;
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			up = row[j];
+			row[j] = min3(row[j] + 1, row[j - 1] + 1,
+				      diag + (a[i - 1] != b[j - 1]));
+			diag = up;
+		}
+	}
+	return row[lb];
 }
 
 /**

@@ -9,10 +9,15 @@
  * entry must be non-empty (so no leading, doubled or trailing comma),
  * printable ASCII without blanks, shorter than its maximum length, and
  * unique; at most KSNAP_LIST_MAX entries.
+ *
+ * A metric entry is "name", "name[N]" (CPU N only) or "name[cpu]" (one
+ * column per possible CPU); whether the metric allows a CPU is the
+ * configuration's business, not the parser's.
  */
 #ifndef KSNAP_PARSE_H
 #define KSNAP_PARSE_H
 
+#include <linux/limits.h>
 #include <linux/types.h>
 
 #include "ring.h"
@@ -36,9 +41,17 @@ typedef int (*ksnap_lookup_fn)(const char *name);
 
 int ksnap_parse_list(char *buf, size_t max_len, struct ksnap_list *list,
 		     struct ksnap_parse_err *err);
+/* ksnap_parse_metric_sel(): no selector, "[cpu]"; else a CPU number. */
+#define KSNAP_SEL_NONE		(-1)
+#define KSNAP_SEL_EACH_CPU	(-2)
+#define KSNAP_SEL_CPU_MAX	S16_MAX
+
+int ksnap_parse_metric_sel(const char *entry, char *name, size_t size,
+			   int *sel);
 int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
-			struct ksnap_list *list, u16 *idx,
+			struct ksnap_list *list, u16 *idx, s16 *sel,
 			struct ksnap_parse_err *err);
+unsigned int ksnap_edit_distance(const char *a, const char *b);
 int ksnap_parse_cgroups(char *buf, struct ksnap_list *list,
 			struct ksnap_parse_err *err);
 

@@ -21,6 +21,7 @@
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 
 #include "ksnap.h"
 
@@ -47,7 +48,7 @@ static u32 ksnap_sat_u32(u64 value)
  */
 static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 {
-	const struct ksnap_config *cfg = ks->cfg;
+	struct ksnap_config *cfg = ks->cfg;
 	struct ksnap_ctrl *ctrl = ks->ctrl;
 	struct ksnap_stats *st = &ctrl->stats;
 	struct ksnap_record *rec;
@@ -58,6 +59,18 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	ksnap_stat_inc(&st->taken);
 	ksnap_stat_add(&st->lateness_sum_ns, &st->lateness_max_ns,
 		       lateness_ns);
+
+	/* A removed cgroup: flag the records, log once (from a worker). */
+	for (i = 0; i < cfg->nr_cgroups; i++) {
+		struct ksnap_cgroup *cg = &cfg->cgroups[i];
+
+		if (!cg->gone && ksnap_cgroup_dying(cg)) {
+			WRITE_ONCE(cg->gone, true);
+			schedule_work(&ks->gone_work);
+		}
+		if (cg->gone)
+			flags |= KSNAP_REC_STALE;
+	}
 
 	/* [A] pairs with the reader's [D]: the slot at head is free again. */
 	tail = smp_load_acquire(&ks->consumer->tail);
@@ -76,12 +89,13 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	for (i = 0; i < cfg->nr_columns; i++) {
 		const struct ksnap_source *src = &cfg->col[i];
 
-		rec->values[i] = src->metric->read(src->metric, src->cg);
+		/* A gone cgroup's columns keep their last values. */
+		if (!src->cg || !src->cg->gone)
+			cfg->last[i] = ksnap_metric_read(src->metric, src->cg,
+							 src->cpu);
+		rec->values[i] = cfg->last[i];
 	}
 	t1 = ktime_get_ns();
-	for (i = 0; i < cfg->nr_cgroups; i++)
-		if (ksnap_cgroup_dying(&cfg->cgroups[i]))
-			flags |= KSNAP_REC_STALE;
 
 	rec->seq = head;
 	rec->time_ns = t0 + (t1 - t0) / 2 - ks->start_mono_ns;
@@ -134,8 +148,35 @@ static void ksnap_wake_fn(struct irq_work *work)
 	wake_up_interruptible(&ks->wait);
 }
 
+/*
+ * Log each cgroup the sampler found removed, once per configuration.
+ * Process context; never concurrent with itself (see ksnap_sampler_stop()).
+ */
+void ksnap_report_gone(struct ksnap *ks)
+{
+	struct ksnap_config *cfg = ks->cfg;
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_cgroups; i++) {
+		struct ksnap_cgroup *cg = &cfg->cgroups[i];
+
+		if (!READ_ONCE(cg->gone) || cg->reported)
+			continue;
+		cg->reported = true;
+		pr_warn("cgroups: '%s' was removed while sampled: its columns keep their last values and records are flagged stale\n",
+			cg->path);
+	}
+}
+
+/* ks->cfg cannot change while this is queued or runs: it is stopped first. */
+static void ksnap_gone_fn(struct work_struct *work)
+{
+	ksnap_report_gone(container_of(work, struct ksnap, gone_work));
+}
+
 void ksnap_sampler_init(struct ksnap *ks)
 {
+	INIT_WORK(&ks->gone_work, ksnap_gone_fn);
 	init_waitqueue_head(&ks->wait);
 	init_irq_work(&ks->wake_work, ksnap_wake_fn);
 	hrtimer_init(&ks->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
@@ -206,6 +247,9 @@ void ksnap_sampler_stop(struct ksnap *ks)
 	local_irq_disable();
 	ksnap_sample(ks, 0, KSNAP_REC_LAST);
 	local_irq_enable();
+	/* Nothing queues it any more: log what it had not yet logged. */
+	cancel_work_sync(&ks->gone_work);
+	ksnap_report_gone(ks);
 
 	ksnap_ctrl_write_begin(ks->ctrl);
 	ks->ctrl->state = KSNAP_STATE_STOPPED;
@@ -221,4 +265,5 @@ void ksnap_sampler_uninit(struct ksnap *ks)
 	mutex_unlock(&ks->lock);
 	hrtimer_cancel(&ks->timer);
 	irq_work_sync(&ks->wake_work);
+	cancel_work_sync(&ks->gone_work);
 }

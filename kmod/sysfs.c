@@ -7,6 +7,8 @@
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 
 #include "ksnap.h"
@@ -55,9 +57,16 @@ static ssize_t metrics_show(struct kobject *kobj, struct kobj_attribute *attr,
 	int len = 0;
 
 	mutex_lock(&ks->lock);
-	for (i = 0; i < ks->cfg->nr_metrics; i++)
+	for (i = 0; i < ks->cfg->nr_metrics; i++) {
+		int cpu = ks->cfg->metric_cpu[i];
+
 		len += sysfs_emit_at(buf, len, "%s%s", i ? "," : "",
 				     ksnap_metrics[ks->cfg->metric[i]].name);
+		if (cpu == KSNAP_CPU_EACH)
+			len += sysfs_emit_at(buf, len, "[cpu]");
+		else if (cpu >= 0)
+			len += sysfs_emit_at(buf, len, "[%d]", cpu);
+	}
 	mutex_unlock(&ks->lock);
 	return len + sysfs_emit_at(buf, len, "\n");
 }
@@ -182,28 +191,35 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  "running" : "stopped");
 }
 
-static ssize_t available_metrics_show(struct kobject *kobj,
-				      struct kobj_attribute *attr, char *buf)
-{
-	unsigned int i;
-	int len = 0;
+/*
+ * available_metrics: one line per metric (see ksnap_catalogue_line()).  The
+ * catalogue is longer than the page a sysfs show may fill, so it is a
+ * binary attribute over a text built once at load: the catalogue of the
+ * running kernel never changes.
+ */
+static char *ksnap_catalogue;
 
-	for (i = 0; i < ksnap_nr_metrics; i++)
-		len += sysfs_emit_at(buf, len, "%s\t%s%s\n",
-				     ksnap_metrics[i].name,
-				     ksnap_metrics[i].desc,
-				     ksnap_metrics[i].per_cgroup ?
-				     " (per cgroup)" : "");
-	return len;
+static ssize_t available_metrics_read(struct file *file, struct kobject *kobj,
+				      struct bin_attribute *attr, char *buf,
+				      loff_t off, size_t count)
+{
+	return memory_read_from_buffer(buf, count, &off, ksnap_catalogue,
+				       attr->size);
 }
+
+static struct bin_attribute ksnap_attr_available_metrics =
+	__BIN_ATTR_RO(available_metrics, 0);
+
+static struct bin_attribute *ksnap_bin_attrs[] = {
+	&ksnap_attr_available_metrics,
+	NULL,
+};
 
 static struct kobj_attribute ksnap_attr_enable = __ATTR_RW(enable);
 static struct kobj_attribute ksnap_attr_metrics = __ATTR_RW(metrics);
 static struct kobj_attribute ksnap_attr_cgroups = __ATTR_RW(cgroups);
 static struct kobj_attribute ksnap_attr_period_us = __ATTR_RW(period_us);
 static struct kobj_attribute ksnap_attr_stats = __ATTR_RO(stats);
-static struct kobj_attribute ksnap_attr_available_metrics =
-	__ATTR_RO(available_metrics);
 
 static struct attribute *ksnap_attrs[] = {
 	&ksnap_attr_enable.attr,
@@ -211,27 +227,39 @@ static struct attribute *ksnap_attrs[] = {
 	&ksnap_attr_cgroups.attr,
 	&ksnap_attr_period_us.attr,
 	&ksnap_attr_stats.attr,
-	&ksnap_attr_available_metrics.attr,
 	NULL,
 };
 
 static const struct attribute_group ksnap_attr_group = {
 	.attrs = ksnap_attrs,
+	.bin_attrs = ksnap_bin_attrs,
 };
 
 int ksnap_sysfs_init(struct ksnap *ks)
 {
+	size_t len;
 	int ret;
 
 	ksnap_sysfs_dev = ks;
-	ks->kobj = kobject_create_and_add("ksnap", kernel_kobj);
-	if (!ks->kobj)
+	ksnap_catalogue = ksnap_catalogue_text(&len);
+	if (!ksnap_catalogue)
 		return -ENOMEM;
+	ksnap_attr_available_metrics.size = len;
+	ks->kobj = kobject_create_and_add("ksnap", kernel_kobj);
+	if (!ks->kobj) {
+		ret = -ENOMEM;
+		goto err;
+	}
 	ret = sysfs_create_group(ks->kobj, &ksnap_attr_group);
 	if (ret) {
 		kobject_put(ks->kobj);
 		ks->kobj = NULL;
+		goto err;
 	}
+	return 0;
+err:
+	kvfree(ksnap_catalogue);
+	ksnap_catalogue = NULL;
 	return ret;
 }
 
@@ -241,4 +269,6 @@ void ksnap_sysfs_uninit(struct ksnap *ks)
 	sysfs_remove_group(ks->kobj, &ksnap_attr_group);
 	kobject_put(ks->kobj);
 	ks->kobj = NULL;
+	kvfree(ksnap_catalogue);
+	ksnap_catalogue = NULL;
 }

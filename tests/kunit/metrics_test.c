@@ -10,6 +10,7 @@
 #include <linux/completion.h>
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -35,8 +36,26 @@ static void ksnap_metrics_registry(struct kunit *test)
 					  m->name);
 		KUNIT_EXPECT_LE_MSG(test, m->freshness, KSNAP_FRESH_2S,
 				    "freshness of %s", m->name);
-		KUNIT_EXPECT_NOT_NULL_MSG(test, m->read, "reader of %s",
-					  m->name);
+		KUNIT_EXPECT_TRUE_MSG(test, !m->read != !m->read_cpu,
+				      "%s needs exactly one reader", m->name);
+		KUNIT_EXPECT_FALSE_MSG(test, m->per_cgroup && m->read_cpu,
+				       "%s: per cgroup and per CPU", m->name);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, m->unit, "unit of %s", m->name);
+		if (m->unit)
+			KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m->desc, m->unit),
+						  "description of %s names its unit %s",
+						  m->name, m->unit);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    !!(m->flags & KSNAP_COL_NANOSECONDS),
+				    m->unit && !strcmp(m->unit, "ns"),
+				    "%s: nanosecond flag and unit ns go together",
+				    m->name);
+		if (!m->per_cgroup)
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      m->needs == KSNAP_NEEDS_NOTHING ||
+					      m->needs == KSNAP_NEEDS_PSI,
+					      "%s: a global metric needs no cgroup",
+					      m->name);
 		KUNIT_EXPECT_EQ_MSG(test, ksnap_metric_lookup(m->name), (int)i,
 				    "lookup of %s", m->name);
 		for (j = 0; j < i; j++)
@@ -44,6 +63,69 @@ static void ksnap_metrics_registry(struct kunit *test)
 						m->name, "duplicate name");
 	}
 	KUNIT_EXPECT_EQ(test, ksnap_metric_lookup("no such metric"), -ENOENT);
+	for (i = 0, j = 0; i < ksnap_nr_metrics; i++)
+		j += ksnap_metrics[i].by_default && !ksnap_metrics[i].per_cgroup;
+	KUNIT_EXPECT_GT_MSG(test, j, 0U, "a global metric is sampled by default");
+}
+
+/* Suggestions for a mistyped name come from the real table. */
+static void ksnap_metrics_suggest(struct kunit *test)
+{
+	unsigned int best[KSNAP_SUGGEST_MAX], n;
+
+	n = ksnap_metric_suggest("pgfalt", best, ARRAY_SIZE(best));
+	KUNIT_ASSERT_GE(test, n, 1U);
+	KUNIT_EXPECT_STREQ(test, ksnap_metrics[best[0]].name, "pgfault");
+
+	n = ksnap_metric_suggest("memory.curent", best, ARRAY_SIZE(best));
+	KUNIT_ASSERT_GE(test, n, 1U);
+	KUNIT_EXPECT_STREQ(test, ksnap_metrics[best[0]].name,
+			   "memory.current");
+
+	n = ksnap_metric_suggest("cpu.usr", best, ARRAY_SIZE(best));
+	KUNIT_ASSERT_GE(test, n, 1U);
+	KUNIT_EXPECT_STREQ(test, ksnap_metrics[best[0]].name, "cpu.user");
+
+	/* A prefix counts as close. */
+	n = ksnap_metric_suggest("meminfo.MemAv", best, ARRAY_SIZE(best));
+	KUNIT_ASSERT_GE(test, n, 1U);
+	KUNIT_EXPECT_STREQ(test, ksnap_metrics[best[0]].name,
+			   "meminfo.MemAvailable");
+
+	KUNIT_EXPECT_EQ(test, ksnap_metric_suggest("zzzzzzzzzzzzzzzz", best,
+						   ARRAY_SIZE(best)), 0U);
+	KUNIT_EXPECT_EQ(test, ksnap_metric_suggest("pgfalt", best, 1), 1U);
+	KUNIT_EXPECT_LE(test, ksnap_metric_suggest("pgscan", best,
+						   ARRAY_SIZE(best)),
+			(unsigned int)KSNAP_SUGGEST_MAX);
+}
+
+/* available_metrics: one well-formed line per metric. */
+static void ksnap_metrics_catalogue(struct kunit *test)
+{
+	unsigned int i, lines = 0, tabs = 0;
+	size_t len, k;
+	char *text;
+
+	text = ksnap_catalogue_text(&len);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	KUNIT_EXPECT_EQ(test, strlen(text), len);
+	KUNIT_EXPECT_GT_MSG(test, len, (size_t)PAGE_SIZE,
+			    "more than a sysfs show could hold");
+	for (k = 0; k < len; k++) {
+		if (text[k] == '\t')
+			tabs++;
+		if (text[k] == '\n') {
+			KUNIT_EXPECT_EQ_MSG(test, tabs, 5U,
+					    "line %u has 6 fields", lines);
+			tabs = 0;
+			lines++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, lines, ksnap_nr_metrics);
+	for (i = 0; i < ksnap_nr_metrics; i++)
+		KUNIT_EXPECT_NOT_NULL(test, strstr(text, ksnap_metrics[i].name));
+	kvfree(text);
 }
 
 struct ksnap_timer_probe {
@@ -52,8 +134,29 @@ struct ksnap_timer_probe {
 	const struct ksnap_cgroup *cg;	/* for per-cgroup readers, or NULL */
 	bool hardirq;
 	bool irqs_disabled;
+	unsigned int read;		/* readers called */
 	u64 value[ARRAY_SIZE(ksnap_metrics)];
+	u64 cpu0[ARRAY_SIZE(ksnap_metrics)];	/* per-CPU readers, CPU 0 */
 };
+
+/* May this metric be read for this cgroup (the checks config.c does)? */
+static bool ksnap_probe_can_read(const struct ksnap_metric *m,
+				 const struct ksnap_cgroup *cg)
+{
+	if (!m->per_cgroup)
+		return m->needs != KSNAP_NEEDS_PSI || READ_ONCE(ksnap_psi_system);
+	if (!cg)
+		return false;
+	switch (m->needs) {
+	case KSNAP_NEEDS_MEMCG:
+		return cg->memcg;
+	case KSNAP_NEEDS_NONROOT:
+		return cgroup_parent(cg->cgrp);
+	case KSNAP_NEEDS_PSI:
+		return cg->psi;
+	}
+	return true;
+}
 
 static enum hrtimer_restart ksnap_probe_fn(struct hrtimer *timer)
 {
@@ -66,26 +169,21 @@ static enum hrtimer_restart ksnap_probe_fn(struct hrtimer *timer)
 	for (i = 0; i < ksnap_nr_metrics; i++) {
 		const struct ksnap_metric *m = &ksnap_metrics[i];
 
-		if (!m->per_cgroup || p->cg)
-			p->value[i] = m->read(m, p->cg);
+		if (!ksnap_probe_can_read(m, p->cg))
+			continue;
+		p->value[i] = ksnap_metric_read(m, p->cg, KSNAP_CPU_SUM);
+		if (m->read_cpu)
+			p->cpu0[i] = ksnap_metric_read(m, p->cg, 0);
+		p->read++;
 	}
 	complete(&p->done);
 	return HRTIMER_NORESTART;
 }
 
-static void ksnap_metrics_read_in_hardirq(struct kunit *test)
+/* Run every reader that applies to @cg (or the global ones) in a timer. */
+static void ksnap_probe_run(struct kunit *test, struct ksnap_timer_probe *p)
 {
-	struct ksnap_timer_probe *p;
-	struct ksnap_cgroup *cg;
 	unsigned long left;
-
-	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
-	cg = kunit_kzalloc(test, sizeof(*cg), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cg);
-	/* The root cgroup always has a memory css when memcg is on. */
-	if (!ksnap_cgroup_get(cg, "/"))
-		p->cg = cg;
 
 	init_completion(&p->done);
 	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
@@ -94,26 +192,109 @@ static void ksnap_metrics_read_in_hardirq(struct kunit *test)
 		      HRTIMER_MODE_REL_HARD);
 	left = wait_for_completion_timeout(&p->done, 5 * HZ);
 	hrtimer_cancel(&p->timer);
-	if (p->cg)
-		ksnap_cgroup_put(cg);
 
 	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "the timer never fired");
 	KUNIT_EXPECT_TRUE_MSG(test, p->hardirq,
 			      "expected the readers to run in hardirq context");
 	KUNIT_EXPECT_TRUE_MSG(test, p->irqs_disabled,
 			      "expected interrupts off in the callback");
-	KUNIT_EXPECT_GT_MSG(test, p->value[ksnap_metric_lookup("pgfault")],
-			    0ULL, "no page fault since boot?");
-	KUNIT_EXPECT_GT_MSG(test,
-			    p->value[ksnap_metric_lookup("nr_free_pages")],
-			    0ULL, "no free page?");
-	if (!p->cg)
-		kunit_info(test, "memory.current not read: no root memory css\n");
+}
+
+static u64 ksnap_probe_value(struct ksnap_timer_probe *p, const char *name)
+{
+	int i = ksnap_metric_lookup(name);
+
+	return i < 0 ? 0 : p->value[i];
+}
+
+/* Every global reader, from a real hardirq hrtimer. */
+static void ksnap_metrics_read_in_hardirq(struct kunit *test)
+{
+	struct ksnap_timer_probe *p;
+	unsigned int i, global = 0;
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+	ksnap_psi_resolve();
+	for (i = 0; i < ksnap_nr_metrics; i++)
+		global += !ksnap_metrics[i].per_cgroup &&
+			  ksnap_probe_can_read(&ksnap_metrics[i], NULL);
+	ksnap_probe_run(test, p);
+	KUNIT_EXPECT_EQ(test, p->read, global);
+	kunit_info(test, "%u global readers run in hardirq context\n", p->read);
+
+	KUNIT_EXPECT_GT_MSG(test, ksnap_probe_value(p, "pgfault"), 0ULL,
+			    "no page fault since boot?");
+	KUNIT_EXPECT_GT_MSG(test, ksnap_probe_value(p, "nr_free_pages"), 0ULL,
+			    "no free page?");
+	KUNIT_EXPECT_GT(test, ksnap_probe_value(p, "meminfo.MemTotal"),
+			ksnap_probe_value(p, "meminfo.MemAvailable"));
+	KUNIT_EXPECT_GT(test, ksnap_probe_value(p, "cpu.system"), 0ULL);
+	/* cpu.idle may still be 0: the suites run during a busy boot. */
+	KUNIT_EXPECT_GT(test, ksnap_probe_value(p, "softirqs.TIMER") +
+			ksnap_probe_value(p, "softirqs.RCU"), 0ULL);
+	KUNIT_EXPECT_GE(test, ksnap_probe_value(p, "stat.softirq"),
+			ksnap_probe_value(p, "softirqs.TIMER"));
+	KUNIT_EXPECT_GT(test, ksnap_probe_value(p, "loadavg.threads"), 1ULL);
+	for (i = 0; i < ksnap_nr_metrics; i++)
+		if (ksnap_metrics[i].read_cpu)
+			KUNIT_EXPECT_LE_MSG(test, p->cpu0[i], p->value[i],
+					    "%s: CPU 0 within the sum",
+					    ksnap_metrics[i].name);
+}
+
+/* Every per-cgroup reader on @path, from a real hardirq hrtimer. */
+static void ksnap_metrics_cgroup_case(struct kunit *test, const char *path)
+{
+	struct ksnap_timer_probe *p;
+	struct ksnap_cgroup *cg;
+	unsigned int i, nr = 0;
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	cg = kunit_kzalloc(test, sizeof(*cg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cg);
+	if (ksnap_cgroup_get(cg, path)) {
+		kunit_skip(test, "no cgroup %s", path);
+		return;
+	}
+	p->cg = cg;
+	ksnap_probe_run(test, p);
+	for (i = 0; i < ksnap_nr_metrics; i++)
+		if (ksnap_metrics[i].per_cgroup &&
+		    ksnap_probe_can_read(&ksnap_metrics[i], cg))
+			nr++;
+	kunit_info(test, "%s: %u per-cgroup readers run in hardirq context (memory controller %s, PSI %s)\n",
+		   path, nr, cg->memcg ? "on" : "off", cg->psi ? "on" : "off");
+	KUNIT_EXPECT_FALSE(test, ksnap_cgroup_dying(cg));
+	if (cg->memcg)
+		KUNIT_EXPECT_GE(test, ksnap_probe_value(p, "memory.max"),
+				ksnap_probe_value(p, "memory.current"));
+	ksnap_cgroup_put(cg);
+}
+
+static void ksnap_metrics_cgroup_root(struct kunit *test)
+{
+	ksnap_metrics_cgroup_case(test, "/");
+}
+
+/*
+ * A child cgroup, if the guest made one before loading (the suites run at
+ * load, before userspace could make one for us): the kernel has no
+ * exported way to create a cgroup from a module.
+ */
+static void ksnap_metrics_cgroup_child(struct kunit *test)
+{
+	ksnap_metrics_cgroup_case(test, "/ksnaptest");
 }
 
 static struct kunit_case ksnap_metrics_cases[] = {
 	KUNIT_CASE(ksnap_metrics_registry),
+	KUNIT_CASE(ksnap_metrics_suggest),
+	KUNIT_CASE(ksnap_metrics_catalogue),
 	KUNIT_CASE(ksnap_metrics_read_in_hardirq),
+	KUNIT_CASE(ksnap_metrics_cgroup_root),
+	KUNIT_CASE(ksnap_metrics_cgroup_child),
 	{}
 };
 

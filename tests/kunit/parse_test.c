@@ -145,21 +145,42 @@ static void ksnap_parse_metrics_known(struct kunit *test)
 {
 	struct ksnap_parse_err err = {};
 	struct ksnap_list *list;
-	u16 idx[KSNAP_LIST_MAX];
+	u16 *idx = kunit_kcalloc(test, KSNAP_LIST_MAX, sizeof(*idx),
+				 GFP_KERNEL);
+	s16 *sel = kunit_kcalloc(test, KSNAP_LIST_MAX, sizeof(*sel),
+				 GFP_KERNEL);
+	char *buf;
 
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, idx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sel);
 	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
 	KUNIT_ASSERT_EQ(test,
 			ksnap_parse_metrics(ksnap_test_buf(test, "memory.current, pgfault\n"),
-					    ksnap_test_lookup, list, idx,
+					    ksnap_test_lookup, list, idx, sel,
 					    &err), 0);
 	KUNIT_ASSERT_EQ(test, list->nr, 2U);
 	KUNIT_EXPECT_EQ_MSG(test, idx[0], 3, "index of memory.current");
 	KUNIT_EXPECT_EQ_MSG(test, idx[1], 0, "index of pgfault");
+	KUNIT_EXPECT_EQ(test, sel[0], KSNAP_SEL_NONE);
+	KUNIT_EXPECT_EQ(test, sel[1], KSNAP_SEL_NONE);
+
+	buf = ksnap_test_buf(test, "pgfault[cpu],pgfault[3],pgmajfault[0]");
+	KUNIT_ASSERT_EQ(test, ksnap_parse_metrics(buf, ksnap_test_lookup, list,
+						  idx, sel, &err), 0);
+	KUNIT_ASSERT_EQ(test, list->nr, 3U);
+	KUNIT_EXPECT_EQ(test, idx[0], 0);
+	KUNIT_EXPECT_EQ(test, sel[0], KSNAP_SEL_EACH_CPU);
+	KUNIT_EXPECT_EQ(test, idx[1], 0);
+	KUNIT_EXPECT_EQ(test, sel[1], 3);
+	KUNIT_EXPECT_EQ(test, idx[2], 1);
+	KUNIT_EXPECT_EQ(test, sel[2], 0);
+	KUNIT_EXPECT_STREQ_MSG(test, list->item[0], "pgfault[cpu]",
+			       "the entry keeps its selector");
 
 	KUNIT_EXPECT_EQ(test,
 			ksnap_parse_metrics(ksnap_test_buf(test, ""),
-					    ksnap_test_lookup, list, idx,
+					    ksnap_test_lookup, list, idx, sel,
 					    &err), 0);
 	KUNIT_EXPECT_EQ_MSG(test, list->nr, 0U, "empty: the default list");
 }
@@ -178,6 +199,9 @@ static const struct ksnap_metrics_case ksnap_metrics_bad_cases[] = {
 	{ "empty entry", "pgfault,,pgmajfault", NULL },
 	{ "overlong", "pgfault_and_then_some_more_characters_to_go_past_the_limit_of_64",
 	  "pgfault_and_then_some_more_characters_to_go_past_the_limit_of_64" },
+	{ "unknown with selector", "bogus[cpu]", "bogus" },
+	{ "bad selector", "pgfault[x]", "pgfault[x]" },
+	{ "same selection twice", "pgfault[1],pgfault[1]", "pgfault[1]" },
 };
 
 static void ksnap_metrics_case_desc(const struct ksnap_metrics_case *c,
@@ -194,13 +218,18 @@ static void ksnap_parse_metrics_bad(struct kunit *test)
 	const struct ksnap_metrics_case *c = test->param_value;
 	struct ksnap_parse_err err = {};
 	struct ksnap_list *list;
-	u16 idx[KSNAP_LIST_MAX];
+	u16 *idx = kunit_kcalloc(test, KSNAP_LIST_MAX, sizeof(*idx),
+				 GFP_KERNEL);
+	s16 *sel = kunit_kcalloc(test, KSNAP_LIST_MAX, sizeof(*sel),
+				 GFP_KERNEL);
 	int ret;
 
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, idx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sel);
 	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
 	ret = ksnap_parse_metrics(ksnap_test_buf(test, c->in),
-				  ksnap_test_lookup, list, idx, &err);
+				  ksnap_test_lookup, list, idx, sel, &err);
 	KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "parsing '%s'", c->in);
 	if (c->bad)
 		KUNIT_EXPECT_TRUE_MSG(test,
@@ -281,6 +310,122 @@ static void ksnap_parse_cgroups_length(struct kunit *test)
 			    KSNAP_FIELD_VALUE_MAX);
 }
 
+struct ksnap_sel_case {
+	const char *in;
+	int ret;
+	const char *name;
+	int sel;
+};
+
+static const struct ksnap_sel_case ksnap_sel_cases[] = {
+	{ "pgfault", 0, "pgfault", KSNAP_SEL_NONE },
+	{ "pgfault[cpu]", 0, "pgfault", KSNAP_SEL_EACH_CPU },
+	{ "pgfault[0]", 0, "pgfault", 0 },
+	{ "cpu.idle[17]", 0, "cpu.idle", 17 },
+	{ "x[32767]", 0, "x", 32767 },
+	{ "x[32768]", -EINVAL },
+	{ "x[99999999999999999999]", -EINVAL },
+	{ "x[]", -EINVAL },
+	{ "x[", -EINVAL },
+	{ "x[1", -EINVAL },
+	{ "x[cpu", -EINVAL },
+	{ "x[CPU]", -EINVAL },
+	{ "x[-1]", -EINVAL },
+	{ "x[+1]", -EINVAL },
+	{ "x[01]", -EINVAL },
+	{ "x[1]y", -EINVAL },
+	{ "x[1][2]", -EINVAL },
+	{ "[1]", -EINVAL },
+	{ "x[cpus]", -EINVAL },
+	{ "memory.current[/a]", -EINVAL },
+};
+
+static void ksnap_sel_case_desc(const struct ksnap_sel_case *c, char *desc)
+{
+	strscpy(desc, c->in, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_sel, ksnap_sel_cases, ksnap_sel_case_desc);
+
+/* The per-CPU selector syntax: name, name[N], name[cpu]. */
+static void ksnap_parse_sel_cases(struct kunit *test)
+{
+	const struct ksnap_sel_case *c = test->param_value;
+	char name[KSNAP_METRIC_NAME_MAX];
+	int sel = 12345, ret;
+
+	ret = ksnap_parse_metric_sel(c->in, name, sizeof(name), &sel);
+	KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "parsing '%s'", c->in);
+	if (ret || c->ret)
+		return;
+	KUNIT_EXPECT_STREQ(test, name, c->name);
+	KUNIT_EXPECT_EQ(test, sel, c->sel);
+}
+
+static void ksnap_parse_sel_name_room(struct kunit *test)
+{
+	char name[8];
+	int sel;
+
+	KUNIT_EXPECT_EQ(test, ksnap_parse_metric_sel("1234567[1]", name,
+						     sizeof(name), &sel), 0);
+	KUNIT_EXPECT_STREQ(test, name, "1234567");
+	KUNIT_EXPECT_EQ(test, ksnap_parse_metric_sel("12345678[1]", name,
+						     sizeof(name), &sel),
+			-EINVAL);
+}
+
+struct ksnap_dist_case {
+	const char *a, *b;
+	unsigned int dist;
+};
+
+static const struct ksnap_dist_case ksnap_dist_cases[] = {
+	{ "", "", 0 },
+	{ "pgfault", "pgfault", 0 },
+	{ "", "abc", 3 },
+	{ "abc", "", 3 },
+	{ "pgfalt", "pgfault", 1 },		/* deletion */
+	{ "pgfaullt", "pgfault", 1 },		/* insertion */
+	{ "pgfaulT", "pgfault", 1 },		/* substitution */
+	{ "pgfualt", "pgfault", 2 },		/* transposition: 2 */
+	{ "kitten", "sitting", 3 },
+	{ "flaw", "lawn", 2 },
+	{ "memory.curent", "memory.current", 1 },
+	{ "nr_free_pages", "nr_free_cma", 5 },
+};
+
+static void ksnap_dist_case_desc(const struct ksnap_dist_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "'%s' '%s'", c->a, c->b);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_dist, ksnap_dist_cases, ksnap_dist_case_desc);
+
+static void ksnap_edit_distance_cases(struct kunit *test)
+{
+	const struct ksnap_dist_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, ksnap_edit_distance(c->a, c->b), c->dist);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_edit_distance(c->b, c->a), c->dist,
+			    "symmetric");
+}
+
+/* Names longer than a metric name can be are cut, never overrun. */
+static void ksnap_edit_distance_long(struct kunit *test)
+{
+	char a[200], b[200];
+
+	memset(a, 'a', sizeof(a) - 1);
+	a[sizeof(a) - 1] = '\0';
+	memset(b, 'b', sizeof(b) - 1);
+	b[sizeof(b) - 1] = '\0';
+	KUNIT_EXPECT_EQ(test, ksnap_edit_distance(a, b),
+			KSNAP_METRIC_NAME_MAX - 1U);
+	KUNIT_EXPECT_EQ(test, ksnap_edit_distance(a, ""),
+			KSNAP_METRIC_NAME_MAX - 1U);
+}
+
 static struct kunit_case ksnap_parse_cases[] = {
 	KUNIT_CASE_PARAM(ksnap_parse_list_cases, ksnap_list_gen_params),
 	KUNIT_CASE(ksnap_parse_list_count),
@@ -288,6 +433,10 @@ static struct kunit_case ksnap_parse_cases[] = {
 	KUNIT_CASE_PARAM(ksnap_parse_metrics_bad, ksnap_metrics_bad_gen_params),
 	KUNIT_CASE_PARAM(ksnap_parse_cgroups_cases, ksnap_cgroups_gen_params),
 	KUNIT_CASE(ksnap_parse_cgroups_length),
+	KUNIT_CASE_PARAM(ksnap_parse_sel_cases, ksnap_sel_gen_params),
+	KUNIT_CASE(ksnap_parse_sel_name_room),
+	KUNIT_CASE_PARAM(ksnap_edit_distance_cases, ksnap_dist_gen_params),
+	KUNIT_CASE(ksnap_edit_distance_long),
 	{}
 };
 

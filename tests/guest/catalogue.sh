@@ -1,0 +1,320 @@
+# Guest half of the catalogue test: every counter ksnap offers, checked
+# against the kernel's own files.  Run on one kernel with
+#   scripts/guest --kernel debian|debug --out DIR -- 'sh /guest/tests/catalogue.sh'
+# (or tests/run-guest-tests catalogue once it lists it).
+#
+# What it does: lists /sys/kernel/ksnap/available_metrics; checks the
+# suggestion for a mistyped name and the per-CPU syntax; then, with a
+# memory hog (MIB MiB held) and a CPU spinner running in a test cgroup,
+# samples in several runs (at most 256 columns each):
+#   vmstat    every /proc/vmstat name ksnap offers
+#   system    cpu.*, stat.*, softirqs.*, meminfo.*, loadavg.*, pressure.*,
+#             pgfault and pgfault[cpu]
+#   cgroup    every per-cgroup metric of the test cgroup
+# stops, reads the kernel's files twice at once (after1, after2: one awk
+# process each), and compares the last snapshot of ksnapd's stream with
+# after1.  Last, a cgroup removed while sampled must be logged once.
+#
+# Tolerances (all counters keep moving after the stop; d12 is how much a
+# key moved between after1 and after2, i.e. what one reader process plus
+# the workload cost, and the stop -> after1 gap is the same kind of gap):
+#   cumulative, live (VM events, softirqs, interrupts, memory.events):
+#       0 <= after1 - ours <= 2*d12 + 64
+#   CPU times (tick-based, /proc/stat in 10 ms units rounded down):
+#       -10 ms <= after1 - ours <= 2*d12 + ncpus*4 ms + 10 ms
+#   page state and node events (per-CPU diffs folded about every second:
+#   the global value may lag by each CPU's stat threshold, summed over
+#   zones and CPUs, /proc/zoneinfo "vm stats threshold"):
+#       |after1 - ours| <= sum(thresholds) + 2*d12 + 64   (pages)
+#   meminfo: MemTotal exact; MemAvailable as page state, in bytes.
+#   loadavg.N: one 5 s update moves the average by at most 8% of its gap
+#       to the run queue: |after1 - ours| <= 2*d12 + 10 + 100 + ours/10
+#   loadavg.threads: |after1 - ours| <= 2*d12 + 8 (reader processes)
+#   memory limits (min, low, high, max, swap.*): exact.
+#   memory.current, memory.peak, memory.swap.current (live page counters,
+#   per-CPU charge stocks of 64 pages): |diff| <= 2*d12 + ncpus*64 pages
+#   memory.stat.* (rstat, flushed every 2 s and possibly by reading the
+#   file): bytes |diff| <= 2*d12 + ncpus*64 pages; events 2*d12 + 64
+#   cpu.stat.usage (subtree, last flush; reading cpu.stat flushes):
+#       -1 us <= after1 - ours <= 2*d12 + ncpus*2.2 s
+#   cpu.stat.usage_self (live; the cgroup is a leaf, so the file's
+#   usage_usec is the same sum, in us):
+#       -1 us <= after1 - ours <= 2*d12 + 1 ms
+#   pressure totals (aggregated every 2 s; reading the file aggregates;
+#   stall time <= wall time):  -1 us <= after1 - ours <= 2*d12 + 2.2 s
+TEST=catalogue
+. /guest/tests/lib.sh
+
+CGROUP=/ksnapcat
+GONE=/ksnapgone
+MIB=24
+W=/tmp/cat
+mkdir -p $W
+# Possible CPUs (per-CPU columns are per possible CPU): "0-3" -> 4.
+NCPU=$(( $(sed 's/.*[-,]//' /sys/devices/system/cpu/possible) + 1 ))
+
+mkdir -p "$CG$CGROUP"
+if ! modprobe ksnap; then
+	fail "module loads" "modprobe status 0" "failure"
+	finish
+	exit
+fi
+pass "module loads"
+
+# --- The catalogue ---------------------------------------------------------
+cp $KSNAP_SYS/available_metrics $W/available.txt
+cp $W/available.txt /out/available_metrics.txt
+n=$(wc -l < $W/available.txt)
+info "available_metrics: $n metrics on $(uname -r), $(wc -c < $W/available.txt) bytes"
+echo "$n" > /out/metric-count.txt
+bad=$(awk -F'\t' 'NF != 6 || ($2 != "cumulative" && $2 != "gauge") ||
+	($4 !~ /^(live|tick|1s|2s)$/) || ($5 !~ /^(-|cpu|cgroup)$/) { print NR": "$0; exit }' $W/available.txt)
+check "every available_metrics line has 6 well-formed fields" "" "$bad"
+[ "$n" -gt 150 ] && pass "more than 150 metrics offered ($n)" ||
+	fail "more than 150 metrics offered" "> 150" "$n"
+
+# The /proc/vmstat names ksnap offers, and those it does not.
+awk 'NR == FNR { split($0, f, "\t"); have[f[1]] = 1; next }
+	{ if ($1 in have) print $1 > "'$W'/vmstat-names"; else print $1 > "'$W'/vmstat-missing" }' \
+	$W/available.txt /proc/vmstat
+touch $W/vmstat-names $W/vmstat-missing
+info "/proc/vmstat items not offered: $(tr '\n' ' ' < $W/vmstat-missing)"
+# numa_*: vm_numa_event is not exported; the dirty thresholds are computed
+# on read (global_dirty_limits); nr_unstable is a constant 0 kept for
+# compatibility.
+unexpected=$(grep -v -E '^(numa_|nr_dirty_threshold$|nr_dirty_background_threshold$|nr_unstable$)' $W/vmstat-missing | tr '\n' ' ')
+check "every /proc/vmstat item is offered but NUMA events, dirty thresholds, nr_unstable" "" "$unexpected"
+extra=$(awk 'NR == FNR { have[$1] = 1; next }
+	{ split($0, f, "\t") }
+	f[5] != "cgroup" && f[1] !~ /\./ && !(f[1] in have) { print f[1] }' /proc/vmstat $W/available.txt | tr '\n' ' ')
+check "every bare (vmstat-style) name offered exists in /proc/vmstat" "" "$extra"
+
+# --- Names ------------------------------------------------------------------
+klog_mark
+e=$(guestprobe write $KSNAP_SYS/metrics pgfalt)
+check "an unknown metric is refused" EINVAL "$e"
+klog_since | grep -q "unknown metric 'pgfalt': did you mean pgfault" &&
+	pass "the kernel log suggests pgfault for pgfalt" ||
+	fail "the kernel log suggests pgfault for pgfalt" "did you mean pgfault" "$(klog_since | grep ksnap | tail -n 2)"
+e=$(guestprobe write $KSNAP_SYS/metrics "nr_free_pages[0]")
+check "a CPU selector on a metric without per-CPU values is refused" EINVAL "$e"
+e=$(guestprobe write $KSNAP_SYS/metrics "pgfault[$NCPU]")
+check "a CPU selector past the possible CPUs is refused" EINVAL "$e"
+e=$(guestprobe write $KSNAP_SYS/metrics "pgfault[cpu],cpu.idle[0]")
+check "per-CPU selectors are accepted" ok "$e"
+check "metrics reads back the selectors" "pgfault[cpu],cpu.idle[0]" "$(cat $KSNAP_SYS/metrics)"
+
+# --- Workload ---------------------------------------------------------------
+sh -c "echo \$\$ > $CG$CGROUP/cgroup.procs && exec memhog $MIB 600" &
+hog=$!
+sh -c "echo \$\$ > $CG$CGROUP/cgroup.procs && while :; do :; done" &
+spin=$!
+sleep 3
+
+# The reader of the kernel's files: "name value" lines named as ksnap's
+# metrics, the cgroup's under their plain names.  One process.
+cat > $W/read.awk <<'EOF'
+function out(k, v) { print k "\t" v }
+FILENAME == "/proc/vmstat" { out($1, $2); next }
+FILENAME == "/proc/stat" {
+	if ($1 == "cpu") {
+		split("user nice system idle iowait irq softirq steal guest guest_nice", n, " ")
+		for (i = 2; i <= NF; i++) out("cpu." n[i - 1], $i * 10000000)
+	} else if ($1 == "intr") {
+		s = 0; for (i = 3; i <= NF; i++) s += $i
+		out("stat.intr", s)
+	} else if ($1 == "softirq") out("stat.softirq", $2)
+	next
+}
+FILENAME == "/proc/softirqs" {
+	if (FNR == 1) next
+	s = 0; for (i = 2; i <= NF; i++) s += $i
+	k = $1; sub(/:$/, "", k); out("softirqs." k, s); next
+}
+FILENAME == "/proc/meminfo" {
+	k = $1; sub(/:$/, "", k); out("meminfo." k, $2 * 1024); next
+}
+FILENAME == "/proc/loadavg" {
+	out("loadavg.1", $1 * 1000); out("loadavg.5", $2 * 1000)
+	out("loadavg.15", $3 * 1000)
+	split($4, t, "/"); out("loadavg.threads", t[2]); next
+}
+FILENAME ~ /^\/proc\/pressure\// {
+	r = FILENAME; sub(/.*\//, "", r)
+	for (i = 2; i <= NF; i++) if ($i ~ /^total=/) { v = $i; sub(/total=/, "", v) }
+	out("pressure." r "." $1, v * 1000); next
+}
+FILENAME ~ /\.pressure$/ {
+	r = FILENAME; sub(/.*\//, "", r)
+	for (i = 2; i <= NF; i++) if ($i ~ /^total=/) { v = $i; sub(/total=/, "", v) }
+	out(r "." $1, v * 1000); next
+}
+FILENAME ~ /\/cpu\.stat$/ {
+	if ($1 == "usage_usec") { out("cpu.stat.usage", $2 * 1000); out("cpu.stat.usage_self", $2 * 1000) }
+	next
+}
+FILENAME ~ /\/memory\.(stat|events|swap\.events)$/ {
+	r = FILENAME; sub(/.*\//, "", r); out(r "." $1, $2); next
+}
+FILENAME ~ /\/memory\.[a-z.]+$/ {
+	r = FILENAME; sub(/.*\//, "", r); out(r, ($1 == "max" ? "max" : $1)); next
+}
+FILENAME == "/proc/zoneinfo" {
+	if ($0 ~ /stats threshold:/) thr += $NF	# one line per zone and CPU
+	next
+}
+END { out("zoneinfo.stats_threshold_sum", thr) }
+EOF
+FILES="/proc/vmstat /proc/stat /proc/softirqs /proc/meminfo /proc/loadavg /proc/zoneinfo"
+for f in /proc/pressure/cpu /proc/pressure/memory /proc/pressure/io /proc/pressure/irq; do
+	[ -r $f ] && cat $f > /dev/null 2>&1 && FILES="$FILES $f"
+done
+for f in current min low high max peak swap.current swap.high swap.max \
+	events swap.events stat; do
+	[ -f "$CG$CGROUP/memory.$f" ] && FILES="$FILES $CG$CGROUP/memory.$f"
+done
+for f in $CG$CGROUP/cpu.stat $CG$CGROUP/*.pressure; do
+	[ -f "$f" ] && cat "$f" > /dev/null 2>&1 && FILES="$FILES $f"
+done
+
+# The comparison: ours (last row of the stream), after1, after2, the
+# catalogue; prints ok / not ok lines.
+cat > $W/compare.awk <<'EOF'
+function abs(x) { return x < 0 ? -x : x }
+function verdict(k, ok, why) {
+	if (ok) { npass++; if (verbose) print "ok - " test ": " k " " why }
+	else { print "not ok - " test ": " k " matches the kernel's file: expected " why; nfail++ }
+}
+FILENAME == cat { kind[$1] = $2; fresh[$1] = $4; field[$1] = $5; next }
+FILENAME == a1 { v1[$1] = $2; next }
+FILENAME == a2 { v2[$1] = $2; next }
+FILENAME == stream {
+	if ($1 == "Time (ns)") { for (i = 2; i <= NF; i++) col[i] = $i; ncol = NF; next }
+	if ($1 ~ /^[0-9]+$/ && ncol) { for (i = 2; i <= NF; i++) last[i] = $i; rows++ }
+	next
+}
+END {
+	page = 4096; thr = v1["zoneinfo.stats_threshold_sum"] + 0
+	fold = thr + 64		# thr: sum over zones and CPUs already
+	for (i = 2; i <= ncol; i++) {
+		k = col[i]; sub(/\[.*\]$/, "", k)
+		ours = last[i]
+		if (col[i] ~ /\[[0-9]+\]$/) { percpu[k] += ours; continue }
+		if (!(k in v1)) { print "# " test ": " col[i] ": no value in the kernel's files to compare with"; nskip++; continue }
+		f = v1[k]; d12 = abs(v2[k] - v1[k]); d = f - ours
+		if (f == "max" || ours == "18446744073709551615") {
+			verdict(k, f == "max" && ours == "18446744073709551615", "max (U64_MAX), got file " f " ours " ours)
+			continue
+		}
+		if (k ~ /^memory\.(min|low|high|max|swap\.high|swap\.max)$/ || k == "meminfo.MemTotal") {
+			verdict(k, d == 0, "exactly " f ", got " ours); continue
+		}
+		if (k ~ /^cpu\.stat\.usage$/) { lo = -1000; hi = 2 * d12 + ncpu * 2200000000 }
+		else if (k ~ /^cpu\.stat\.usage_self$/) { lo = -1000; hi = 2 * d12 + 1000000 }
+		else if (k ~ /pressure/) { lo = -1000; hi = 2 * d12 + 2200000000 }
+		else if (k ~ /^cpu\./) { lo = -10000000; hi = 2 * d12 + ncpu * 4000000 + 10000000 }
+		else if (k ~ /^loadavg\.[0-9]+$/) { hi = 2 * d12 + 110 + ours / 10; lo = -hi }
+		else if (k == "loadavg.threads") { hi = 2 * d12 + 8; lo = -hi }
+		else if (k == "meminfo.MemAvailable") { hi = fold * page + 2 * d12; lo = -hi }
+		else if (k ~ /^memory\.(current|peak|swap\.current)$/) { hi = 2 * d12 + ncpu * 64 * page; lo = -hi }
+		else if (k ~ /^memory\.stat\./) {
+			if (kind[k] == "cumulative") { hi = 2 * d12 + 64 } else hi = 2 * d12 + ncpu * 64 * page
+			lo = -hi
+		}
+		else if (fresh[k] == "1s") { hi = fold + 2 * d12; lo = -hi }
+		else if (kind[k] == "cumulative") { lo = 0; hi = 2 * d12 + 64 }
+		else { hi = 2 * d12 + 64; lo = -hi }
+		verdict(k, d >= lo && d <= hi, "file - ours in [" lo ", " hi "], got file " f " ours " ours " (d12 " d12 ")")
+	}
+	for (k in percpu) {
+		j = 0; for (i = 2; i <= ncol; i++) if (col[i] == k) j = i
+		if (!j) continue
+		d = percpu[k] - last[j]
+		verdict(k "[cpu]", d >= 0 && d <= 64, "the per-CPU columns to sum to the total (within 64), got sum " percpu[k] " total " last[j])
+	}
+	printf "# %s: %d columns compared, %d ok, %d not ok, %d without a file value, %d rows\n", test, ncol - 1, npass, nfail, nskip, rows
+	print npass + 0, nfail + 0 > summary
+}
+EOF
+
+# run NAME METRICS CGROUPS: one collection, stop, read the files, compare.
+run() {
+	name=$1 list=$2 cgs=$3
+	echo 0 > $KSNAP_SYS/enable
+	guestprobe write $KSNAP_SYS/cgroups "$cgs" > /dev/null
+	e=$(guestprobe write $KSNAP_SYS/metrics "$list")
+	check "$name: the selection is accepted ($(echo "$list" | tr ',' '\n' | wc -l) metrics)" ok "$e"
+	[ "$e" = ok ] || return
+	e=$(guestprobe write $KSNAP_SYS/enable 1)
+	check "$name: sampling starts" ok "$e"
+	# Not --once: ksnapd exiting (unmapping, freeing) between the stop
+	# and after1 would be activity the after1 -> after2 gap lacks.
+	ksnapd -o $W/$name.tsv &
+	kpid=$!
+	sleep 2
+	# The shell's own write: a helper process alive at the last snapshot
+	# and gone at after1 would show as unmapped pages.
+	echo 0 > $KSNAP_SYS/enable
+	awk -f $W/read.awk $FILES > $W/$name.after1 2>/dev/null
+	awk -f $W/read.awk $FILES > $W/$name.after2 2>/dev/null
+	sleep 1
+	kill $kpid
+	wait_pid $kpid 60
+	check "$name: ksnapd exits 0 on SIGTERM" 0 $?
+	cp $W/$name.tsv $W/$name.after1 $W/$name.after2 /out/ 2>/dev/null
+	awk -F'\t' -v test="$TEST: $name" -v ncpu=$NCPU -v cat=$W/available.txt \
+		-v a1=$W/$name.after1 -v a2=$W/$name.after2 -v stream=$W/$name.tsv \
+		-v summary=$W/$name.summary \
+		-f $W/compare.awk $W/available.txt $W/$name.after1 $W/$name.after2 $W/$name.tsv |
+		tee -a $W/compare.log
+	set -- $(cat $W/$name.summary)
+	npass=${1:-0} nf=${2:-1}
+	if [ "$nf" -eq 0 ] && [ "$npass" -gt 0 ]; then
+		pass "$name: all $npass compared columns within their tolerance"
+	else
+		fail "$name: every compared column within its tolerance" "0 out of tolerance" "$nf out of tolerance, $npass within"
+	fi
+}
+# The after files use a space between name and value.
+
+vmstat=$(tr '\n' ',' < $W/vmstat-names | sed 's/,$//')
+run vmstat "$vmstat" ""
+
+system=$(awk -F'\t' '$1 ~ /^(cpu|stat|softirqs|meminfo|loadavg|pressure)\./ && $5 != "cgroup" { printf "%s%s", s, $1; s = "," }' $W/available.txt)
+run system "$system,pgfault,pgfault[cpu]" ""
+
+cgm=$(awk -F'\t' '$5 == "cgroup" { printf "%s%s", s, $1; s = "," }' $W/available.txt)
+run cgroup "$cgm" "$CGROUP"
+
+kill $hog $spin 2>/dev/null
+wait $hog $spin 2>/dev/null
+cp $W/compare.log /out/ 2>/dev/null
+
+# --- A cgroup removed while sampled -----------------------------------------
+mkdir -p "$CG$GONE"
+guestprobe write $KSNAP_SYS/cgroups "$GONE" > /dev/null
+e=$(guestprobe write $KSNAP_SYS/metrics "memory.current,cpu.stat.usage_self,pgfault")
+check "removal: the selection is accepted" ok "$e"
+klog_mark
+guestprobe write $KSNAP_SYS/enable 1 > /dev/null
+ksnapd --once -o $W/gone.tsv &
+kpid=$!
+sleep 1
+rmdir "$CG$GONE"
+check "removal: rmdir of a sampled cgroup succeeds" 0 $?
+sleep 1
+guestprobe write $KSNAP_SYS/enable 0 > /dev/null
+wait_pid $kpid 60
+check "removal: ksnapd exits 0" 0 $?
+nlog=$(klog_since | grep -c "'$GONE' was removed while sampled")
+check "removal: one kernel log line names the removed cgroup" 1 "$nlog"
+e=$(guestprobe write $KSNAP_SYS/enable 1)
+check "removal: a new collection on the removed cgroup starts" ok "$e"
+sleep 1
+guestprobe write $KSNAP_SYS/enable 0 > /dev/null
+nlog=$(klog_since | grep -c "'$GONE' was removed while sampled")
+check "removal: still one log line after another collection" 1 "$nlog"
+rmmod ksnap
+check "rmmod after the collections" 0 $?
+rmdir "$CG$CGROUP" 2>/dev/null
+finish
