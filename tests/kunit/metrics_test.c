@@ -15,6 +15,8 @@
 #include <linux/string.h>
 
 #include "../../kmod/metrics.c"
+#include "../../kmod/readers.c"
+#include "../../kmod/catalogue.c"
 #include "../../kmod/cgroup.c"
 
 static void ksnap_metrics_registry(struct kunit *test)

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The counter readers: how each kind of counter is read from the hrtimer
+ * callback (hardirq, interrupts off).  They may only read memory, never
+ * sleep or take a lock: all_vm_events(), si_meminfo() and
+ * kcpustat_cpu_fetch() are not used (they lock, or are not exported on
+ * every kernel).  The metric table in metrics.c names them.
+ */
+#include <linux/cgroup.h>
+#include <linux/cpumask.h>
+#include <linux/interrupt.h>
+#include <linux/kernel_stat.h>
+#include <linux/memcontrol.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/page_counter.h>
+#include <linux/percpu.h>
+#include <linux/pid_namespace.h>
+#include <linux/psi_types.h>
+#include <linux/sched/loadavg.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tick.h>
+#include <linux/vmstat.h>
+
+#include "ksnap.h"
+#include "readers.h"
+
+/* A VM event (/proc/vmstat) of one CPU, live. */
+u64 ksnap_read_vm_event(const struct ksnap_metric *m, int cpu)
+{
+	return READ_ONCE(per_cpu(vm_event_states, cpu).event[m->item]);
+}
+
+/* A zone page state counter, folded about every second. */
+u64 ksnap_read_zone_state(const struct ksnap_metric *m,
+			  const struct ksnap_cgroup *cg)
+{
+	return global_zone_page_state(m->item);
+}
+
+/* A node page state counter in /proc/vmstat's unit (bytes -> pages). */
+u64 ksnap_read_node_state(const struct ksnap_metric *m,
+			  const struct ksnap_cgroup *cg)
+{
+	return global_node_page_state_pages(m->item);
+}
+
+u64 ksnap_read_meminfo(const struct ksnap_metric *m,
+		       const struct ksnap_cgroup *cg)
+{
+	unsigned long pages;
+
+	if (m->item == KSNAP_MEM_TOTAL)
+		pages = totalram_pages();
+	else
+		pages = max_t(long, si_mem_available(), 0);
+	return (u64)pages << PAGE_SHIFT;
+}
+
+/* Last idle and iowait values returned per CPU: they never step back. */
+static DEFINE_PER_CPU(u64, ksnap_idle_last);
+static DEFINE_PER_CPU(u64, ksnap_iowait_last);
+
+/* As fs/proc/stat.c: NOHZ's live figure when there is one, else kcpustat. */
+static u64 ksnap_read_idle_like(int cpu, int item)
+{
+	u64 us = -1ULL, ns, *last;
+
+	if (cpu_online(cpu))
+		us = item == CPUTIME_IDLE ? get_cpu_idle_time_us(cpu, NULL) :
+		     get_cpu_iowait_time_us(cpu, NULL);
+	if (us == -1ULL)
+		ns = READ_ONCE(kcpustat_cpu(cpu).cpustat[item]);
+	else
+		ns = us * NSEC_PER_USEC;
+	last = item == CPUTIME_IDLE ? per_cpu_ptr(&ksnap_idle_last, cpu) :
+	       per_cpu_ptr(&ksnap_iowait_last, cpu);
+	if (ns < *last)
+		return *last;
+	*last = ns;
+	return ns;
+}
+
+/* CPU time of one CPU in one state (enum cpu_usage_stat), ns. */
+u64 ksnap_read_cpu_time(const struct ksnap_metric *m, int cpu)
+{
+	if (m->item == CPUTIME_IDLE || m->item == CPUTIME_IOWAIT)
+		return ksnap_read_idle_like(cpu, m->item);
+	return READ_ONCE(kcpustat_cpu(cpu).cpustat[m->item]);
+}
+
+/* Interrupts handled through the generic IRQ layer on one CPU. */
+u64 ksnap_read_intr(const struct ksnap_metric *m, int cpu)
+{
+	return kstat_cpu_irqs_sum(cpu);
+}
+
+/* Softirqs of one type (item), or of every type (item < 0), on one CPU. */
+u64 ksnap_read_softirq(const struct ksnap_metric *m, int cpu)
+{
+	u64 sum = 0;
+	int i;
+
+	if (m->item >= 0)
+		return kstat_softirqs_cpu(m->item, cpu);
+	for (i = 0; i < NR_SOFTIRQS; i++)
+		sum += kstat_softirqs_cpu(i, cpu);
+	return sum;
+}
+
+/* avenrun[item] (fixed point, FSHIFT bits) as thousandths, rounded. */
+u64 ksnap_read_loadavg(const struct ksnap_metric *m,
+		       const struct ksnap_cgroup *cg)
+{
+	return ((u64)READ_ONCE(avenrun[m->item]) * 1000 + FIXED_1 / 2) >>
+	       FSHIFT;
+}
+
+u64 ksnap_read_pids(const struct ksnap_metric *m,
+		    const struct ksnap_cgroup *cg)
+{
+	return READ_ONCE(init_pid_ns.pid_allocated) & ~PIDNS_ADDING;
+}
+
+#ifdef CONFIG_PSI
+/* psi_system is not exported: found through a cgroup, see below. */
+static struct psi_group *ksnap_psi_system;
+
+/* A pressure total (enum psi_states), ns, refreshed about every 2 s. */
+static u64 ksnap_psi_total(const struct psi_group *psi, int state)
+{
+	return psi ? READ_ONCE(psi->total[PSI_AVGS][state]) : 0;
+}
+
+u64 ksnap_read_psi_system(const struct ksnap_metric *m,
+			  const struct ksnap_cgroup *cg)
+{
+	return ksnap_psi_total(READ_ONCE(ksnap_psi_system), m->item);
+}
+
+u64 ksnap_read_cg_psi(const struct ksnap_metric *m,
+		      const struct ksnap_cgroup *cg)
+{
+	return ksnap_psi_total(cg->psi, m->item);
+}
+
+/*
+ * The system's psi_group: the root of the parent chain of any cgroup's
+ * psi_group (the root cgroup itself has none of its own).  Process context.
+ */
+static struct psi_group *ksnap_psi_find(struct cgroup *cgrp)
+{
+	struct cgroup_subsys_state *css;
+	struct psi_group *psi = NULL;
+
+	if (cgroup_parent(cgrp)) {
+		psi = cgrp->psi;
+	} else {
+		rcu_read_lock();
+		list_for_each_entry_rcu(css, &cgrp->self.children, sibling) {
+			psi = css->cgroup->psi;
+			if (psi)
+				break;
+		}
+		rcu_read_unlock();
+	}
+	while (psi && psi->parent)
+		psi = psi->parent;
+	return psi;
+}
+
+/* 0 once the system's PSI is known, else -ENOENT.  Process context. */
+int ksnap_psi_resolve(void)
+{
+	struct cgroup *root;
+
+	if (READ_ONCE(ksnap_psi_system))
+		return 0;
+	root = cgroup_get_from_path("/");
+	if (IS_ERR(root))
+		return -ENOENT;
+	WRITE_ONCE(ksnap_psi_system, ksnap_psi_find(root));
+	cgroup_put(root);
+	return READ_ONCE(ksnap_psi_system) ? 0 : -ENOENT;
+}
+#else
+int ksnap_psi_resolve(void)
+{
+	return -ENOENT;
+}
+#endif
+
+/* The cgroup's PSI group, or NULL (PSI off).  Process context. */
+struct psi_group *ksnap_cgroup_psi(struct cgroup *cgrp)
+{
+#ifdef CONFIG_PSI
+	if (!cgroup_parent(cgrp))
+		return ksnap_psi_resolve() ? NULL : ksnap_psi_system;
+	return cgrp->psi;
+#else
+	return NULL;
+#endif
+}
+
+static u64 ksnap_limit(unsigned long pages)
+{
+	return pages >= PAGE_COUNTER_MAX ? U64_MAX : (u64)pages * PAGE_SIZE;
+}
+
+u64 ksnap_read_memcg(const struct ksnap_metric *m,
+		     const struct ksnap_cgroup *cg)
+{
+	struct mem_cgroup *memcg = cg->memcg;
+
+	switch (m->item) {
+	case KSNAP_MEMCG_CURRENT:
+		return (u64)page_counter_read(&memcg->memory) * PAGE_SIZE;
+	case KSNAP_MEMCG_MIN:
+		return ksnap_limit(READ_ONCE(memcg->memory.min));
+	case KSNAP_MEMCG_LOW:
+		return ksnap_limit(READ_ONCE(memcg->memory.low));
+	case KSNAP_MEMCG_HIGH:
+		return ksnap_limit(READ_ONCE(memcg->memory.high));
+	case KSNAP_MEMCG_MAX:
+		return ksnap_limit(READ_ONCE(memcg->memory.max));
+	case KSNAP_MEMCG_PEAK:
+		return (u64)READ_ONCE(memcg->memory.watermark) * PAGE_SIZE;
+	case KSNAP_MEMCG_SWAP_CURRENT:
+		return (u64)page_counter_read(&memcg->swap) * PAGE_SIZE;
+	case KSNAP_MEMCG_SWAP_HIGH:
+		return ksnap_limit(READ_ONCE(memcg->swap.high));
+	case KSNAP_MEMCG_SWAP_MAX:
+		return ksnap_limit(READ_ONCE(memcg->swap.max));
+	}
+	return 0;
+}
+
+/* memory.events keys (enum memcg_memory_event), live. */
+u64 ksnap_read_memcg_event(const struct ksnap_metric *m,
+			   const struct ksnap_cgroup *cg)
+{
+	return atomic_long_read(&cg->memcg->memory_events[m->item]);
+}
+
+/*
+ * memory.stat node items: the sum over nodes of the per-node hierarchical
+ * statistics, as fresh as the last rstat flush.  item is the node stat
+ * item, scale its unit in bytes (1 for *_B, PAGE_SIZE for pages, 1024 for
+ * KiB) or 0 for events.
+ */
+u64 ksnap_read_memcg_stat(const struct ksnap_metric *m,
+			  const struct ksnap_cgroup *cg)
+{
+	long sum = 0;
+	int nid;
+
+	for_each_node(nid)
+		sum += READ_ONCE(cg->memcg->nodeinfo[nid]->lruvec_stats.state[m->item]);
+	sum = max(sum, 0L);
+	return m->scale ? (u64)sum * m->scale : sum;
+}
+
+/* cpu.stat usage of the whole subtree, as of the last rstat flush, ns. */
+u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
+			const struct ksnap_cgroup *cg)
+{
+	return READ_ONCE(cg->cgrp->bstat.cputime.sum_exec_runtime);
+}
+
+/* CPU time of the cgroup's own tasks (not its descendants'), live, ns. */
+u64 ksnap_read_cg_usage_self(const struct ksnap_metric *m,
+			     const struct ksnap_cgroup *cg)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(cg->cgrp->rstat_cpu,
+					     cpu)->bstat.cputime.sum_exec_runtime);
+	return sum;
+}
