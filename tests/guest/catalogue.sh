@@ -252,11 +252,17 @@ run() {
 	ksnapd -o $W/$name.tsv &
 	kpid=$!
 	sleep 2
+	# Freeze the CPU spinner first: its cgroup's live CPU time would go on
+	# rising between the last snapshot and after1, by as much as the host
+	# happens to delay the guest (seen: 320 ms on a loaded host).
+	kill -STOP $spin
+	sleep 0.2
 	# The shell's own write: a helper process alive at the last snapshot
 	# and gone at after1 would show as unmapped pages.
 	echo 0 > $KSNAP_SYS/enable
 	awk -f $W/read.awk $FILES > $W/$name.after1 2>/dev/null
 	awk -f $W/read.awk $FILES > $W/$name.after2 2>/dev/null
+	kill -CONT $spin
 	sleep 1
 	kill $kpid
 	wait_pid $kpid 60
