@@ -65,15 +65,8 @@
 #ifndef KSNAP_ABI_H
 #define KSNAP_ABI_H
 
-#ifdef __KERNEL__
+/* Both sides: the kernel's, or linux-libc-dev's uapi types. */
 #include <linux/types.h>
-#else
-#include <stdint.h>
-typedef uint8_t __u8;
-typedef uint16_t __u16;
-typedef uint32_t __u32;
-typedef uint64_t __u64;
-#endif
 
 #define KSNAP_MAGIC		0x50414e534bULL	/* "KSNAP" */
 #define KSNAP_ABI_VERSION	1
