@@ -309,7 +309,7 @@ int ksnap_stream_header(struct ksnap_stream *s,
 }
 
 int ksnap_stream_row(struct ksnap_stream *s, uint64_t time_ns,
-		     const uint64_t *values, uint32_t n)
+		     const __u64 *values, uint32_t n)
 {
 	char *start, *p;
 	uint32_t i;

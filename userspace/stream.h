@@ -55,7 +55,7 @@ int ksnap_stream_start_time(struct ksnap_stream *s, uint64_t real_ns);
 int ksnap_stream_header(struct ksnap_stream *s,
 			const struct ksnap_column *cols, uint32_t n);
 int ksnap_stream_row(struct ksnap_stream *s, uint64_t time_ns,
-		     const uint64_t *values, uint32_t n);
+		     const __u64 *values, uint32_t n);
 int ksnap_stream_stats(struct ksnap_stream *s,
 		       const struct ksnap_stream_stats *st);
 /* Flush; in lossy mode also write the ADLER32 line as the last write. */

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 	unsigned long long rows = 40, period = 1000000, every = 10;
 	unsigned long long lost[MAX_LOST], nlost = 0, pos, written = 0;
 	unsigned long long last = 0;
-	uint64_t v[NCOLS];
+	__u64 v[NCOLS];
 	bool lossy = false;
 	int i;
 

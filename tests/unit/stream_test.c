@@ -173,7 +173,7 @@ static void header_names_columns_metric_or_metric_value(void **state)
 static void row_prints_zero_and_uint64_max_unsigned(void **state)
 {
 	struct ctx *c = *state;
-	uint64_t v[3] = { 0, UINT64_MAX, 1ULL << 63 };
+	__u64 v[3] = { 0, UINT64_MAX, 1ULL << 63 };
 
 	assert_int_equal(ksnap_stream_row(&c->s, 0, v, 3), 0);
 	assert_int_equal(ksnap_stream_row(&c->s, 12345, v, 1), 0);
@@ -320,7 +320,7 @@ static void lossy_stream_line_and_whole_checksums_match_zlib(void **state)
 {
 	struct ctx *c = *state;
 	struct ksnap_stream_stats st = { .collection_rate_nanos = 10 };
-	uint64_t v[2] = { 0, UINT64_MAX };
+	__u64 v[2] = { 0, UINT64_MAX };
 	uint32_t sum = 0;
 	int i;
 
@@ -351,7 +351,7 @@ static void lossy_stream_line_and_whole_checksums_match_zlib(void **state)
 static void plain_finish_writes_no_checksum_line(void **state)
 {
 	struct ctx *c = *state;
-	uint64_t v = 1;
+	__u64 v = 1;
 
 	assert_int_equal(ksnap_stream_row(&c->s, 1, &v, 1), 0);
 	assert_int_equal(ksnap_stream_finish(&c->s), 0);
