@@ -2,7 +2,7 @@
 # they need (packages, debug kernel) on a fresh Debian 12 machine.
 
 .PHONY: all setup debug-kernel modules modules-debug tools unit fuzz kunit \
-	guest-tests check demo style sparse install clean
+	guest-tests check demo bench style sparse install clean
 
 all: modules tools
 
@@ -53,6 +53,13 @@ check: setup
 demo: setup
 	$(MAKE) all
 	scripts/demo
+
+# Cost, timing and throughput figures into bench/results/ (about 8 minutes):
+# the sampler against a userspace poller in a guest, ksnapd end to end, and
+# the writer natively against memcpy and adler32.  Figures, not assertions.
+bench: setup
+	$(MAKE) all
+	scripts/bench
 
 # checkpatch --strict over the module, sparse over the module
 style:
