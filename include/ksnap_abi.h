@@ -35,6 +35,17 @@
  * consumer load-acquires head, reads the slots, then store-releases tail.
  * The kernel load-acquires tail before reusing a slot.
  *
+ * Overflow.  With KSNAP_CTRL_OVERWRITE clear in ksnap_ctrl.flags (the
+ * default, overflow=drop) a full ring keeps its unread records and the
+ * kernel drops new snapshots, counting them (stats.lost).  With it set
+ * (overflow=overwrite, a flight recorder) the kernel never reads tail: it
+ * always writes at head, overwriting the oldest records, and orders each
+ * head store before its writes to the next slot.  The reader detects what
+ * it lost: positions before head - nr_records are gone; a record copied
+ * from position p is valid only if its seq is p and head, loaded again
+ * after the copy (acquire fence), is below p + nr_records.  The kernel
+ * cannot count these (it does not know what was read): the reader does.
+ *
  * Collections.  Writing 1 to /sys/kernel/ksnap/enable starts collection
  * number ++generation: head and tail restart at 0, the counters in
  * struct ksnap_stats restart at 0, start times are taken.  Writing 0 takes
@@ -85,6 +96,9 @@
 #define KSNAP_STATE_RUNNING	1
 
 #define KSNAP_GEN_STATE(gen, state)	(((gen) << 1) | (state))
+
+/* ksnap_ctrl.flags (per collection) */
+#define KSNAP_CTRL_OVERWRITE	(1U << 0)	/* overflow=overwrite */
 
 /* ksnap_column.flags */
 #define KSNAP_COL_CUMULATIVE	(1U << 0)	/* never decreases */
@@ -141,7 +155,9 @@ struct ksnap_ctrl {
 	__u64 period_ns;
 	__u64 start_mono_ns;	/* CLOCK_MONOTONIC at start */
 	__u64 start_real_ns;	/* CLOCK_REALTIME at start */
-	__u64 reserved1[4];
+	__u32 flags;		/* KSNAP_CTRL_* */
+	__u32 reserved1a;
+	__u64 reserved1[3];
 
 	/* Producer; own cache line. */
 	__u64 head __attribute__((aligned(64)));

@@ -124,6 +124,8 @@ struct ksnap {
 	u64 period_ns;
 	u64 start_mono_ns;
 	u32 wake_mark;		/* unread records that wake a reader */
+	u32 unwoken;		/* overwrite: records since the last wake-up */
+	bool overwrite;		/* overflow=overwrite; set only while stopped */
 	bool running;		/* the timer rearms; READ_ONCE in the timer */
 	bool open;		/* a reader holds /dev/ksnap or a mapping */
 	struct hrtimer timer;
@@ -139,6 +141,9 @@ void ksnap_ctrl_init(struct ksnap *ks);
 void ksnap_ctrl_write_begin(struct ksnap_ctrl *ctrl);
 void ksnap_ctrl_write_end(struct ksnap_ctrl *ctrl);
 void ksnap_ctrl_publish_config(struct ksnap *ks);
+
+/* sysfs.c: "drop" or "overwrite" (overflow= and /sys/kernel/ksnap/overflow). */
+int ksnap_parse_overflow(const char *buf, bool *overwrite);
 
 /* sampler.c: the hrtimer; start/stop with ks->lock held. */
 void ksnap_sampler_init(struct ksnap *ks);

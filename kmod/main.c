@@ -30,6 +30,11 @@ module_param(ring_kb, uint, 0444);
 MODULE_PARM_DESC(ring_kb,
 		 "record region size, KiB, rounded up to whole pages (64..262144, default 1024)");
 
+static char *overflow = "drop";
+module_param(overflow, charp, 0444);
+MODULE_PARM_DESC(overflow,
+		 "when the ring is full: drop (keep the unread records, count new snapshots lost; default) or overwrite (keep the newest; the reader counts what it lost)");
+
 static struct ksnap ksnap_dev;
 
 static int ksnap_ring_init(struct ksnap *ks)
@@ -57,6 +62,11 @@ static int __init ksnap_init(void)
 	if (ret)
 		return ret;
 	ks->period_ns = (u64)period_us * NSEC_PER_USEC;
+	ret = ksnap_parse_overflow(overflow, &ks->overwrite);
+	if (ret) {
+		pr_err("overflow: '%s' is not drop or overwrite\n", overflow);
+		return ret;
+	}
 	ret = ksnap_layout_init(&ks->layout, PAGE_SIZE, ring_kb);
 	if (ret) {
 		pr_err("ring_kb: %u is out of range: use %u..%u KiB\n",

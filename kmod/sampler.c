@@ -44,7 +44,10 @@ static u32 ksnap_sat_u32(u64 value)
 
 /*
  * Take one snapshot into the slot at head, or count it lost when the ring
- * is full.  Runs with interrupts off: from the timer, or at stop.
+ * is full (overflow=drop).  With overflow=overwrite the tail is not read at
+ * all: the slot at head is written whatever it holds, and the reader finds
+ * what it lost by position and seq (ksnap_abi.h).  Runs with interrupts
+ * off: from the timer, or at stop.
  */
 static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 {
@@ -72,14 +75,24 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 			flags |= KSNAP_REC_STALE;
 	}
 
-	/* [A] pairs with the reader's [D]: the slot at head is free again. */
-	tail = smp_load_acquire(&ks->consumer->tail);
-	if (ksnap_ring_used(head, tail, cfg->nr_records, &bad_tail) >=
-	    cfg->nr_records) {
-		if (bad_tail)
-			ksnap_stat_inc(&st->bad_tail);
-		ksnap_stat_inc(&st->lost);
-		return;
+	if (ks->overwrite) {
+		/*
+		 * The previous head store before this slot's writes: a reader
+		 * that copied any of them loads head >= this position after
+		 * its copy (its acquire fence), and discards the copy.
+		 */
+		smp_wmb();
+		tail = 0;
+	} else {
+		/* [A] pairs with the reader's [D]: the slot is free again. */
+		tail = smp_load_acquire(&ks->consumer->tail);
+		if (ksnap_ring_used(head, tail, cfg->nr_records, &bad_tail) >=
+		    cfg->nr_records) {
+			if (bad_tail)
+				ksnap_stat_inc(&st->bad_tail);
+			ksnap_stat_inc(&st->lost);
+			return;
+		}
 	}
 
 	rec = (struct ksnap_record *)(ks->data +
@@ -108,9 +121,16 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	smp_store_release(&ctrl->head, head + 1);
 
 	ksnap_stat_add(&st->read_sum_ns, &st->read_max_ns, t1 - t0);
-	/* Unread records grow by one per sample: wake on crossing the mark. */
-	if (head + 1 - tail == ks->wake_mark)
+	if (ks->overwrite) {
+		/* No tail to measure against: every wake_mark records. */
+		if (++ks->unwoken >= ks->wake_mark) {
+			ks->unwoken = 0;
+			irq_work_queue(&ks->wake_work);
+		}
+	} else if (head + 1 - tail == ks->wake_mark) {
+		/* Unread records grow by one per sample: wake on crossing. */
 		irq_work_queue(&ks->wake_work);
+	}
 }
 
 static enum hrtimer_restart ksnap_timer_fn(struct hrtimer *timer)
@@ -212,12 +232,14 @@ int ksnap_sampler_start(struct ksnap *ks)
 	ks->start_mono_ns = ktime_get_ns();
 	ks->wake_mark = ksnap_ring_wake_mark(ks->cfg->nr_records,
 					     ks->period_ns);
+	ks->unwoken = 0;
 	ksnap_ctrl_write_begin(ctrl);
 	ctrl->generation++;
 	ctrl->state = KSNAP_STATE_RUNNING;
 	ctrl->period_ns = ks->period_ns;
 	ctrl->start_mono_ns = ks->start_mono_ns;
 	ctrl->start_real_ns = ktime_get_real_ns();
+	ctrl->flags = ks->overwrite ? KSNAP_CTRL_OVERWRITE : 0;
 	WRITE_ONCE(ctrl->head, 0);
 	memset(&ctrl->stats, 0, sizeof(ctrl->stats));
 	WRITE_ONCE(ks->consumer->tail, 0);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/ksnap/: enable, metrics, cgroups, period_us, stats,
+ * /sys/kernel/ksnap/: enable, metrics, cgroups, period_us, overflow, stats,
  * available_metrics.  ks->lock serialises every store.
  */
 #include <linux/err.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -26,13 +27,20 @@ static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct ksnap *ks = ksnap_sysfs_dev;
 	bool on, changed;
-	int ret;
+	int ret = 0;
 
-	ret = kstrtobool(buf, &on);
-	if (ret) {
-		pr_err("enable: '%.*s' is not a boolean: write 1 or 0\n",
-		       (int)strcspn(buf, "\n"), buf);
-		return ret;
+	/*
+	 * Exactly "1" or "0" (and a newline): not kstrtobool(), which
+	 * takes "1 0", "yesterday" or 2^64 by their first character.
+	 */
+	if (sysfs_streq(buf, "1")) {
+		on = true;
+	} else if (sysfs_streq(buf, "0")) {
+		on = false;
+	} else {
+		pr_err("enable: '%.*s' is not 1 or 0\n",
+		       (int)min_t(size_t, strcspn(buf, "\n"), 64), buf);
+		return -EINVAL;
 	}
 
 	mutex_lock(&ks->lock);
@@ -171,6 +179,49 @@ static ssize_t period_us_store(struct kobject *kobj,
 	return ret ?: count;
 }
 
+int ksnap_parse_overflow(const char *buf, bool *overwrite)
+{
+	if (sysfs_streq(buf, "drop"))
+		*overwrite = false;
+	else if (sysfs_streq(buf, "overwrite"))
+		*overwrite = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t overflow_show(struct kobject *kobj,
+			     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", READ_ONCE(ksnap_sysfs_dev->overwrite) ?
+			  "overwrite" : "drop");
+}
+
+static ssize_t overflow_store(struct kobject *kobj,
+			      struct kobj_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	bool overwrite;
+	int ret;
+
+	ret = ksnap_parse_overflow(buf, &overwrite);
+	if (ret) {
+		pr_err("overflow: '%.*s' is not drop or overwrite\n",
+		       (int)min_t(size_t, strcspn(buf, "\n"), 64), buf);
+		return ret;
+	}
+	mutex_lock(&ks->lock);
+	if (ks->running) {
+		pr_err("overflow: busy: stop sampling (echo 0 > enable) first\n");
+		ret = -EBUSY;
+	} else {
+		WRITE_ONCE(ks->overwrite, overwrite);
+	}
+	mutex_unlock(&ks->lock);
+	return ret ?: count;
+}
+
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
@@ -219,6 +270,7 @@ static struct kobj_attribute ksnap_attr_enable = __ATTR_RW(enable);
 static struct kobj_attribute ksnap_attr_metrics = __ATTR_RW(metrics);
 static struct kobj_attribute ksnap_attr_cgroups = __ATTR_RW(cgroups);
 static struct kobj_attribute ksnap_attr_period_us = __ATTR_RW(period_us);
+static struct kobj_attribute ksnap_attr_overflow = __ATTR_RW(overflow);
 static struct kobj_attribute ksnap_attr_stats = __ATTR_RO(stats);
 
 static struct attribute *ksnap_attrs[] = {
@@ -226,6 +278,7 @@ static struct attribute *ksnap_attrs[] = {
 	&ksnap_attr_metrics.attr,
 	&ksnap_attr_cgroups.attr,
 	&ksnap_attr_period_us.attr,
+	&ksnap_attr_overflow.attr,
 	&ksnap_attr_stats.attr,
 	NULL,
 };
