@@ -21,13 +21,20 @@ int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
 	d->phase = KSNAPD_WAIT_START;
 	d->coll.columns = calloc(r->max_columns ? r->max_columns : 1,
 				 sizeof(*d->coll.columns));
-	return d->coll.columns ? 0 : -ENOMEM;
+	d->rec = malloc(r->record_size ? r->record_size : sizeof(*d->rec));
+	if (!d->coll.columns || !d->rec) {
+		ksnapd_fini(d);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void ksnapd_fini(struct ksnapd *d)
 {
 	free(d->coll.columns);
 	d->coll.columns = NULL;
+	free(d->rec);
+	d->rec = NULL;
 }
 
 static int out_failed(struct ksnapd *d, int ret)
@@ -148,6 +155,17 @@ int ksnapd_summary(FILE *log, uint32_t gen,
 		(unsigned long long)rd, pct(rd, rate),
 		(unsigned long long)st->ksnap_snapshots_lost,
 		(unsigned long long)st->ksnap_periods_missed);
+	if (st->ksnapd_snapshots_overwritten)
+		fprintf(log, "ksnapd: collection %u: %llu snapshots "
+			"overwritten before they were read (overflow="
+			"overwrite)\n", gen,
+			(unsigned long long)st->ksnapd_snapshots_overwritten);
+	if (st->ksnapd_rows_dropped) {
+		warnings++;
+		fprintf(log, "ksnapd: warning: collection %u: %llu rows "
+			"dropped because the output was full\n", gen,
+			(unsigned long long)st->ksnapd_rows_dropped);
+	}
 	if (cap < 99.0) {
 		warnings++;
 		fprintf(log, "ksnapd: warning: collection %u: capture rate "
@@ -225,7 +243,8 @@ static int reopen_output(struct ksnapd *d)
 	if (!d->out_path || d->phase != KSNAPD_STREAM)
 		return 0;
 	ret = ksnap_out_flush(d->stream->out);
-	if (ret)
+	/* Full: what is buffered goes to the new file once it can. */
+	if (ret && !ksnap_out_full_error(ret))
 		return out_failed(d, ret);
 	ret = close_output(d);
 	if (ret)
@@ -271,15 +290,21 @@ static int begin_collection(struct ksnapd *d)
 		return out_failed(d, ret);
 
 	/* Attached mid-collection: the kernel treats an invalid tail as
-	 * "ring full", so resume from head rather than from garbage. */
+	 * "ring full", so resume from head rather than from garbage.  In
+	 * overwrite mode a tail more than a ring behind is not garbage:
+	 * stream() counts what was overwritten. */
 	d->tail = ksnap_ring_tail(r);
 	head = ksnap_ring_head(r);
-	if (head - d->tail > r->nr_records) {
+	if (head - d->tail > r->nr_records &&
+	    (!(c->flags & KSNAP_CTRL_OVERWRITE) || d->tail > head)) {
 		d->tail = head;
 		ksnap_ring_set_tail(r, head);
 	}
+	d->overwritten = 0;
 	d->rows = 0;
 	d->last_time_ns = 0;
+	d->dropped = 0;
+	d->stats_queued = false;
 	d->phase = KSNAPD_STREAM;
 	return 0;
 }
@@ -330,25 +355,121 @@ static void fill_stats(struct ksnapd *d, struct ksnap_stream_stats *st)
 	st->ksnap_max_lateness_nanos = ks.lateness_max_ns;
 	st->ksnap_max_read_nanos = ks.read_max_ns;
 	st->ksnap_bad_tail = ks.bad_tail;
+	st->ksnapd_rows_dropped = d->dropped;
+	st->ksnapd_snapshots_overwritten = d->overwritten;
+}
+
+/* The output is full: say so once, from now on drop and count rows. */
+static void output_full(struct ksnapd *d, int err)
+{
+	if (d->sink_full)
+		return;
+	d->sink_full = true;
+	d->dropped_now = 0;
+	if (d->log) {
+		fprintf(d->log, "ksnapd: %s: write: %s: dropping rows (counted "
+			"in STATS ksnapd_rows_dropped) until there is room "
+			"again\n", d->out_name, strerror(-err));
+		fflush(d->log);
+	}
+}
+
+/*
+ * Output full: retry what is buffered.  Returns 0 when it is written (or
+ * was not full), 1 when still full, -errno on another error.
+ */
+static int retry_output(struct ksnapd *d)
+{
+	int ret;
+
+	if (!d->sink_full)
+		return 0;
+	/* The ADLER32 line, once formatted, is the last write: unframed. */
+	ret = d->stream->adler_queued ? ksnap_out_flush_last(d->stream->out) :
+					ksnap_out_flush(d->stream->out);
+	if (ksnap_out_full_error(ret))
+		return 1;
+	if (ret)
+		return out_failed(d, ret);
+	d->sink_full = false;
+	if (d->log) {
+		fprintf(d->log, "ksnapd: %s: writing again, %llu rows dropped "
+			"while the output was full\n", d->out_name,
+			(unsigned long long)d->dropped_now);
+		fflush(d->log);
+	}
+	return 0;
+}
+
+/* Flush; a full output is not an error (see output_full()). */
+static int flush_output(struct ksnapd *d)
+{
+	int ret;
+
+	if (d->sink_full)
+		return 0;
+	ret = ksnap_out_flush(d->stream->out);
+	if (ksnap_out_full_error(ret)) {
+		output_full(d, ret);
+		return 0;
+	}
+	return ret ? out_failed(d, ret) : 0;
+}
+
+/*
+ * The collection has ended but the output is full: wait for room (the
+ * next wake-up retries), unless asked to stop.
+ */
+static int end_wait_for_room(struct ksnapd *d, uint32_t state, int err)
+{
+	if (d->stop) {
+		snprintf(d->err, sizeof(d->err), "%s: write: %s: stopping "
+			 "with %zu bytes of collection %u unwritten (its "
+			 "STATS line among them)", d->out_name,
+			 strerror(-err), ksnap_out_pending(d->stream->out),
+			 d->coll.generation);
+		return err;
+	}
+	/* Seen, so that poll() sleeps; not done: no new start meanwhile. */
+	ksnap_ring_set_seen(d->ring, d->coll.generation, state);
+	return 0;
 }
 
 static int end_collection(struct ksnapd *d, uint32_t state)
 {
-	struct ksnap_stream_stats st;
 	int ret;
 
+	ret = retry_output(d);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return end_wait_for_room(d, state, -ENOSPC);
 	/* Statistics are valid until the next start, which the kernel
 	 * refuses until done_generation says we are finished. */
-	fill_stats(d, &st);
-	ret = ksnap_stream_stats(d->stream, &st);
-	if (!ret)
-		ret = ksnap_stream_finish(d->stream);
+	if (!d->stats_queued) {
+		fill_stats(d, &d->final);
+		ret = ksnap_stream_stats(d->stream, &d->final);
+		if (ksnap_out_full_error(ret)) {
+			output_full(d, ret);
+			return end_wait_for_room(d, state, ret);
+		}
+		if (ret)
+			return out_failed(d, ret);
+		d->stats_queued = true;
+	}
+	ret = ksnap_stream_finish(d->stream);
+	if (ksnap_out_full_error(ret)) {
+		output_full(d, ret);
+		return end_wait_for_room(d, state, ret);
+	}
 	if (ret)
 		return out_failed(d, ret);
+	if (d->sink_full)
+		retry_output(d);	/* written: says so */
 	ret = close_output(d);
 	if (ret)
 		return ret;
-	ksnapd_summary(d->log, d->coll.generation, &st);
+	ksnapd_summary(d->log, d->coll.generation, &d->final);
 	if (state == KSNAP_STATE_STOPPED)
 		ksnap_ring_set_done(d->ring, d->coll.generation);
 	ksnap_ring_set_seen(d->ring, d->coll.generation, state);
@@ -365,6 +486,7 @@ static int stream(struct ksnapd *d)
 {
 	struct ksnap_ring *r = d->ring;
 	struct ksnap_coll now = { 0 };
+	bool overwrite = d->coll.flags & KSNAP_CTRL_OVERWRITE;
 	uint64_t head, tail;
 	int ret;
 
@@ -391,8 +513,18 @@ static int stream(struct ksnapd *d)
 		return -EPROTO;
 	}
 
+	/* Output full: write what is buffered first, if there is room. */
+	ret = retry_output(d);
+	if (ret < 0)
+		return ret;
+
 	head = ksnap_ring_head(r);
 	tail = d->tail;
+	if (head - tail > r->nr_records && overwrite) {
+		/* Lapped: what lies a ring behind head is gone. */
+		d->overwritten += head - r->nr_records - tail;
+		tail = head - r->nr_records;
+	}
 	if (head - tail > r->nr_records) {
 		snprintf(d->err, sizeof(d->err),
 			 "ring positions out of range (head %llu, tail %llu, "
@@ -403,13 +535,35 @@ static int stream(struct ksnapd *d)
 	for (; tail != head; tail++) {
 		const struct ksnap_record *rec = ksnap_ring_record(r, tail);
 
-		ret = ksnap_stream_row(d->stream, rec->time_ns, rec->values,
-				       d->coll.nr_columns);
-		if (ret)
-			return out_failed(d, ret);
+		if (overwrite) {
+			if (!ksnap_ring_copy_record(r, tail, d->rec,
+						    now.state ==
+						    KSNAP_STATE_STOPPED)) {
+				d->overwritten++;
+				continue;
+			}
+			rec = d->rec;
+		}
+		if (!d->sink_full) {
+			ret = ksnap_stream_row(d->stream, rec->time_ns,
+					       rec->values, d->coll.nr_columns);
+			if (ksnap_out_full_error(ret))
+				output_full(d, ret);
+			else if (ret)
+				return out_failed(d, ret);
+		}
+		if (d->sink_full) {
+			d->dropped++;
+			d->dropped_now++;
+			continue;
+		}
 		d->rows++;
 		d->last_time_ns = rec->time_ns;
 	}
+	/* Written out before the kernel may reuse the slots. */
+	ret = flush_output(d);
+	if (ret)
+		return ret;
 	if (tail != d->tail) {
 		ksnap_ring_set_tail(r, tail);
 		d->tail = tail;
@@ -419,9 +573,6 @@ static int stream(struct ksnapd *d)
 		return end_collection(d, now.state);
 
 	ksnap_ring_set_seen(r, d->coll.generation, now.state);
-	ret = ksnap_out_flush(d->stream->out);
-	if (ret)
-		return out_failed(d, ret);
 	return 0;
 }
 

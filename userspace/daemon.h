@@ -15,6 +15,19 @@
  * Without --once, STREAM goes back to WAIT_START after each collection
  * (the kernel's stop), and the next collection goes to its own output
  * file (ksnapd_output_name()).  SIGHUP reopens the output file.
+ *
+ * Records are written out before the tail is handed back to the kernel:
+ * a ksnapd killed between the two leaves rows that the next one writes
+ * again (at least once), never rows that no file has.
+ *
+ * Output full (ENOSPC, EDQUOT): said once on the log; what was buffered
+ * stays buffered (no partial line is left in a regular file, see
+ * output.h) and is retried at every wake-up; meanwhile the ring is kept
+ * drained and its rows are dropped and counted (STATS
+ * ksnapd_rows_dropped), so that taken = rows + lost + dropped.  When the
+ * collection ends while the output is full, ksnapd waits for room to write
+ * STATS, the collection not being handed back (done_generation) until
+ * then; a stop signal meanwhile ends it with -ENOSPC.
  */
 #ifndef KSNAP_DAEMON_H
 #define KSNAP_DAEMON_H
@@ -76,6 +89,22 @@ struct ksnapd {
 	 */
 	int (*stop_collection)(struct ksnapd *d);
 	bool stop_called;		/* stop_collection() was called */
+
+	/*
+	 * Overwrite mode (KSNAP_CTRL_OVERWRITE): records the kernel overwrote
+	 * before they were read, found by position and seq (ksnap_abi.h),
+	 * STATS ksnapd_snapshots_overwritten; taken = rows + lost +
+	 * overwritten + dropped.
+	 */
+	uint64_t overwritten;
+	struct ksnap_record *rec;	/* one record_size copy */
+
+	/* Output full (see above). */
+	bool sink_full;
+	uint64_t dropped;		/* rows dropped in this collection */
+	uint64_t dropped_now;		/* ... since the output became full */
+	bool stats_queued;		/* STATS is formatted, in the buffer */
+	struct ksnap_stream_stats final; /* what STATS says */
 
 	char err[320];			/* what failed, when a call fails */
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "sys.h"
@@ -18,6 +19,7 @@ int ksnap_out_init(struct ksnap_out *o, int fd, bool regular, bool framed,
 		return -ENOMEM;
 	o->buf[0] = '\n';
 	o->len = 1;
+	o->skip = 0;
 	return 0;
 }
 
@@ -27,8 +29,10 @@ void ksnap_out_fini(struct ksnap_out *o)
 	o->buf = NULL;
 }
 
-int ksnap_out_write_full(int fd, const char *buf, size_t len)
+/* Write all of buf; *done: how much was written, also on failure. */
+static int write_all(int fd, const char *buf, size_t len, size_t *done)
 {
+	*done = 0;
 	while (len) {
 		ssize_t n = ksnap_sys_write(fd, buf, len);
 
@@ -40,28 +44,67 @@ int ksnap_out_write_full(int fd, const char *buf, size_t len)
 			return -EIO;
 		buf += n;
 		len -= (size_t)n;
+		*done += (size_t)n;
 	}
 	return 0;
+}
+
+int ksnap_out_write_full(int fd, const char *buf, size_t len)
+{
+	size_t done;
+
+	return write_all(fd, buf, len, &done);
+}
+
+/*
+ * A write of the buffer failed after done bytes: take them back out of a
+ * regular file (truncate to where the flush began), or remember them so
+ * that the retry writes only the rest.
+ */
+static void undo_partial(struct ksnap_out *o, off_t start, size_t done)
+{
+	if (!done)
+		return;
+	if (start >= 0 && !ksnap_sys_ftruncate(o->fd, start) &&
+	    ksnap_sys_lseek(o->fd, start, SEEK_SET) == start)
+		return;
+	o->skip += done;
 }
 
 static int out_write(struct ksnap_out *o, bool trailer)
 {
 	size_t pending = ksnap_out_pending(o);
+	const char *start;
+	size_t n, done;
+	off_t at = -1;
 	int ret;
 
 	if (!pending)
 		return 0;
 	if (o->framed) {
-		size_t n = o->len;
-
+		start = o->buf;
+		n = o->len;
 		if (trailer)
 			o->buf[n++] = '\n';
-		ret = ksnap_out_write_full(o->fd, o->buf, n);
 	} else {
-		ret = ksnap_out_write_full(o->fd, o->buf + 1, pending);
+		start = o->buf + 1;
+		n = pending;
+	}
+	/*
+	 * Where this flush begins, to cut a failed one off again: the end of
+	 * the file (ksnapd is its writer; with O_APPEND the position would
+	 * not say).
+	 */
+	if (o->regular && !o->skip)
+		at = ksnap_sys_lseek(o->fd, 0, SEEK_END);
+	ret = write_all(o->fd, start + o->skip, n - o->skip, &done);
+	if (ret) {
+		undo_partial(o, at, done);
+		return ret;
 	}
 	o->len = 1;
-	if (!ret && o->framed && o->regular)
+	o->skip = 0;
+	if (o->framed && o->regular)
 		ret = ksnap_sys_fsync(o->fd);
 	return ret;
 }

@@ -6,11 +6,18 @@
  *
  * Framed mode (lossy stream): each flush is one write that begins and ends
  * with "\n", and a regular-file sink is fsync'ed after it.
+ *
+ * A flush that fails keeps what was buffered, to be written by the next
+ * flush, and never leaves part of it in a regular file: what a failed
+ * write left there (a short write, then ENOSPC) is cut off again with
+ * ftruncate(), so the file ends with the last whole flush.  On other sinks
+ * (pipes), which cannot be rewound, the next flush writes only the rest.
  */
 #ifndef KSNAP_OUTPUT_H
 #define KSNAP_OUTPUT_H
 
 #include <stdbool.h>
+#include <errno.h>
 #include <stddef.h>
 
 #define KSNAP_OUT_DEFAULT_SIZE	(1024 * 1024)
@@ -23,7 +30,15 @@ struct ksnap_out {
 	size_t cap;		/* usable bytes after buf[0], before the
 				 * trailing frame byte */
 	size_t len;		/* bytes of lines in buf + 1 */
+	size_t skip;		/* bytes of buf already written to a sink
+				 * that cannot be rewound (failed flush) */
 };
+
+/* The sink is full: the write can be retried when space returns. */
+static inline bool ksnap_out_full_error(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT;
+}
 
 /* Returns 0 or -ENOMEM. */
 int ksnap_out_init(struct ksnap_out *o, int fd, bool regular, bool framed,
@@ -51,7 +66,10 @@ static inline const char *ksnap_out_data(const struct ksnap_out *o)
 	return o->buf + 1;
 }
 
-/* Write what is buffered.  Returns 0 or -errno from write/fsync. */
+/*
+ * Write what is buffered.  Returns 0 or -errno from write/fsync; after a
+ * failed write the buffered bytes are kept (see above).
+ */
 int ksnap_out_flush(struct ksnap_out *o);
 
 /*

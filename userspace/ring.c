@@ -201,6 +201,7 @@ int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c)
 		c->period_ns = ksnap_load_relaxed(&k->period_ns);
 		c->start_mono_ns = ksnap_load_relaxed(&k->start_mono_ns);
 		c->start_real_ns = ksnap_load_relaxed(&k->start_real_ns);
+		c->flags = ksnap_load_relaxed(&k->flags);
 		if (c->columns && nr <= r->max_columns)
 			memcpy(c->columns, r->columns,
 			       (size_t)nr * sizeof(*c->columns));
@@ -219,6 +220,21 @@ int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c)
 		return 0;
 	}
 	return -EAGAIN;
+}
+
+bool ksnap_ring_copy_record(const struct ksnap_ring *r, uint64_t pos,
+			    struct ksnap_record *rec, bool stopped)
+{
+	const struct ksnap_record *slot = ksnap_ring_record(r, pos);
+	uint64_t head;
+
+	memcpy(rec, slot, r->record_size);
+	/* The copy completes before head is loaded again (pairs with the
+	 * kernel's smp_wmb() between a head store and the next slot). */
+	atomic_thread_fence(memory_order_acquire);
+	head = ksnap_load_relaxed(&r->ctrl->head);
+	return rec->seq == pos &&
+	       (stopped || ksnap_ring_pos_valid(head, pos, r->nr_records));
 }
 
 void ksnap_ring_read_stats(const struct ksnap_ring *r, struct ksnap_stats *s)

@@ -36,6 +36,7 @@ struct ksnap_coll {
 	uint64_t period_ns;
 	uint64_t start_mono_ns;
 	uint64_t start_real_ns;
+	uint32_t flags;			/* KSNAP_CTRL_* */
 	struct ksnap_column *columns;	/* ksnap_ring.max_columns slots */
 };
 
@@ -130,6 +131,24 @@ static inline void ksnap_ring_set_seen(struct ksnap_ring *r, uint32_t gen,
 static inline void ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen)
 {
 	ksnap_store_release(&r->cons->done_generation, gen);
+}
+
+/*
+ * Overwrite mode (KSNAP_CTRL_OVERWRITE): copy the record at pos into rec
+ * (record_size bytes), then check that the kernel had not begun to
+ * overwrite it: its seq is pos and head, loaded after the copy, is below
+ * pos + nr_records.  stopped: the collection was seen stopped before head
+ * was loaded, so the kernel writes no more and only seq is checked.
+ * Returns true when the copy is valid.
+ */
+bool ksnap_ring_copy_record(const struct ksnap_ring *r, uint64_t pos,
+			    struct ksnap_record *rec, bool stopped);
+
+/* Can a record copied at pos still be valid, head being loaded after? */
+static inline bool ksnap_ring_pos_valid(uint64_t head_after, uint64_t pos,
+					uint32_t nr_records)
+{
+	return head_after - pos < nr_records;
 }
 
 /* Per-collection statistics; relaxed loads, as the ABI says. */

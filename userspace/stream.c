@@ -22,11 +22,13 @@ void ksnap_stream_init(struct ksnap_stream *s, struct ksnap_out *out,
 	s->out = out;
 	s->lossy = lossy;
 	s->adler = adler32(0L, Z_NULL, 0);
+	s->adler_queued = false;
 }
 
 void ksnap_stream_reset(struct ksnap_stream *s)
 {
 	s->adler = adler32(0L, Z_NULL, 0);
+	s->adler_queued = false;
 }
 
 char *ksnap_put_u64(char *p, uint64_t v)
@@ -362,6 +364,8 @@ static const struct stats_key stats_keys[] = {
 	KEY("ksnap_max_lateness_nanos", ksnap_max_lateness_nanos),
 	KEY("ksnap_max_read_nanos", ksnap_max_read_nanos),
 	KEY("ksnap_bad_tail", ksnap_bad_tail),
+	KEY("ksnapd_rows_dropped", ksnapd_rows_dropped),
+	KEY("ksnapd_snapshots_overwritten", ksnapd_snapshots_overwritten),
 };
 
 #define NR_STATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))
@@ -399,6 +403,8 @@ int ksnap_stream_finish(struct ksnap_stream *s)
 	char *p;
 	int err;
 
+	if (s->adler_queued)
+		return ksnap_out_flush_last(s->out);
 	err = ksnap_out_flush(s->out);
 	if (err || !s->lossy)
 		return err;
@@ -410,5 +416,6 @@ int ksnap_stream_finish(struct ksnap_stream *s)
 	p = ksnap_put_hex(p, (uint32_t)s->adler);
 	*p++ = '\n';
 	ksnap_out_commit(s->out, p);
+	s->adler_queued = true;
 	return ksnap_out_flush_last(s->out);
 }

@@ -21,6 +21,7 @@ struct ksnap_stream {
 	struct ksnap_out *out;
 	bool lossy;
 	unsigned long adler;	/* whole-stream Adler-32 (lossy) */
+	bool adler_queued;	/* ksnap_stream_finish() formatted ADLER32 */
 };
 
 /* The STATS line: gVisor's CollectionStats plus ksnap's own figures. */
@@ -39,6 +40,8 @@ struct ksnap_stream_stats {
 	uint64_t ksnap_max_lateness_nanos;
 	uint64_t ksnap_max_read_nanos;
 	uint64_t ksnap_bad_tail;
+	uint64_t ksnapd_rows_dropped;	/* read, not written: output full */
+	uint64_t ksnapd_snapshots_overwritten;	/* overwrite mode */
 };
 
 void ksnap_stream_init(struct ksnap_stream *s, struct ksnap_out *out,
@@ -58,7 +61,11 @@ int ksnap_stream_row(struct ksnap_stream *s, uint64_t time_ns,
 		     const __u64 *values, uint32_t n);
 int ksnap_stream_stats(struct ksnap_stream *s,
 		       const struct ksnap_stream_stats *st);
-/* Flush; in lossy mode also write the ADLER32 line as the last write. */
+/*
+ * Flush; in lossy mode also write the ADLER32 line as the last write.
+ * After a failure it may be called again: the ADLER32 line is formatted
+ * once, and the retry writes what is still buffered.
+ */
 int ksnap_stream_finish(struct ksnap_stream *s);
 
 /*

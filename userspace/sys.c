@@ -70,6 +70,18 @@ int ksnap_sys_fsync(int fd)
 	return fsync(fd) < 0 ? -errno : 0;
 }
 
+off_t ksnap_sys_lseek(int fd, off_t offset, int whence)
+{
+	off_t o = lseek(fd, offset, whence);
+
+	return o < 0 ? -errno : o;
+}
+
+int ksnap_sys_ftruncate(int fd, off_t length)
+{
+	return ftruncate(fd, length) < 0 ? -errno : 0;
+}
+
 void ksnap_sys_yield(void)
 {
 	sched_yield();

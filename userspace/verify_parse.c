@@ -75,7 +75,8 @@ struct row {
 struct stats {
 	bool ok;
 	uint64_t rate, start, last, total, sleep_err, coll_err;
-	uint64_t backoffs, backoff_ns, lost, missed, taken;
+	uint64_t backoffs, backoff_ns, lost, missed, taken, dropped;
+	uint64_t overwritten;
 	bool has_lost, has_missed;
 };
 
@@ -833,6 +834,8 @@ static bool parse_stats(const struct line *l, struct stats *st)
 	st->has_lost = json_u64(l, "ksnap_snapshots_lost", &st->lost);
 	st->has_missed = json_u64(l, "ksnap_periods_missed", &st->missed);
 	json_u64(l, "ksnap_snapshots_taken", &st->taken);
+	json_u64(l, "ksnapd_rows_dropped", &st->dropped);
+	json_u64(l, "ksnapd_snapshots_overwritten", &st->overwritten);
 	st->ok = true;
 	return true;
 }
@@ -988,7 +991,8 @@ static void check_missing_rows(struct ctx *c, struct stream *s)
 	size_t k, listed = 0;
 
 	if (s->st.ok) {
-		legit = s->st.lost + s->st.missed;
+		legit = s->st.lost + s->st.missed + s->st.dropped +
+			s->st.overwritten;
 		if (s->st.total > found)
 			missing = s->st.total - found;
 		else if (s->st.total < found)
@@ -1035,8 +1039,12 @@ count:
 		if (gap_slots && legit)
 			detail(c, "note: the gaps in time (%" PRIu64 " periods) "
 			       "are snapshots the module dropped (%" PRIu64
-			       " lost, %" PRIu64 " missed), not lines lost\n",
-			       gap_slots, s->st.lost, s->st.missed);
+			       " lost, %" PRIu64 " missed)%s, not lines lost\n",
+			       gap_slots, s->st.lost, s->st.missed,
+			       s->st.dropped ? " and rows ksnapd dropped "
+			       "while its output was full" :
+			       s->st.overwritten ? " and snapshots overwritten "
+			       "before ksnapd read them" : "");
 		return;
 	}
 	c->res->rows_missing += missing;
@@ -1085,6 +1093,12 @@ static void report_stats(struct ctx *c, struct stream *s)
 	if (st->has_lost || st->has_missed)
 		say(c, ", %" PRIu64 " lost (ring full), %" PRIu64 " periods "
 		    "missed", st->lost, st->missed);
+	if (st->dropped)
+		say(c, ", %" PRIu64 " rows dropped by ksnapd (output full)  "
+		    "WARNING", st->dropped);
+	if (st->overwritten)
+		say(c, ", %" PRIu64 " overwritten before they were read "
+		    "(overflow=overwrite)", st->overwritten);
 	say(c, "\n  capture: %" PRIu64 " of %" PRIu64 " expected snapshots "
 	    "(%.2f%%)%s\n", st->total, expected, rate * 100.0,
 	    rate < 0.99 ? "  WARNING: below 99%" : "");

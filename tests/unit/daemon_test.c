@@ -154,7 +154,9 @@ static void stop_writes_stats_after_the_last_row_then_exits(void **s)
 		"\"total_backoff_sleep_nanos\":0,"
 		"\"ksnap_snapshots_taken\":4,\"ksnap_snapshots_lost\":0,"
 		"\"ksnap_periods_missed\":0,\"ksnap_max_lateness_nanos\":0,"
-		"\"ksnap_max_read_nanos\":0,\"ksnap_bad_tail\":0}\n");
+		"\"ksnap_max_read_nanos\":0,\"ksnap_bad_tail\":0,"
+		"\"ksnapd_rows_dropped\":0,"
+		"\"ksnapd_snapshots_overwritten\":0}\n");
 	assert_int_equal(fake_sys.poll_calls, 1);
 	assert_int_equal(fr.cons->tail, 4);
 	assert_int_equal(fr.cons->done_generation, 1);
@@ -406,10 +408,10 @@ static void write_error_names_the_output_file(void **s)
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1, 1);
 	attach(false);
-	fake_sys.write_err = -ENOSPC;
+	fake_sys.write_err = -EIO;
 
-	assert_int_equal(ksnapd_run(&d, -1), -ENOSPC);
-	assert_string_equal(d.err, "out.tsv: write: No space left on device");
+	assert_int_equal(ksnapd_run(&d, -1), -EIO);
+	assert_string_equal(d.err, "out.tsv: write: Input/output error");
 }
 
 static int hangup_poll(struct pollfd *fds, nfds_t n, int timeout)
@@ -734,6 +736,282 @@ static void summary_warns_at_gvisor_thresholds(void **s)
 	free(log);
 }
 
+/*
+ * Output full (ENOSPC) mid-collection: the ring is kept drained, rows are
+ * dropped and counted, the buffered block goes out when there is room.
+ */
+static void full_script(int call)
+{
+	switch (call) {
+	case 1:		/* the disk is full from now on */
+		fake_sys.space_limited = true;
+		fake_sys.space = fake_sys.wlen;
+		fake_ring_push(&fr, 3000, 30);
+		fake_ring_push(&fr, 4000, 40);
+		fake_ring_push(&fr, 5000, 50);
+		break;
+	case 2:
+		fake_ring_push(&fr, 6000, 60);
+		fake_ring_push(&fr, 7000, 70);
+		break;
+	case 3:		/* room again */
+		fake_sys.space = 1 << 20;
+		fake_ring_push(&fr, 8000, 80);
+		fake_ring_stop(&fr);
+		break;
+	}
+}
+
+static char *logbuf;
+static size_t loglen;
+
+static void full_output_drops_counts_and_resumes(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	fake_ring_push(&fr, 2000, 20);
+	attach(true);
+	out.regular = true;
+	d.log = open_memstream(&logbuf, &loglen);
+	script = full_script;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	fclose(d.log);
+	d.log = NULL;
+	/* The block of rows 3000..5000 was buffered when the disk filled:
+	 * written later; 6000 and 7000 came while full: dropped. */
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "6000\t"), 0);
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "7000\t"), 0);
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "5000\t"), 1);
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "8000\t"), 1);
+	assert_contains(output(), "\"total_snapshots\":6,");
+	assert_contains(output(), "\"ksnap_snapshots_taken\":8,");
+	assert_contains(output(), "\"ksnapd_rows_dropped\":2,");
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "ADLER32\t0x"), 1);
+	assert_true(fake_sys.enospc_calls >= 2);
+	assert_int_equal(d.rows + fr.ctrl->stats.lost + d.dropped,
+			 fr.ctrl->stats.taken);
+	/* Said once, and said when it writes again. */
+	assert_int_equal(count_lines_starting(logbuf, "ksnapd: out.tsv: "
+			 "write: No space left on device: dropping rows"), 1);
+	assert_int_equal(count_lines_starting(logbuf, "ksnapd: out.tsv: "
+			 "writing again, 2 rows dropped"), 1);
+	assert_contains(logbuf, "2 rows dropped because the output was full");
+	/* The tail follows head: the kernel never saw a full ring. */
+	assert_int_equal(fr.cons->tail, fr.ctrl->head);
+	free(logbuf);
+	logbuf = NULL;
+}
+
+/* The collection ends while the disk is full: STATS waits for room. */
+static void end_script(int call)
+{
+	if (call == 1) {
+		fake_sys.space_limited = true;
+		fake_sys.space = fake_sys.wlen;
+		fake_ring_push(&fr, 2000, 20);
+		fake_ring_stop(&fr);
+	}
+	if (call == 5)
+		fake_sys.space = 1 << 20;
+}
+
+static void stats_waits_for_room_when_the_end_finds_the_output_full(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(false);
+	out.regular = true;
+	script = end_script;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_true(fake_sys.poll_calls >= 5);
+	assert_int_equal(count_lines_starting(output(), "2000\t"), 1);
+	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
+	assert_contains(output(), "\"ksnapd_rows_dropped\":0,");
+	/* Handed back only once STATS was out. */
+	assert_int_equal(fr.cons->done_generation, 1);
+}
+
+/*
+ * Lossy, the collection ended while full: room comes back one block at a
+ * time (the rows, then STATS), the ADLER32 line last.  Its retry is still
+ * the stream's last write, without the trailing frame byte.
+ */
+static void adler_end_script(int call)
+{
+	/* Room for exactly what is buffered (with its frame bytes). */
+	size_t block = ksnap_out_pending(&out) + 2;
+
+	switch (call) {
+	case 1:
+		fake_ring_push(&fr, 2000, 20);
+		fake_ring_stop(&fr);
+		fake_sys.space_limited = true;
+		fake_sys.space = fake_sys.wlen;
+		break;
+	case 3:		/* the row block */
+	case 5:		/* the STATS block */
+		fake_sys.space = fake_sys.wlen + block;
+		break;
+	case 7:
+		fake_sys.space = 1 << 20;
+		break;
+	}
+}
+
+static void lossy_end_while_full_keeps_adler32_last_and_unframed(void **s)
+{
+	const char *last;
+	size_t n;
+
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(true);
+	out.regular = true;
+	script = adler_end_script;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_true(fake_sys.poll_calls >= 7);
+	n = strlen(output());
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "2000\t"), 1);
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "STATS\t"), 1);
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "ADLER32\t0x"), 1);
+	/* The last line is ADLER32, with no frame byte after it. */
+	assert_true(n > 2 && output()[n - 1] == '\n' && output()[n - 2] != '\n');
+	last = output() + n - 2;
+	while (last > output() && last[-1] != '\n')
+		last--;
+	assert_true(!strncmp(last, KSNAP_LOSSY_PREFIX "ADLER32\t0x",
+			     strlen(KSNAP_LOSSY_PREFIX "ADLER32\t0x")));
+	assert_int_equal(fr.cons->done_generation, 1);
+}
+
+static void stop_signal_while_full_gives_up_with_enospc(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(false);
+	out.regular = true;
+	fake_sys.space_limited = true;
+	fake_sys.space = 0;
+	d.stop = true;
+
+	assert_int_equal(ksnapd_run(&d, -1), -ENOSPC);
+	assert_contains(d.err, "out.tsv: write: No space left on device: "
+			"stopping with ");
+	assert_string_equal(output(), "");
+	assert_int_equal(fr.cons->done_generation, 0);
+}
+
+/*
+ * overflow=overwrite: the "kernel" laps the reader; ksnapd counts what was
+ * overwritten by position and seq, and taken = rows + overwritten.
+ */
+static void lap_and_stop(int call)
+{
+	int i;
+
+	if (call == 1) {
+		for (i = 1; i <= 20; i++)
+			fake_ring_push(&fr, (uint64_t)i * 1000, (uint64_t)i);
+		fake_ring_stop(&fr);
+	}
+}
+
+static void overwrite_mode_counts_what_was_overwritten(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fr.ctrl->flags = KSNAP_CTRL_OVERWRITE;
+	attach(false);
+	script = lap_and_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	/* Stopped: the whole last ring (positions 12..19) is readable. */
+	assert_int_equal(count_lines_starting(output(), "12000\t"), 0);
+	assert_int_equal(count_lines_starting(output(), "13000\t"), 1);
+	assert_int_equal(count_lines_starting(output(), "20000\t"), 1);
+	assert_int_equal(d.rows, 8);
+	assert_int_equal(d.overwritten, 12);
+	assert_contains(output(), "\"total_snapshots\":8,");
+	assert_contains(output(), "\"ksnapd_snapshots_overwritten\":12}");
+	assert_int_equal(d.rows + d.overwritten, fr.ctrl->stats.taken);
+}
+
+static void lap_running(int call)
+{
+	int i;
+
+	if (call == 1)
+		for (i = 1; i <= 20; i++)
+			fake_ring_push(&fr, (uint64_t)i * 1000, (uint64_t)i);
+	if (call == 2) {
+		fake_ring_push(&fr, 21000, 21);
+		fake_ring_stop(&fr);
+	}
+}
+
+static void overwrite_mode_running_skips_the_slot_being_written(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fr.ctrl->flags = KSNAP_CTRL_OVERWRITE;
+	attach(false);
+	script = lap_running;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	/* Running, head 20: slot of 12 is where 20 may be being written. */
+	assert_int_equal(count_lines_starting(output(), "13000\t"), 0);
+	assert_int_equal(count_lines_starting(output(), "14000\t"), 1);
+	assert_int_equal(count_lines_starting(output(), "21000\t"), 1);
+	assert_int_equal(d.rows, 8);
+	assert_int_equal(d.overwritten, 13);
+	assert_int_equal(d.rows + d.overwritten, fr.ctrl->stats.taken);
+}
+
+static void torn(int call)
+{
+	if (call == 1) {
+		fake_ring_push(&fr, 1000, 1);
+		fake_ring_push(&fr, 2000, 2);
+		fake_ring_push(&fr, 3000, 3);
+		/* As if overwritten after head was loaded: seq moved on. */
+		fake_ring_slot(&fr, 1)->seq = 9;
+		fake_ring_stop(&fr);
+	}
+}
+
+static void overwrite_mode_checks_each_record_seq(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fr.ctrl->flags = KSNAP_CTRL_OVERWRITE;
+	attach(false);
+	script = torn;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_int_equal(count_lines_starting(output(), "2000\t"), 0);
+	assert_int_equal(d.rows, 2);
+	assert_int_equal(d.overwritten, 1);
+}
+
+static void position_valid_below_a_ring_behind_head(void **s)
+{
+	assert_true(ksnap_ring_pos_valid(10, 9, 8));
+	assert_true(ksnap_ring_pos_valid(10, 3, 8));
+	assert_false(ksnap_ring_pos_valid(10, 2, 8));	/* 10 may be writing */
+	assert_false(ksnap_ring_pos_valid(10, 1, 8));
+	/* Modulo 2^64. */
+	assert_true(ksnap_ring_pos_valid(2, UINT64_MAX, 8));
+	assert_false(ksnap_ring_pos_valid(2, 11, 8));	/* ahead of head */
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -762,6 +1040,14 @@ int main(void)
 		T(missing_device_without_wait_fails_at_once),
 		T(sighup_reopens_the_output_file_appending),
 		T(summary_warns_at_gvisor_thresholds),
+		T(full_output_drops_counts_and_resumes),
+		T(stats_waits_for_room_when_the_end_finds_the_output_full),
+		T(stop_signal_while_full_gives_up_with_enospc),
+		T(lossy_end_while_full_keeps_adler32_last_and_unframed),
+		T(overwrite_mode_counts_what_was_overwritten),
+		T(overwrite_mode_running_skips_the_slot_being_written),
+		T(overwrite_mode_checks_each_record_seq),
+		T(position_valid_below_a_ring_behind_head),
 	};
 
 	return cmocka_run_group_tests_name("daemon", tests, NULL, NULL);

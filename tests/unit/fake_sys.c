@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fake_sys.h"
 #include "sys.h"
@@ -22,6 +23,8 @@ int __real_ksnap_sys_poll(struct pollfd *fds, nfds_t nfds, int timeout);
 ssize_t __real_ksnap_sys_read(int fd, void *buf, size_t len);
 ssize_t __real_ksnap_sys_write(int fd, const void *buf, size_t len);
 int __real_ksnap_sys_fsync(int fd);
+off_t __real_ksnap_sys_lseek(int fd, off_t offset, int whence);
+int __real_ksnap_sys_ftruncate(int fd, off_t length);
 void __real_ksnap_sys_yield(void);
 long __real_ksnap_sys_page_size(void);
 
@@ -119,6 +122,14 @@ ssize_t __wrap_ksnap_sys_write(int fd, const void *buf, size_t len)
 		return __real_ksnap_sys_write(fd, buf, len);
 	if (fake_sys.write_max && len > fake_sys.write_max)
 		len = fake_sys.write_max;
+	if (fake_sys.space_limited) {
+		if (fake_sys.wlen >= fake_sys.space) {
+			fake_sys.enospc_calls++;
+			return -ENOSPC;
+		}
+		if (len > fake_sys.space - fake_sys.wlen)
+			len = fake_sys.space - fake_sys.wlen;
+	}
 	if (fake_sys.wlen + len + 1 > fake_sys.wcap) {
 		size_t cap = (fake_sys.wlen + len + 1) * 2;
 
@@ -139,6 +150,31 @@ int __wrap_ksnap_sys_fsync(int fd)
 	if (fake_sys.capture)
 		return 0;
 	return __real_ksnap_sys_fsync(fd);
+}
+
+off_t __wrap_ksnap_sys_lseek(int fd, off_t offset, int whence)
+{
+	fake_sys.lseek_calls++;
+	if (!fake_sys.capture)
+		return __real_ksnap_sys_lseek(fd, offset, whence);
+	if (whence == SEEK_CUR || whence == SEEK_END)
+		return (off_t)fake_sys.wlen + offset;
+	if (whence == SEEK_SET && (size_t)offset <= fake_sys.wlen)
+		return offset;
+	return -EINVAL;
+}
+
+int __wrap_ksnap_sys_ftruncate(int fd, off_t length)
+{
+	fake_sys.ftruncate_calls++;
+	if (!fake_sys.capture)
+		return __real_ksnap_sys_ftruncate(fd, length);
+	if (length < 0 || (size_t)length > fake_sys.wlen)
+		return -EINVAL;
+	fake_sys.wlen = (size_t)length;
+	if (fake_sys.wbuf)
+		fake_sys.wbuf[fake_sys.wlen] = '\0';
+	return 0;
 }
 
 void __wrap_ksnap_sys_yield(void)

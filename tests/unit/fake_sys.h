@@ -49,6 +49,13 @@ struct fake_sys {
 	int write_eintr;	/* fail this many calls with EINTR first */
 	int write_err;		/* fail every call with this -errno */
 	int fsync_calls;
+	/* A disk of space bytes (captured writes): a write past it is short,
+	 * then fails with -ENOSPC; ftruncate() of the capture frees room. */
+	bool space_limited;
+	size_t space;
+	int enospc_calls;	/* writes that failed for lack of space */
+	int ftruncate_calls;
+	int lseek_calls;
 };
 
 extern struct fake_sys fake_sys;

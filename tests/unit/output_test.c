@@ -110,6 +110,78 @@ static void reserve_flushes_when_full_and_grows_for_a_long_line(void **s)
 	ksnap_out_fini(&o);
 }
 
+/* A disk that fills in the middle of a framed flush to a regular file. */
+static void full_regular_file_is_cut_back_and_the_flush_kept(void **s)
+{
+	struct ksnap_out o;
+
+	assert_int_equal(ksnap_out_init(&o, 1, true, true, 64), 0);
+	put(&o, "a\n");
+	assert_int_equal(ksnap_out_flush(&o), 0);
+	fake_sys.space_limited = true;
+	fake_sys.space = fake_sys.wlen + 3;	/* part of the next block */
+	put(&o, "bbbb\n");
+	put(&o, "cccc\n");
+	assert_int_equal(ksnap_out_flush(&o), -ENOSPC);
+	/* Nothing of the failed block is left in the file ... */
+	assert_string_equal(fake_sys.wbuf, "\na\n\n");
+	assert_int_equal(fake_sys.ftruncate_calls, 1);
+	/* ... and it is still buffered: retried, still full, still cut. */
+	assert_int_equal(ksnap_out_pending(&o), 10);
+	assert_int_equal(ksnap_out_flush(&o), -ENOSPC);
+	assert_string_equal(fake_sys.wbuf, "\na\n\n");
+	/* Room again: the whole block, once, one write. */
+	fake_sys.space = 1000;
+	assert_int_equal(ksnap_out_flush(&o), 0);
+	assert_string_equal(fake_sys.wbuf, "\na\n\n\nbbbb\ncccc\n\n");
+	assert_int_equal(ksnap_out_pending(&o), 0);
+	ksnap_out_fini(&o);
+}
+
+/* Plain mode on a regular file: no partial line either. */
+static void full_plain_file_never_ends_in_a_partial_line(void **s)
+{
+	struct ksnap_out o;
+
+	assert_int_equal(ksnap_out_init(&o, 1, true, false, 64), 0);
+	fake_sys.space_limited = true;
+	fake_sys.space = 4;
+	put(&o, "12345678\n");
+	assert_int_equal(ksnap_out_flush(&o), -ENOSPC);
+	assert_string_equal(fake_sys.wbuf, "");
+	fake_sys.space = 1000;
+	assert_int_equal(ksnap_out_flush(&o), 0);
+	assert_string_equal(fake_sys.wbuf, "12345678\n");
+	ksnap_out_fini(&o);
+}
+
+/* A sink that cannot be rewound: the retry writes only the rest. */
+static void full_pipe_retry_writes_only_the_rest(void **s)
+{
+	struct ksnap_out o;
+
+	assert_int_equal(ksnap_out_init(&o, 1, false, true, 64), 0);
+	fake_sys.space_limited = true;
+	fake_sys.space = 4;
+	put(&o, "abcdef\n");
+	assert_int_equal(ksnap_out_flush(&o), -ENOSPC);
+	assert_int_equal(fake_sys.ftruncate_calls, 0);
+	assert_string_equal(fake_sys.wbuf, "\nabc");
+	fake_sys.space = 1000;
+	assert_int_equal(ksnap_out_flush(&o), 0);
+	assert_string_equal(fake_sys.wbuf, "\nabcdef\n\n");
+	ksnap_out_fini(&o);
+}
+
+/* Another error than "full" is returned the same way, buffer kept. */
+static void edquot_is_a_full_error_eio_is_not(void **s)
+{
+	assert_true(ksnap_out_full_error(-ENOSPC));
+	assert_true(ksnap_out_full_error(-EDQUOT));
+	assert_false(ksnap_out_full_error(-EIO));
+	assert_false(ksnap_out_full_error(0));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -120,6 +192,10 @@ int main(void)
 		T(framed_flush_is_one_write_between_newlines_then_fsync),
 		T(framed_flush_to_a_pipe_does_not_fsync),
 		T(reserve_flushes_when_full_and_grows_for_a_long_line),
+		T(full_regular_file_is_cut_back_and_the_flush_kept),
+		T(full_plain_file_never_ends_in_a_partial_line),
+		T(full_pipe_retry_writes_only_the_rest),
+		T(edquot_is_a_full_error_eio_is_not),
 	};
 
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);

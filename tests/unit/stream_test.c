@@ -198,6 +198,8 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		.ksnap_max_lateness_nanos = 9,
 		.ksnap_max_read_nanos = 10,
 		.ksnap_bad_tail = 11,
+		.ksnapd_rows_dropped = 12,
+		.ksnapd_snapshots_overwritten = 13,
 	};
 
 	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
@@ -216,7 +218,9 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		"\"total_backoff_sleep_nanos\":0,"
 		"\"ksnap_snapshots_taken\":4,\"ksnap_snapshots_lost\":1,"
 		"\"ksnap_periods_missed\":2,\"ksnap_max_lateness_nanos\":9,"
-		"\"ksnap_max_read_nanos\":10,\"ksnap_bad_tail\":11}\n");
+		"\"ksnap_max_read_nanos\":10,\"ksnap_bad_tail\":11,"
+		"\"ksnapd_rows_dropped\":12,"
+		"\"ksnapd_snapshots_overwritten\":13}\n");
 }
 
 static void put_hex_is_lowercase_without_leading_zeros(void **state)
