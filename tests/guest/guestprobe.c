@@ -19,16 +19,60 @@
  *                                    the fd, print "held" and wait for
  *                                    SIGTERM/SIGINT, then unmap: "ok"
  *
+ * Fault and abuse tests (tests/guest/faults.sh, abuse.sh, stress.sh):
+ *
+ *   guestprobe ctrl                  the control page's figures, one
+ *                                    "key value" a line, as in
+ *                                    /sys/kernel/ksnap/stats (plus head,
+ *                                    tail, nr_records)
+ *   guestprobe layout                "ctrl_pages consumer_pgoff data_pgoff
+ *                                    data_pages total_pages page_size"
+ *   guestprobe map PGOFF NPAGES ro|rw|private
+ *                                    mmap(2) of the device (private: a
+ *                                    MAP_PRIVATE read-write one): ok or
+ *                                    errno
+ *   guestprobe map-bytes OFFSET LEN  read-only mmap at a byte offset
+ *   guestprobe mremap ctrl|consumer|data
+ *                                    map that region, mremap(2) it one page
+ *                                    larger (MREMAP_MAYMOVE): ok or errno
+ *   guestprobe set-tail behind|ahead|ones|head MS
+ *                                    store that tail in the consumer page,
+ *                                    wait MS ms, put the tail back at head;
+ *                                    prints "taken T lost L bad_tail B" (the
+ *                                    increases meanwhile) on a second line
+ *   guestprobe records SECONDS       a minimal reader: one line per record
+ *                                    "seq time_ns flags v0 v1 ...", until
+ *                                    the collection stops and is drained
+ *                                    (then done_generation is stored) or
+ *                                    SECONDS pass; last line "end N"
+ *   guestprobe write-n FILE CHAR N   one write(2) of N times CHAR
+ *   guestprobe write-hex FILE HEX    one write(2) of the bytes HEX ("" is
+ *                                    a zero-length write)
+ *   guestprobe as UID PROG [ARG...]  setgid/setuid(UID), then exec PROG
+ *   guestprobe toggle N              write 1 then 0 to enable N times;
+ *                                    prints "start_ok S start_ebusy B
+ *                                    stop_ok T other O"
+ *   guestprobe churn SECONDS SEED    open, map, poll, read, close the
+ *                                    device in a loop; prints counts
+ *   guestprobe stress SEED SECONDS   random knob writes, device calls,
+ *                                    ksnapd runs and kills (see stress())
+ *
  * Built statically by scripts/guest into build/guest/bin/.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <grp.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ksnap_abi.h"
@@ -59,6 +103,9 @@ static const char *errname(int e)
 	case ENOEXEC: return "ENOEXEC";
 	case ESRCH: return "ESRCH";
 	case ENAMETOOLONG: return "ENAMETOOLONG";
+	case EDQUOT: return "EDQUOT";
+	case EROFS: return "EROFS";
+	case EISDIR: return "EISDIR";
 	default: {
 		static char buf[32];
 
@@ -125,6 +172,522 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/* The whole device mapped as a reader maps it. */
+struct dev {
+	int fd;
+	long page;
+	struct ksnap_ctrl *ctrl;	/* [0, total_pages) read-only */
+	struct ksnap_consumer *cons;	/* the consumer page, read-write */
+	size_t len;
+};
+
+static int dev_map(struct dev *d)
+{
+	struct ksnap_ctrl c;
+	void *p;
+
+	d->page = sysconf(_SC_PAGESIZE);
+	d->fd = open(KSNAP_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0)
+		return -errno;
+	if (read_ctrl(d->fd, &c)) {
+		close(d->fd);
+		return -EPROTO;
+	}
+	d->len = (size_t)c.total_pages * d->page;
+	p = mmap(NULL, d->len, PROT_READ, MAP_SHARED, d->fd, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	d->ctrl = p;
+	p = mmap(NULL, d->page, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
+		 (off_t)c.consumer_pgoff * d->page);
+	if (p == MAP_FAILED) {
+		munmap(d->ctrl, d->len);
+		goto fail;
+	}
+	d->cons = p;
+	return 0;
+fail:
+	fprintf(stderr, "guestprobe: mmap: %s\n", strerror(errno));
+	close(d->fd);
+	return -errno;
+}
+
+static void dev_unmap(struct dev *d)
+{
+	munmap(d->cons, d->page);
+	munmap(d->ctrl, d->len);
+	close(d->fd);
+}
+
+static void print_stats(const struct ksnap_ctrl *c, const char *sep)
+{
+	const struct ksnap_stats *st = &c->stats;
+
+	printf("taken %llu%slost %llu%smissed %llu%sbad_tail %llu%s"
+	       "generation %u%sstate %s%s",
+	       (unsigned long long)__atomic_load_n(&st->taken, __ATOMIC_RELAXED), sep,
+	       (unsigned long long)__atomic_load_n(&st->lost, __ATOMIC_RELAXED), sep,
+	       (unsigned long long)__atomic_load_n(&st->missed, __ATOMIC_RELAXED), sep,
+	       (unsigned long long)__atomic_load_n(&st->bad_tail, __ATOMIC_RELAXED), sep,
+	       c->generation, sep,
+	       c->state == KSNAP_STATE_RUNNING ? "running" : "stopped", sep);
+}
+
+static int cmd_ctrl(void)
+{
+	struct dev d;
+	int ret = dev_map(&d);
+
+	if (ret)
+		return report(-ret);
+	print_stats(d.ctrl, "\n");
+	printf("head %llu\ntail %llu\nnr_records %u\n",
+	       (unsigned long long)__atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE),
+	       (unsigned long long)d.cons->tail, d.ctrl->nr_records);
+	dev_unmap(&d);
+	return 0;
+}
+
+static int cmd_set_tail(const char *mode, int ms)
+{
+	struct ksnap_stats before, after;
+	uint64_t head, tail;
+	struct dev d;
+	int ret = dev_map(&d);
+
+	if (ret)
+		return report(-ret);
+	head = __atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE);
+	if (!strcmp(mode, "behind"))
+		tail = head - 2ULL * d.ctrl->nr_records - 1;
+	else if (!strcmp(mode, "ahead"))
+		tail = head + 1000000;
+	else if (!strcmp(mode, "ones"))
+		tail = ~0ULL;
+	else
+		tail = head;
+	memcpy(&before, (const void *)&d.ctrl->stats, sizeof(before));
+	__atomic_store_n(&d.cons->tail, tail, __ATOMIC_RELEASE);
+	usleep(ms * 1000);
+	memcpy(&after, (const void *)&d.ctrl->stats, sizeof(after));
+	/* Back to a valid tail: nothing unread. */
+	__atomic_store_n(&d.cons->tail,
+			 __atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	printf("ok\ntaken %llu lost %llu bad_tail %llu\n",
+	       (unsigned long long)(after.taken - before.taken),
+	       (unsigned long long)(after.lost - before.lost),
+	       (unsigned long long)(after.bad_tail - before.bad_tail));
+	dev_unmap(&d);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A minimal reader, for the record headers ksnapd does not write out. */
+static int cmd_records(double secs)
+{
+	double end = now_s() + secs;
+	uint64_t n = 0;
+	struct dev d;
+	int ret = dev_map(&d);
+
+	if (ret)
+		return report(-ret);
+	while (now_s() < end) {
+		struct pollfd p = { .fd = d.fd, .events = POLLIN };
+		uint32_t gen, state, seq;
+		uint64_t head, tail;
+
+		poll(&p, 1, 100);
+		do {
+			seq = __atomic_load_n(&d.ctrl->seq, __ATOMIC_ACQUIRE);
+			gen = d.ctrl->generation;
+			state = d.ctrl->state;
+		} while ((seq & 1) ||
+			 seq != __atomic_load_n(&d.ctrl->seq, __ATOMIC_ACQUIRE));
+		head = __atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE);
+		tail = d.cons->tail;
+		if (head - tail > d.ctrl->nr_records)
+			tail = head;
+		for (; tail != head; tail++) {
+			const struct ksnap_record *r = (const void *)
+				((const char *)d.ctrl +
+				 (size_t)d.ctrl->data_pgoff * d.page +
+				 (size_t)(tail & (d.ctrl->nr_records - 1)) *
+				 d.ctrl->record_size);
+			uint32_t i;
+
+			printf("%llu %llu %u", (unsigned long long)r->seq,
+			       (unsigned long long)r->time_ns, r->flags);
+			for (i = 0; i < d.ctrl->nr_columns; i++)
+				printf(" %llu", (unsigned long long)r->values[i]);
+			printf("\n");
+			n++;
+		}
+		__atomic_store_n(&d.cons->tail, tail, __ATOMIC_RELEASE);
+		d.cons->seen_state = KSNAP_GEN_STATE(gen, state);
+		if (state == KSNAP_STATE_STOPPED && gen && n) {
+			d.cons->done_generation = gen;
+			break;
+		}
+	}
+	printf("end %llu\n", (unsigned long long)n);
+	dev_unmap(&d);
+	return 0;
+}
+
+static int write_buf(const char *path, const char *buf, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), e;
+
+	if (fd < 0)
+		return report(errno);
+	e = write(fd, buf, n) < 0 ? errno : 0;
+	close(fd);
+	return report(e);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int cmd_write_hex(const char *path, const char *hex)
+{
+	char buf[4096];
+	size_t n = 0;
+
+	while (hex[0] && hex[1] && n < sizeof(buf)) {
+		int hi = hexval(hex[0]), lo = hexval(hex[1]);
+
+		if (hi < 0 || lo < 0)
+			return 2;
+		buf[n++] = (char)(hi << 4 | lo);
+		hex += 2;
+	}
+	return write_buf(path, buf, n);
+}
+
+static int cmd_write_n(const char *path, char c, size_t n)
+{
+	char *buf = malloc(n + 1);
+	int ret;
+
+	if (!buf)
+		return 3;
+	memset(buf, c, n);
+	ret = write_buf(path, buf, n);
+	free(buf);
+	return ret;
+}
+
+static int cmd_mremap(const char *which)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct ksnap_ctrl c;
+	unsigned long pgoff, pages;
+	int prot = PROT_READ, fd, e;
+	void *p, *q;
+
+	fd = open_dev();
+	if (fd < 0)
+		return report(errno);
+	if (read_ctrl(fd, &c))
+		return 3;
+	if (!strcmp(which, "consumer")) {
+		pgoff = c.consumer_pgoff;
+		pages = 1;
+		prot |= PROT_WRITE;
+	} else if (!strcmp(which, "data")) {
+		pgoff = c.data_pgoff;
+		pages = c.data_pages;
+	} else {
+		pgoff = 0;
+		pages = c.ctrl_pages;
+	}
+	p = mmap(NULL, pages * page, prot, MAP_SHARED, fd, pgoff * page);
+	if (p == MAP_FAILED)
+		return report(errno);
+	q = mremap(p, pages * page, (pages + 1) * page, MREMAP_MAYMOVE);
+	e = q == MAP_FAILED ? errno : 0;
+	munmap(q == MAP_FAILED ? p : q, (q == MAP_FAILED ? pages : pages + 1) * page);
+	close(fd);
+	return report(e);
+}
+
+/* xorshift64*: the same sequence for the same seed everywhere. */
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static unsigned int rnd_below(unsigned int n)
+{
+	return (unsigned int)(rnd() % n);
+}
+
+static void seed_rng(uint64_t seed)
+{
+	rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
+	if (!rng_state)
+		rng_state = 1;
+}
+
+/* One reader's visit: open, map, poll, read, maybe move the tail, close. */
+static int churn_once(unsigned long *busy, unsigned long *reads_einval)
+{
+	struct pollfd p;
+	struct dev d;
+	char buf[16];
+	int ret = dev_map(&d);
+
+	if (ret == -EBUSY) {
+		(*busy)++;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	p.fd = d.fd;
+	p.events = POLLIN;
+	poll(&p, 1, (int)rnd_below(3));
+	if (read(d.fd, buf, sizeof(buf)) < 0)
+		(*reads_einval)++;
+	switch (rnd_below(4)) {
+	case 0:
+	case 3:		/* a reader that reads everything */
+		__atomic_store_n(&d.cons->tail,
+				 __atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+		d.cons->seen_state = KSNAP_GEN_STATE(d.ctrl->generation,
+						     d.ctrl->state);
+		if (d.ctrl->state == KSNAP_STATE_STOPPED)
+			d.cons->done_generation = d.ctrl->generation;
+		break;
+	case 1:		/* garbage */
+		d.cons->tail = rnd();
+		break;
+	default:
+		break;
+	}
+	dev_unmap(&d);
+	return 1;
+}
+
+static int cmd_churn(double secs, uint64_t seed)
+{
+	unsigned long opens = 0, busy = 0, rd = 0, errs = 0;
+	double end = now_s() + secs;
+
+	seed_rng(seed);
+	signal(SIGTERM, on_signal);
+	while (now_s() < end && !stop) {
+		int r = churn_once(&busy, &rd);
+
+		if (r > 0)
+			opens++;
+		else if (r < 0)
+			errs++;
+	}
+	printf("opens %lu ebusy %lu read_errors %lu other_errors %lu\n",
+	       opens, busy, rd, errs);
+	return errs ? 1 : 0;
+}
+
+static int knob_write(const char *knob, const char *val)
+{
+	char path[128], buf[256];
+	int fd, n, e;
+
+	snprintf(path, sizeof(path), KSNAP_SYSFS_DIR "/%s", knob);
+	n = snprintf(buf, sizeof(buf), "%s\n", val);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	e = write(fd, buf, n) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+static int cmd_toggle(unsigned long n)
+{
+	unsigned long s_ok = 0, s_busy = 0, t_ok = 0, other = 0, i;
+	int e;
+
+	for (i = 0; i < n; i++) {
+		e = knob_write("enable", "1");
+		if (!e)
+			s_ok++;
+		else if (e == EBUSY)
+			s_busy++;
+		else
+			other++;
+		e = knob_write("enable", "0");
+		if (!e)
+			t_ok++;
+		else
+			other++;
+	}
+	printf("start_ok %lu start_ebusy %lu stop_ok %lu other %lu\n", s_ok,
+	       s_busy, t_ok, other);
+	return other ? 1 : 0;
+}
+
+/*
+ * Seeded random stress of the whole interface.  Each step is one of:
+ * a knob write (good or garbage values), a reader's visit to the device
+ * (maybe with a garbage tail), a ksnapd started and then killed with a
+ * random signal after a random time, a stats read.  The sequence of steps
+ * is a function of the seed; what each returns depends on timing.
+ */
+static pid_t ksnapd_pid;
+
+/* Signal ksnapd; SIGKILL it if it is still there after 2 s (a SIGHUP
+ * only reopens its file, a SIGTERM drains first). */
+static void ksnapd_reap(int sig)
+{
+	int st, i;
+
+	if (ksnapd_pid <= 0)
+		return;
+	kill(ksnapd_pid, SIGCONT);
+	kill(ksnapd_pid, sig);
+	for (i = 0; i < 200; i++) {
+		if (waitpid(ksnapd_pid, &st, WNOHANG) == ksnapd_pid)
+			break;
+		usleep(10000);
+	}
+	if (i == 200) {
+		kill(ksnapd_pid, SIGKILL);
+		waitpid(ksnapd_pid, &st, 0);
+	}
+	ksnapd_pid = 0;
+}
+
+static int cmd_stress(uint64_t seed, double secs)
+{
+	static const char *const enable_vals[] = { "1", "0", "1", "0", "2", "",
+						   "yes", "no", "-1" };
+	static const char *const period_vals[] = { "100", "250", "1000",
+		"5000", "0", "5", "abc", "-100", "18446744073709551616",
+		"2000000000", " 500", "500 600" };
+	static const char *const metric_vals[] = { "pgfault",
+		"pgfault,nr_free_pages", "pgfault,memory.current",
+		"nr_free_pages", "nosuch", "", ",", "pgfault,,pgfault",
+		"memory.current" };
+	static const char *const cgroup_vals[] = { "/ksnapstress", "", "/",
+		"/does/not/exist", "/ksnapstress,/ksnapstress", "../.." };
+	static const char *const overflow_vals[] = { "drop", "overwrite",
+						     "lap", "" };
+	static const int sigs[] = { SIGKILL, SIGTERM, SIGINT, SIGHUP,
+				    SIGSTOP };
+	unsigned long steps = 0, knob_ok = 0, knob_err = 0, visits = 0,
+		      busy = 0, rd = 0, ksnapds = 0, errs = 0;
+	double end = now_s() + secs;
+	char buf[512];
+	int fd;
+
+	printf("# stress seed %llu, %.0f s\n", (unsigned long long)seed, secs);
+	fflush(stdout);
+	seed_rng(seed);
+	signal(SIGPIPE, SIG_IGN);
+	while (now_s() < end) {
+		unsigned int op = rnd_below(100);
+		int e = 0, r;
+
+		steps++;
+		if (op < 30) {
+			e = knob_write("enable", enable_vals[rnd_below(9)]);
+		} else if (op < 38) {
+			e = knob_write("period_us", period_vals[rnd_below(12)]);
+		} else if (op < 45) {
+			e = knob_write("metrics", metric_vals[rnd_below(9)]);
+		} else if (op < 48) {
+			e = knob_write("cgroups", cgroup_vals[rnd_below(6)]);
+		} else if (op < 50) {
+			e = knob_write("overflow", overflow_vals[rnd_below(4)]);
+		} else if (op < 75) {
+			visits++;
+			r = churn_once(&busy, &rd);
+			if (r < 0)
+				errs++;
+			continue;
+		} else if (op < 88) {
+			if (ksnapd_pid > 0) {
+				ksnapd_reap(sigs[rnd_below(5)] == SIGSTOP ?
+					    SIGKILL : sigs[rnd_below(4)]);
+			} else {
+				const char *lossy = rnd_below(2) ? "--lossy" :
+								   "--once";
+				pid_t pid = fork();
+
+				if (pid == 0) {
+					int nul = open("/dev/null", O_WRONLY);
+
+					dup2(nul, 2);
+					execlp("ksnapd", "ksnapd", "--no-wait",
+					       lossy, "-o", "/tmp/stress.tsv",
+					       (char *)NULL);
+					_exit(127);
+				}
+				ksnapd_pid = pid;
+				ksnapds++;
+			}
+			continue;
+		} else if (op < 92) {
+			if (ksnapd_pid > 0) {
+				kill(ksnapd_pid, SIGSTOP);
+				usleep(1000 * rnd_below(50));
+				kill(ksnapd_pid, SIGCONT);
+			}
+			continue;
+		} else {
+			fd = open(KSNAP_SYSFS_DIR "/stats", O_RDONLY);
+			if (fd >= 0) {
+				if (read(fd, buf, sizeof(buf)) < 0)
+					errs++;
+				close(fd);
+			}
+			fd = open(KSNAP_SYSFS_DIR "/available_metrics",
+				  O_RDONLY);
+			if (fd >= 0) {
+				while (read(fd, buf, sizeof(buf)) > 0)
+					;
+				close(fd);
+			}
+			continue;
+		}
+		if (e)
+			knob_err++;
+		else
+			knob_ok++;
+		usleep(rnd_below(2000));
+	}
+	ksnapd_reap(SIGKILL);
+	printf("steps %lu knob_ok %lu knob_errors %lu visits %lu ebusy %lu "
+	       "ksnapd_runs %lu errors %lu\n", steps, knob_ok, knob_err,
+	       visits, busy, ksnapds, errs);
+	return errs ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -143,6 +706,74 @@ int main(int argc, char **argv)
 		e = write(fd, buf, n) < 0 ? errno : 0;
 		close(fd);
 		return report(e);
+	}
+	if (!strcmp(cmd, "ctrl"))
+		return cmd_ctrl();
+	if (!strcmp(cmd, "set-tail") && argc == 4)
+		return cmd_set_tail(argv[2], atoi(argv[3]));
+	if (!strcmp(cmd, "records") && argc == 3)
+		return cmd_records(atof(argv[2]));
+	if (!strcmp(cmd, "write-hex") && argc == 4)
+		return cmd_write_hex(argv[2], argv[3]);
+	if (!strcmp(cmd, "write-n") && argc == 5)
+		return cmd_write_n(argv[2], argv[3][0],
+				   strtoul(argv[4], NULL, 10));
+	if (!strcmp(cmd, "mremap") && argc == 3)
+		return cmd_mremap(argv[2]);
+	if (!strcmp(cmd, "toggle") && argc == 3)
+		return cmd_toggle(strtoul(argv[2], NULL, 10));
+	if (!strcmp(cmd, "churn") && argc == 4)
+		return cmd_churn(atof(argv[2]), strtoull(argv[3], NULL, 10));
+	if (!strcmp(cmd, "stress") && argc == 4)
+		return cmd_stress(strtoull(argv[2], NULL, 10), atof(argv[3]));
+	if (!strcmp(cmd, "as") && argc >= 4) {
+		uid_t uid = (uid_t)strtoul(argv[2], NULL, 10);
+
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+			return report(errno);
+		execvp(argv[3], argv + 3);
+		return report(errno);
+	}
+	if (!strcmp(cmd, "layout") || !strcmp(cmd, "map") ||
+	    !strcmp(cmd, "map-bytes")) {
+		fd = open_dev();
+		if (fd < 0)
+			return report(errno);
+		if (read_ctrl(fd, &c))
+			return 3;
+		if (!strcmp(cmd, "layout")) {
+			printf("%u %u %u %u %u %ld\n", c.ctrl_pages,
+			       c.consumer_pgoff, c.data_pgoff, c.data_pages,
+			       c.total_pages, page);
+			return 0;
+		}
+		if (!strcmp(cmd, "map") && argc == 5) {
+			int prot = PROT_READ, flags = MAP_SHARED;
+			unsigned long off = strtoul(argv[2], NULL, 10);
+			unsigned long n = strtoul(argv[3], NULL, 10);
+
+			if (!strcmp(argv[4], "rw"))
+				prot |= PROT_WRITE;
+			if (!strcmp(argv[4], "private")) {
+				prot |= PROT_WRITE;
+				flags = MAP_PRIVATE;
+			}
+			p = mmap(NULL, n * page, prot, flags, fd, off * page);
+			e = p == MAP_FAILED ? errno : 0;
+			if (!e)
+				munmap(p, n * page);
+			return report(e);
+		}
+		if (!strcmp(cmd, "map-bytes") && argc == 4) {
+			unsigned long off = strtoul(argv[2], NULL, 10);
+			unsigned long n = strtoul(argv[3], NULL, 10);
+
+			p = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, off);
+			e = p == MAP_FAILED ? errno : 0;
+			if (!e)
+				munmap(p, n);
+			return report(e);
+		}
 	}
 	if (!strcmp(cmd, "load") && (argc == 3 || argc == 4)) {
 		fd = open(argv[2], O_RDONLY | O_CLOEXEC);
@@ -215,6 +846,10 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "usage: guestprobe write FILE VALUE | load KO [PARAMS] | open | open2 |\n"
 		"       mmap-write | mprotect-write | mmap-data-write | mmap-past-end |\n"
-		"       mmap-consumer | hold\n");
+		"       mmap-consumer | hold | ctrl | layout | map PGOFF N ro|rw|private |\n"
+		"       map-bytes OFF LEN | mremap ctrl|consumer|data |\n"
+		"       set-tail behind|ahead|ones|head MS | records SECONDS |\n"
+		"       write-n FILE CHAR N | write-hex FILE HEX | as UID PROG... |\n"
+		"       toggle N | churn SECONDS SEED | stress SEED SECONDS\n");
 	return 2;
 }

@@ -1,0 +1,221 @@
+# Guest half of the abuse test: each bad input answered with an error (or,
+# for the consumer page, counted) and nothing changed or broken.
+#   tail         values written into the consumer page's tail (behind the
+#                producer, far ahead, all ones): counted as bad_tail, the
+#                snapshots counted lost, never used as an index
+#   mremap       growing a mapping of each region fails (VM_DONTEXPAND)
+#   misaligned   mappings that do not start on a region boundary, or at a
+#                byte offset, or writable across regions: refused
+#   unprivileged uid 65534 cannot open the device or write a knob
+#   knobs        every knob fed garbage while stopped: an error, and all
+#                knobs read the same before and after
+#   params       garbage module parameters: the load fails, nothing loaded
+# (device-misuse.sh has the second open, writable maps, mprotect and rmmod;
+# bad-params.sh the basic wrong values.)
+TEST=abuse
+. /guest/tests/lib.sh
+
+enable() {
+	guestprobe write $KSNAP_SYS/enable "$1"
+}
+
+sys_stat() {
+	sed -n "s/^$1 //p" $KSNAP_SYS/stats
+}
+
+mkdir -p $CG/ksnapabuse
+METRICS=pgfault,memory.current
+if ! modprobe ksnap metrics=$METRICS cgroups=/ksnapabuse period_us=1000; then
+	fail "module loads" "modprobe status 0" "failure"
+	finish
+	exit
+fi
+pass "module loads with metrics=$METRICS cgroups=/ksnapabuse"
+
+# --- 1. garbage tails ------------------------------------------------------------
+
+check "tail: start" ok "$(enable 1)"
+for mode in behind ahead ones; do
+	head0=$(guestprobe ctrl | sed -n 's/^head //p')
+	nrec=$(guestprobe ctrl | sed -n 's/^nr_records //p')
+	out=$(guestprobe set-tail $mode 500)
+	d=$(printf '%s\n' "$out" | sed -n 2p)
+	info "tail $mode: head about $head0 of $nrec records; increases over 0.5 s: $d"
+	set -- $d
+	# taken T lost L bad_tail B
+	if [ $mode = ones ] && [ "${head0:-0}" -lt "$((nrec - 1000))" ] && [ "${2:-0}" -gt 0 ] && [ "${4:-1}" = 0 ]; then
+		# Positions compare modulo 2^64 (ksnap_abi.h): all ones is
+		# head - (head + 1), within a ring of nrec > head + 1 slots:
+		# a valid tail that says "head + 1 records unread".  The kernel
+		# keeps writing at head; nothing is read from the tail.
+		pass "tail ones: with head $head0 < $nrec records all ones is a tail within the ring (modulo 2^64): sampling goes on, nothing lost ($2 taken)"
+	elif [ "${2:-0}" -gt 0 ] && [ "${6:-0}" -gt 0 ]; then
+		pass "tail $mode: the kernel counts bad_tail ($6) and goes on sampling ($2 taken)"
+	else
+		fail "tail $mode: bad_tail counted while sampling" "taken > 0, bad_tail > 0" "'$d'"
+	fi
+	diff=$(( ${4:-0} - ${6:-0} ))
+	if [ "$diff" -ge -1 ] && [ "$diff" -le 1 ]; then
+		pass "tail $mode: every snapshot with a bad tail is counted lost (lost $4, bad_tail $6)"
+	else
+		fail "tail $mode: snapshots with a bad tail counted lost" "lost == bad_tail (+-1)" "lost $4, bad_tail $6"
+	fi
+	check "tail $mode: still running" "state running" "$(grep '^state' $KSNAP_SYS/stats)"
+done
+check "tail: stop" ok "$(enable 0)"
+h=$(guestprobe ctrl)
+info "tail: control page after the stop: $(printf '%s' "$h" | tr '\n' ' ')"
+taken=$(printf '%s\n' "$h" | sed -n 's/^taken //p')
+lost=$(printf '%s\n' "$h" | sed -n 's/^lost //p')
+head=$(printf '%s\n' "$h" | sed -n 's/^head //p')
+check "tail: taken == records written (head) + lost" "$taken" "$((head + lost))"
+# Everything still works: a normal collection.
+ksnapd --once -o /out/after-tail.tsv 2> /out/after-tail.err &
+kpid=$!
+usleep 300000
+check "tail: start after the garbage" ok "$(enable 1)"
+sleep 1
+check "tail: stop after the garbage" ok "$(enable 0)"
+wait_pid $kpid 30
+check "tail: ksnapd writes a collection afterwards" 0 $?
+ksnap-verify /out/after-tail.tsv > /out/after-tail.verify 2>&1
+check "tail: ksnap-verify says it is intact" 0 $?
+check "tail: no bad tail in the new collection" 0 "$(sys_stat bad_tail)"
+
+# --- 2. mremap --------------------------------------------------------------------
+
+for region in ctrl consumer data; do
+	check_in "mremap: growing the $region mapping fails" "$(guestprobe mremap $region)" EFAULT EINVAL ENOMEM
+done
+
+# --- 3. misaligned and cross-region mappings -----------------------------------------
+
+set -- $(guestprobe layout)
+ctrl_pages=$1 cons=$2 data=$3 data_pages=$4 total=$5 page=$6
+info "layout: ctrl_pages $ctrl_pages consumer $cons data $data data_pages $data_pages total $total page $page"
+check "misaligned: a byte offset inside a page is EINVAL" EINVAL "$(guestprobe map-bytes $((page / 2)) $page)"
+if [ "$ctrl_pages" -gt 1 ]; then
+	check "misaligned: a mapping from inside the control region is EINVAL" EINVAL "$(guestprobe map 1 1 ro)"
+fi
+check "misaligned: a mapping from inside the record region is EINVAL" EINVAL "$(guestprobe map $((data + 1)) 1 ro)"
+check "misaligned: the last record page alone is EINVAL" EINVAL "$(guestprobe map $((total - 1)) 1 ro)"
+check "misaligned: the whole device plus one page is EINVAL" EINVAL "$(guestprobe map 0 $((total + 1)) ro)"
+check "misaligned: consumer and record pages writable together is EPERM" EPERM "$(guestprobe map $cons 2 rw)"
+check "misaligned: a private writable consumer mapping is EINVAL" EINVAL "$(guestprobe map $cons 1 private)"
+check "misaligned: a huge page offset is EINVAL" EINVAL "$(guestprobe map 4294967295 1 ro)"
+check "misaligned: the whole device read-only still maps" ok "$(guestprobe map 0 $total ro)"
+
+# --- 4. unprivileged users ------------------------------------------------------------
+
+check "unprivileged: opening /dev/ksnap as uid 65534 is EACCES" EACCES "$(guestprobe as 65534 guestprobe open)"
+for k in enable metrics cgroups period_us overflow; do
+	check_in "unprivileged: writing $k as uid 65534 is refused" "$(guestprobe as 65534 guestprobe write $KSNAP_SYS/$k 1)" EACCES EPERM
+done
+check "unprivileged: enable still reads 0" 0 "$(cat $KSNAP_SYS/enable)"
+guestprobe as 65534 ksnapd --no-wait --once -o /tmp/unpriv.tsv > /out/unpriv.out 2> /out/unpriv.err
+check "unprivileged: ksnapd as uid 65534 exits 1" 1 $?
+check "unprivileged: ksnapd says to run as root" 1 "$(grep -c 'run as root' /out/unpriv.err)"
+guestprobe as 65534 cat $KSNAP_SYS/stats > /dev/null 2>&1
+check "unprivileged: stats stay readable" 0 $?
+
+# --- 5. every knob fed garbage ----------------------------------------------------------
+
+state() {
+	for k in enable metrics cgroups period_us overflow; do
+		printf '%s=%s;' $k "$(cat $KSNAP_SYS/$k 2>&1)"
+	done
+	grep -e '^generation' -e '^state' -e '^taken' $KSNAP_SYS/stats | tr '\n' ';'
+}
+
+LONG_DIGITS=$(printf '%04000d' 1)
+# garbage KNOB WHAT HOW ARG: HOW is write (ARG + newline), hex or n (5000 x ARG)
+garbage() {
+	knob=$1 what=$2 how=$3 arg=$4
+	before=$(state)
+	case $how in
+	write) e=$(guestprobe write $KSNAP_SYS/$knob "$arg") ;;
+	hex) e=$(guestprobe write-hex $KSNAP_SYS/$knob "$arg") ;;
+	n) e=$(guestprobe write-n $KSNAP_SYS/$knob "$arg" 5000) ;;
+	esac
+	after=$(state)
+	case "$what" in
+	"a zero-length write") check_in "knobs: $knob: $what is refused or ignored" "$e" ok EINVAL ;;
+	"5000 characters") check_in "knobs: $knob: $what is refused" "$e" E2BIG EINVAL ;;
+	*) check_in "knobs: $knob: $what is refused" "$e" EINVAL ERANGE ENOENT ENAMETOOLONG ;;
+	esac
+	check "knobs: $knob: nothing changed after $what" "$before" "$after"
+	# A garbage write that started sampling: stop, for the next one.
+	[ "$(cat $KSNAP_SYS/enable)" = 1 ] && enable 0 > /dev/null
+}
+
+for knob in enable period_us overflow metrics cgroups; do
+	garbage $knob "a zero-length write" hex ""
+	if [ $knob = enable ] || [ $knob = period_us ] || [ $knob = overflow ]; then
+		garbage $knob "an empty line" write ""
+		garbage $knob "whitespace" write "   "
+		garbage $knob "a tab" hex "09"
+		garbage $knob "a NUL byte" hex "00"
+	fi
+	garbage $knob "a negative number" write "-1"
+	garbage $knob "a huge number" write "99999999999999999999"
+	garbage $knob "2^64 (overflows u64)" write "18446744073709551616"
+	garbage $knob "non-ASCII bytes" hex "c3a9fffe80"
+	garbage $knob "4000 digits" write "$LONG_DIGITS"
+	garbage $knob "5000 characters" n "a"
+done
+garbage enable "several values (1 0)" write "1 0"
+garbage enable "several values (0 1)" write "0 1"
+garbage enable "a word starting like a boolean (yesterday)" write "yesterday"
+garbage enable "a number (2)" write "2"
+garbage overflow "several values" write "drop overwrite"
+garbage overflow "a prefix" write "over"
+garbage overflow "upper case" write "DROP"
+garbage period_us "several values" write "500 600"
+garbage period_us "a number and junk" write "500abc"
+garbage period_us "a hex number" write "0x1f4"
+garbage metrics "several values separated by spaces" write "pgfault pgmajfault"
+garbage metrics "an empty element" write "pgfault,,pgmajfault"
+garbage metrics "a trailing comma" write "pgfault,"
+garbage cgroups "several values separated by spaces" write "/ksnapabuse /ksnapabuse"
+garbage cgroups "a relative path" write "ksnapabuse"
+garbage cgroups "dot-dot" write "/ksnapabuse/../.."
+check "knobs: still stopped at the end" "state stopped" "$(grep '^state' $KSNAP_SYS/stats)"
+
+# Empty values of metrics and cgroups are not garbage: documented (config.c,
+# README) as the default metric list and no cgroup.  An empty line, blanks
+# and a NUL byte all mean empty.
+for v in "" "   " "$(printf '\t')"; do
+	check "knobs: metrics '$v' (empty: the default list) is accepted" ok "$(guestprobe write $KSNAP_SYS/metrics "$v")"
+	default=$(cat $KSNAP_SYS/metrics)
+	check "knobs: cgroups '$v' (empty: none) is accepted" ok "$(guestprobe write $KSNAP_SYS/cgroups "$v")"
+	check "knobs: cgroups reads empty after '$v'" "" "$(cat $KSNAP_SYS/cgroups)"
+	check "knobs: metrics restored" ok "$(guestprobe write $KSNAP_SYS/metrics pgfault)"
+done
+info "knobs: the default metric list: $default"
+check "knobs: metrics NUL byte (empty) is accepted" ok "$(guestprobe write-hex $KSNAP_SYS/metrics 00)"
+check "knobs: cgroups NUL byte (empty) is accepted" ok "$(guestprobe write-hex $KSNAP_SYS/cgroups 00)"
+
+# --- 6. garbage module parameters -----------------------------------------------------
+
+rmmod ksnap
+for p in "period_us=-1" "period_us=18446744073709551616" "period_us=1000abc" \
+	"period_us=" "ring_kb=-64" "ring_kb=99999999999999999999" \
+	"metrics=$(printf '\303\251\377')" "metrics=$(printf '%05000d' 0)" \
+	"metrics=pgfault,nosuch" "cgroups=/ksnapabuse/../.." \
+	"overflow=" "overflow=lap" "overflow=drop,overwrite"; do
+	e=$(guestprobe load "$KO" "$p")
+	short=$(printf '%s' "$p" | cut -c1-40)
+	if [ "$e" != ok ]; then
+		pass "params: '$short' is refused ($e)"
+	else
+		fail "params: '$short' is refused" "an error" "ok"
+	fi
+	if module_loaded; then
+		fail "params: nothing loaded after '$short'" "not loaded" "loaded"
+		rmmod ksnap
+	else
+		pass "params: nothing loaded after '$short'"
+	fi
+done
+rmdir $CG/ksnapabuse
+finish
