@@ -27,9 +27,10 @@
  * Positions.  head (producer) and tail (consumer) are free-running record
  * counts since the collection started; the slot of position p is
  * p & (nr_records - 1).  nr_records is a power of two.  head - tail is the
- * number of unread records.  The kernel owns head and never reads tail as
- * an index: a tail behind head - nr_records or ahead of head is counted
- * (bad_tail) and treated as "ring full".
+ * number of unread records.  Positions restart at 0 with each collection
+ * and never wrap.  The kernel owns head and never reads tail as an index:
+ * a tail behind head - nr_records or above head (all ones included) is
+ * counted (bad_tail) and treated as "ring full".
  *
  * Ordering.  The producer fills a slot, then store-releases head.  The
  * consumer load-acquires head, reads the slots, then store-releases tail.

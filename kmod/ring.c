@@ -83,19 +83,18 @@ u32 ksnap_ring_slot(u64 pos, u32 nr_records)
 }
 
 /*
- * Positions are compared modulo 2^64: head - tail is the number of unread
- * records whatever the absolute values.  A difference that does not fit in
- * [0, nr_records] is a tail ahead of head when it is "negative".
+ * Positions restart at 0 with each collection and only grow (at 100 kHz
+ * they would take 5.8 million years to reach 2^64), so they are compared
+ * as plain integers: a valid tail is in [head - nr_records, head].  A tail
+ * above head, including one "before 0" such as all ones, is garbage.
  */
 enum ksnap_tail ksnap_ring_check_tail(u64 head, u64 tail, u32 nr_records)
 {
-	u64 used = head - tail;
-
-	if (used <= nr_records)
-		return KSNAP_TAIL_OK;
-	if ((s64)used < 0)
+	if (tail > head)
 		return KSNAP_TAIL_AHEAD;
-	return KSNAP_TAIL_BEHIND;
+	if (head - tail > nr_records)
+		return KSNAP_TAIL_BEHIND;
+	return KSNAP_TAIL_OK;
 }
 
 /* Unread records; an invalid tail sets *bad_tail and counts as full. */

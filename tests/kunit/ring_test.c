@@ -182,12 +182,14 @@ static const struct ksnap_tail_case ksnap_tail_cases[] = {
 	{ "far behind", 1000, 50, 8, KSNAP_TAIL_BEHIND, 8 },
 	{ "ahead by one", 5, 6, 8, KSNAP_TAIL_AHEAD, 8 },
 	{ "far ahead", 5, 1ULL << 40, 8, KSNAP_TAIL_AHEAD, 8 },
-	{ "ahead across 2^64", U64_MAX, 0, 8, KSNAP_TAIL_AHEAD, 8 },
-	{ "unread across 2^64", 2, U64_MAX - 1, 8, KSNAP_TAIL_OK, 4 },
-	{ "full across 2^64", 3, U64_MAX - 4, 8, KSNAP_TAIL_OK, 8 },
-	{ "behind across 2^64", 3, U64_MAX - 5, 8, KSNAP_TAIL_BEHIND, 8 },
+	{ "all ones, head 0", 0, U64_MAX, 8, KSNAP_TAIL_AHEAD, 8 },
+	{ "all ones, head 3", 3, U64_MAX, 8, KSNAP_TAIL_AHEAD, 8 },
+	{ "before 0, within a ring modulo 2^64", 2, U64_MAX - 1, 8,
+	  KSNAP_TAIL_AHEAD, 8 },
 	{ "empty at 2^64 - 1", U64_MAX, U64_MAX, 8, KSNAP_TAIL_OK, 0 },
-	{ "half the number space", 1ULL << 63, 0, 8, KSNAP_TAIL_AHEAD, 8 },
+	{ "full at 2^64 - 1", U64_MAX, U64_MAX - 8, 8, KSNAP_TAIL_OK, 8 },
+	{ "tail 0, head at 2^64 - 1", U64_MAX, 0, 8, KSNAP_TAIL_BEHIND, 8 },
+	{ "half the number space", 1ULL << 63, 0, 8, KSNAP_TAIL_BEHIND, 8 },
 };
 
 static void ksnap_tail_case_desc(const struct ksnap_tail_case *c, char *desc)
