@@ -158,13 +158,21 @@ static struct psi_group *ksnap_psi_find(struct cgroup *cgrp)
 	if (cgroup_parent(cgrp)) {
 		psi = cgrp->psi;
 	} else {
+		/*
+		 * A child's psi_group is freed an RCU grace period after the
+		 * child is removed: walk up to the system's (static) group
+		 * before leaving the read-side section.
+		 */
 		rcu_read_lock();
 		list_for_each_entry_rcu(css, &cgrp->self.children, sibling) {
 			psi = css->cgroup->psi;
 			if (psi)
 				break;
 		}
+		while (psi && psi->parent)
+			psi = psi->parent;
 		rcu_read_unlock();
+		return psi;
 	}
 	while (psi && psi->parent)
 		psi = psi->parent;
