@@ -142,24 +142,21 @@ void ksnap_ctrl_write_begin(struct ksnap_ctrl *ctrl);
 void ksnap_ctrl_write_end(struct ksnap_ctrl *ctrl);
 void ksnap_ctrl_publish_config(struct ksnap *ks);
 
-/* sysfs.c: "drop" or "overwrite" (overflow= and /sys/kernel/ksnap/overflow). */
-int ksnap_parse_overflow(const char *buf, bool *overwrite);
-
 /* sampler.c: the hrtimer; start/stop with ks->lock held. */
 void ksnap_sampler_init(struct ksnap *ks);
 int ksnap_sampler_start(struct ksnap *ks);
 void ksnap_sampler_stop(struct ksnap *ks);
 void ksnap_sampler_uninit(struct ksnap *ks);
+void ksnap_report_gone(struct ksnap *ks);
 
 /* device.c: /dev/ksnap. */
 int ksnap_device_init(struct ksnap *ks);
 void ksnap_device_uninit(struct ksnap *ks);
 
-/* metrics.c: the text of /sys/kernel/ksnap/available_metrics. */
+/* catalogue.c: the text of /sys/kernel/ksnap/available_metrics. */
 char *ksnap_catalogue_text(size_t *len);
 int ksnap_catalogue_line(char *buf, size_t size,
 			 const struct ksnap_metric *m);
-void ksnap_report_gone(struct ksnap *ks);
 
 /* sysfs.c: /sys/kernel/ksnap/. */
 int ksnap_sysfs_init(struct ksnap *ks);

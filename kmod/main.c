@@ -4,11 +4,14 @@
  * into a ring that userspace maps read-only from /dev/ksnap.
  */
 #include <linux/err.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
 #include <linux/time64.h>
 
 #include "ksnap.h"
+#include "parse.h"
 
 static char *metrics = "";
 module_param(metrics, charp, 0444);
@@ -64,7 +67,8 @@ static int __init ksnap_init(void)
 	ks->period_ns = (u64)period_us * NSEC_PER_USEC;
 	ret = ksnap_parse_overflow(overflow, &ks->overwrite);
 	if (ret) {
-		pr_err("overflow: '%s' is not drop or overwrite\n", overflow);
+		pr_err("overflow: '%*pE' is not drop or overwrite\n",
+		       (int)min_t(size_t, strlen(overflow), 64), overflow);
 		return ret;
 	}
 	ret = ksnap_layout_init(&ks->layout, PAGE_SIZE, ring_kb);
@@ -81,16 +85,20 @@ static int __init ksnap_init(void)
 	if (ret)
 		goto err_config;
 	ksnap_sampler_init(ks);
-	ret = ksnap_device_init(ks);
-	if (ret)
-		goto err_sampler;
 	ret = ksnap_sysfs_init(ks);
 	if (ret)
-		goto err_device;
+		goto err_sampler;
+	/*
+	 * Last: once /dev/ksnap exists a reader can open and map it, and a
+	 * failure after that would free the module under the reader.
+	 */
+	ret = ksnap_device_init(ks);
+	if (ret)
+		goto err_sysfs;
 	return 0;
 
-err_device:
-	ksnap_device_uninit(ks);
+err_sysfs:
+	ksnap_sysfs_uninit(ks);
 err_sampler:
 	ksnap_sampler_uninit(ks);
 	ksnap_ring_free(ks->ring);

@@ -150,6 +150,31 @@ int ksnap_parse_metric_sel(const char *entry, char *name, size_t size,
 	return 0;
 }
 
+/*
+ * A metric named more than once must be named by distinct CPUs only:
+ * "name" with "name[...]" would give one metric columns with and without
+ * the cpu field (the stream's metadata allows one or the other), and
+ * "name[cpu]" with "name[N]" would give two columns "name[N]".
+ */
+static int ksnap_check_selectors(const struct ksnap_list *list,
+				 const u16 *idx, const s16 *sel,
+				 unsigned int i, struct ksnap_parse_err *err)
+{
+	unsigned int j;
+
+	for (j = 0; j < i; j++) {
+		if (idx[j] != idx[i])
+			continue;
+		if (sel[i] >= 0 && sel[j] >= 0)
+			continue;	/* two CPUs; equal ones are duplicates */
+		ksnap_parse_fail(err,
+				 "metric selected twice (name it once: name, name[cpu], or name[N] for each CPU N):",
+				 list->item[i], strlen(list->item[i]));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /**
  * ksnap_parse_metrics() - parse a list of metric names
  * @buf: as for ksnap_parse_list()
@@ -191,6 +216,9 @@ int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
 		}
 		idx[i] = ret;
 		sel[i] = s;
+		ret = ksnap_check_selectors(list, idx, sel, i, err);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -254,6 +282,61 @@ int ksnap_parse_cgroups(char *buf, struct ksnap_list *list,
 					 list->item[i], strlen(list->item[i]));
 			return -EINVAL;
 		}
+		/* The path is a column's field value: "name[/path]". */
+		if (strpbrk(list->item[i], "[]")) {
+			ksnap_parse_fail(err,
+					 "a stream column cannot carry '[' or ']' in a path:",
+					 list->item[i], strlen(list->item[i]));
+			return -EINVAL;
+		}
 	}
+	return 0;
+}
+
+/**
+ * ksnap_parse_uint() - a strict unsigned decimal, as a knob takes it
+ * @buf: NUL-terminated; one trailing newline is allowed
+ * @val: receives the value on success
+ *
+ * Only digits: no sign, no blanks, no leading zero (but "0" itself), no
+ * base prefix, nothing after the number but the newline.
+ *
+ * Return: 0, or -EINVAL (not such a number) or -ERANGE (above UINT_MAX).
+ */
+int ksnap_parse_uint(const char *buf, unsigned int *val)
+{
+	const char *s = buf;
+	u64 v = 0;
+
+	if (*s < '0' || *s > '9' || (s[0] == '0' && s[1] >= '0' && s[1] <= '9'))
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10 + (*s - '0');
+		if (v > UINT_MAX)
+			return -ERANGE;
+	}
+	if (*s == '\n')
+		s++;
+	if (*s)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+/**
+ * ksnap_parse_overflow() - "drop" or "overwrite" (and a newline)
+ * @buf: NUL-terminated
+ * @overwrite: receives true for "overwrite"
+ *
+ * Return: 0 or -EINVAL.
+ */
+int ksnap_parse_overflow(const char *buf, bool *overwrite)
+{
+	if (sysfs_streq(buf, "drop"))
+		*overwrite = false;
+	else if (sysfs_streq(buf, "overwrite"))
+		*overwrite = true;
+	else
+		return -EINVAL;
 	return 0;
 }

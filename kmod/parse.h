@@ -12,7 +12,12 @@
  *
  * A metric entry is "name", "name[N]" (CPU N only) or "name[cpu]" (one
  * column per possible CPU); whether the metric allows a CPU is the
- * configuration's business, not the parser's.
+ * configuration's business, not the parser's.  A metric named twice must
+ * be named by two CPUs ("name[0],name[1]"): any other pair would give it
+ * the same column twice, or columns with and without the cpu field.
+ *
+ * A cgroup entry starts with '/' and has no '[' or ']': it becomes the
+ * field value of a column ("memory.current[/a/b]").
  */
 #ifndef KSNAP_PARSE_H
 #define KSNAP_PARSE_H
@@ -54,5 +59,7 @@ int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
 unsigned int ksnap_edit_distance(const char *a, const char *b);
 int ksnap_parse_cgroups(char *buf, struct ksnap_list *list,
 			struct ksnap_parse_err *err);
+int ksnap_parse_uint(const char *buf, unsigned int *val);
+int ksnap_parse_overflow(const char *buf, bool *overwrite);
 
 #endif /* KSNAP_PARSE_H */

@@ -5,7 +5,6 @@
  */
 #include <linux/err.h>
 #include <linux/kobject.h>
-#include <linux/kstrtox.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
@@ -13,8 +12,30 @@
 #include <linux/sysfs.h>
 
 #include "ksnap.h"
+#include "parse.h"
 
 static struct ksnap *ksnap_sysfs_dev;
+
+/* A bad value is logged escaped, and at most this much of it. */
+#define KSNAP_LOG_VALUE_MAX	64
+
+static int ksnap_log_len(const char *buf)
+{
+	return min_t(size_t, strcspn(buf, "\n"), KSNAP_LOG_VALUE_MAX);
+}
+
+/*
+ * Every store takes text: a NUL inside the written bytes would hide what
+ * follows it ("1\0junk" would read as "1").
+ */
+static int ksnap_store_text(const char *what, const char *buf, size_t count)
+{
+	if (strnlen(buf, count) == count)
+		return 0;
+	pr_err_ratelimited("%s: the value written holds a NUL byte: write text such as '%s'\n",
+			   what, what);
+	return -EINVAL;
+}
 
 static ssize_t enable_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
@@ -33,13 +54,15 @@ static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
 	 * Exactly "1" or "0" (and a newline): not kstrtobool(), which
 	 * takes "1 0", "yesterday" or 2^64 by their first character.
 	 */
+	if (ksnap_store_text("enable", buf, count))
+		return -EINVAL;
 	if (sysfs_streq(buf, "1")) {
 		on = true;
 	} else if (sysfs_streq(buf, "0")) {
 		on = false;
 	} else {
-		pr_err("enable: '%.*s' is not 1 or 0\n",
-		       (int)min_t(size_t, strcspn(buf, "\n"), 64), buf);
+		pr_err_ratelimited("enable: '%*pE' is not 1 or 0\n",
+				   ksnap_log_len(buf), buf);
 		return -EINVAL;
 	}
 
@@ -100,8 +123,8 @@ static ssize_t ksnap_reconfigure(const char *what, const char *metrics,
 
 	lockdep_assert_held(&ks->lock);
 	if (ks->running || ks->open) {
-		pr_err("%s: busy: stop sampling (echo 0 > enable) and close /dev/ksnap first\n",
-		       what);
+		pr_err_ratelimited("%s: busy: stop sampling (echo 0 > enable) and close /dev/ksnap first\n",
+				   what);
 		return -EBUSY;
 	}
 	cfg = ksnap_config_build(metrics, cgroups, &ks->layout);
@@ -120,6 +143,8 @@ static ssize_t metrics_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct ksnap *ks = ksnap_sysfs_dev;
 	ssize_t ret;
 
+	if (ksnap_store_text("metrics", buf, count))
+		return -EINVAL;
 	mutex_lock(&ks->lock);
 	ret = ksnap_reconfigure("metrics", buf, ks->cfg->cgroups_arg);
 	mutex_unlock(&ks->lock);
@@ -132,6 +157,8 @@ static ssize_t cgroups_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct ksnap *ks = ksnap_sysfs_dev;
 	ssize_t ret;
 
+	if (ksnap_store_text("cgroups", buf, count))
+		return -EINVAL;
 	mutex_lock(&ks->lock);
 	ret = ksnap_reconfigure("cgroups", ks->cfg->metrics_arg, buf);
 	mutex_unlock(&ks->lock);
@@ -154,40 +181,32 @@ static ssize_t period_us_store(struct kobject *kobj,
 	unsigned int us;
 	int ret;
 
-	ret = kstrtouint(buf, 10, &us);
-	if (ret) {
-		pr_err("period_us: '%.*s' is not a number of microseconds (%u..%u)\n",
-		       (int)strcspn(buf, "\n"), buf, KSNAP_PERIOD_US_MIN,
-		       KSNAP_PERIOD_US_MAX);
+	if (ksnap_store_text("period_us", buf, count))
+		return -EINVAL;
+	/* Digits only: no sign, blanks, base prefix or leading zero. */
+	if (ksnap_parse_uint(buf, &us)) {
+		pr_err_ratelimited("period_us: '%*pE' is not a number of microseconds (%u..%u)\n",
+				   ksnap_log_len(buf), buf, KSNAP_PERIOD_US_MIN,
+				   KSNAP_PERIOD_US_MAX);
 		return -EINVAL;
 	}
 	ret = ksnap_config_check_period(us);
 	if (ret)
 		return ret;
 
+	/*
+	 * Not published on the control page here: it keeps the stopped
+	 * collection's period for its reader; the next start publishes it.
+	 */
 	mutex_lock(&ks->lock);
 	if (ks->running) {
-		pr_err("period_us: busy: stop sampling (echo 0 > enable) first\n");
+		pr_err_ratelimited("period_us: busy: stop sampling (echo 0 > enable) first\n");
 		ret = -EBUSY;
 	} else {
 		WRITE_ONCE(ks->period_ns, (u64)us * NSEC_PER_USEC);
-		ksnap_ctrl_write_begin(ks->ctrl);
-		ks->ctrl->period_ns = ks->period_ns;
-		ksnap_ctrl_write_end(ks->ctrl);
 	}
 	mutex_unlock(&ks->lock);
 	return ret ?: count;
-}
-
-int ksnap_parse_overflow(const char *buf, bool *overwrite)
-{
-	if (sysfs_streq(buf, "drop"))
-		*overwrite = false;
-	else if (sysfs_streq(buf, "overwrite"))
-		*overwrite = true;
-	else
-		return -EINVAL;
-	return 0;
 }
 
 static ssize_t overflow_show(struct kobject *kobj,
@@ -205,15 +224,17 @@ static ssize_t overflow_store(struct kobject *kobj,
 	bool overwrite;
 	int ret;
 
+	if (ksnap_store_text("overflow", buf, count))
+		return -EINVAL;
 	ret = ksnap_parse_overflow(buf, &overwrite);
 	if (ret) {
-		pr_err("overflow: '%.*s' is not drop or overwrite\n",
-		       (int)min_t(size_t, strcspn(buf, "\n"), 64), buf);
+		pr_err_ratelimited("overflow: '%*pE' is not drop or overwrite\n",
+				   ksnap_log_len(buf), buf);
 		return ret;
 	}
 	mutex_lock(&ks->lock);
 	if (ks->running) {
-		pr_err("overflow: busy: stop sampling (echo 0 > enable) first\n");
+		pr_err_ratelimited("overflow: busy: stop sampling (echo 0 > enable) first\n");
 		ret = -EBUSY;
 	} else {
 		WRITE_ONCE(ks->overwrite, overwrite);

@@ -52,6 +52,11 @@ refused_load "cgroup without the memory controller names it" "cgroups=/nomem/chi
 refused_load "absurd ring size" "ring_kb=999999999" "999999999"
 refused_load "ring smaller than the minimum" "ring_kb=1" "ring_kb: 1"
 refused_load "per-cgroup metric without cgroups" "metrics=memory.current" "memory.current" EINVAL
+refused_load "one metric summed and per CPU" "metrics=pgfault,pgfault[cpu]" "pgfault[cpu]" EINVAL
+refused_load "every CPU and one CPU of a metric" "metrics=pgfault[cpu],pgfault[0]" "selected twice" EINVAL
+mkdir -p "$CG/bra[ket]"
+refused_load "cgroup path with brackets (no stream column can carry it)" "cgroups=/bra[ket]" "/bra[ket]" EINVAL
+rmdir "$CG/bra[ket]"
 
 # Sysfs at the wrong time.
 unload
@@ -77,6 +82,8 @@ check "period_us=abc is EINVAL" EINVAL "$(guestprobe write $S/period_us abc)"
 check "period_us unchanged after refused writes" 1000 "$(cat $S/period_us)"
 check "metrics=nosuch while stopped is EINVAL" EINVAL "$(guestprobe write $S/metrics nosuch)"
 check "metrics unchanged after a refused write" "pgfault,memory.current" "$(cat $S/metrics)"
+check "metrics with a metric summed and per CPU is EINVAL" EINVAL "$(guestprobe write $S/metrics 'pgfault,pgfault[cpu]')"
+check "metrics unchanged after the mixed selection" "pgfault,memory.current" "$(cat $S/metrics)"
 check "cgroups=/does/not/exist while stopped is ENOENT" ENOENT "$(guestprobe write $S/cgroups /does/not/exist)"
 check "cgroups unchanged after a refused write" "/ksnaptest" "$(cat $S/cgroups)"
 

@@ -165,13 +165,13 @@ static void ksnap_parse_metrics_known(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sel[0], KSNAP_SEL_NONE);
 	KUNIT_EXPECT_EQ(test, sel[1], KSNAP_SEL_NONE);
 
-	buf = ksnap_test_buf(test, "pgfault[cpu],pgfault[3],pgmajfault[0]");
+	buf = ksnap_test_buf(test, "pgfault[cpu],pgmajfault[3],pgmajfault[0]");
 	KUNIT_ASSERT_EQ(test, ksnap_parse_metrics(buf, ksnap_test_lookup, list,
 						  idx, sel, &err), 0);
 	KUNIT_ASSERT_EQ(test, list->nr, 3U);
 	KUNIT_EXPECT_EQ(test, idx[0], 0);
 	KUNIT_EXPECT_EQ(test, sel[0], KSNAP_SEL_EACH_CPU);
-	KUNIT_EXPECT_EQ(test, idx[1], 0);
+	KUNIT_EXPECT_EQ_MSG(test, idx[1], 1, "two CPUs of one metric");
 	KUNIT_EXPECT_EQ(test, sel[1], 3);
 	KUNIT_EXPECT_EQ(test, idx[2], 1);
 	KUNIT_EXPECT_EQ(test, sel[2], 0);
@@ -202,6 +202,12 @@ static const struct ksnap_metrics_case ksnap_metrics_bad_cases[] = {
 	{ "unknown with selector", "bogus[cpu]", "bogus" },
 	{ "bad selector", "pgfault[x]", "pgfault[x]" },
 	{ "same selection twice", "pgfault[1],pgfault[1]", "pgfault[1]" },
+	{ "sum, then per CPU", "pgfault,pgfault[cpu]", "pgfault[cpu]" },
+	{ "per CPU, then sum", "pgfault[cpu],pgfault", "pgfault" },
+	{ "every CPU, then one", "pgfault[cpu],pgfault[0]", "pgfault[0]" },
+	{ "one CPU, then every", "pgfault[1],pgmajfault,pgfault[cpu]",
+	  "pgfault[cpu]" },
+	{ "one CPU, then sum", "pgfault[2],pgfault", "pgfault" },
 };
 
 static void ksnap_metrics_case_desc(const struct ksnap_metrics_case *c,
@@ -258,6 +264,8 @@ static const struct ksnap_cgroups_case ksnap_cgroups_cases[] = {
 	{ "duplicate", "/a,/a", -EINVAL },
 	{ "trailing comma", "/a,", -EINVAL },
 	{ "non-ASCII", "/\xe2\x82\xac", -EINVAL },
+	{ "opening bracket", "/a[1", -EINVAL },
+	{ "closing bracket", "/a,/b]", -EINVAL },
 };
 
 static void ksnap_cgroups_case_desc(const struct ksnap_cgroups_case *c,
@@ -426,6 +434,68 @@ static void ksnap_edit_distance_long(struct kunit *test)
 			KSNAP_METRIC_NAME_MAX - 1U);
 }
 
+struct ksnap_uint_case {
+	const char *in;
+	int ret;
+	unsigned int val;
+};
+
+static const struct ksnap_uint_case ksnap_uint_cases[] = {
+	{ "1000", 0, 1000 },
+	{ "1000\n", 0, 1000 },
+	{ "0", 0, 0 },
+	{ "4294967295", 0, 4294967295U },
+	{ "4294967296", -ERANGE },
+	{ "99999999999999999999999", -ERANGE },
+	{ "", -EINVAL },
+	{ "\n", -EINVAL },
+	{ " 10", -EINVAL },
+	{ "10 ", -EINVAL },
+	{ "+10", -EINVAL },
+	{ "-1", -EINVAL },
+	{ "0010", -EINVAL },
+	{ "0x10", -EINVAL },
+	{ "10\n\n", -EINVAL },
+	{ "1e3", -EINVAL },
+	{ "\xc2\xb2", -EINVAL },
+};
+
+static void ksnap_uint_case_desc(const struct ksnap_uint_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "'%*pE'", (int)strlen(c->in),
+		 c->in);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_uint, ksnap_uint_cases, ksnap_uint_case_desc);
+
+static void ksnap_parse_uint_cases(struct kunit *test)
+{
+	const struct ksnap_uint_case *c = test->param_value;
+	unsigned int val = 12345;
+	int ret = ksnap_parse_uint(c->in, &val);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "parsing '%*pE'",
+			    (int)strlen(c->in), c->in);
+	KUNIT_EXPECT_EQ_MSG(test, val, ret ? 12345U : c->val,
+			    "value of '%*pE' (untouched on failure)",
+			    (int)strlen(c->in), c->in);
+}
+
+static void ksnap_parse_overflow_words(struct kunit *test)
+{
+	bool ow = true;
+
+	KUNIT_EXPECT_EQ(test, ksnap_parse_overflow("drop\n", &ow), 0);
+	KUNIT_EXPECT_FALSE(test, ow);
+	KUNIT_EXPECT_EQ(test, ksnap_parse_overflow("overwrite", &ow), 0);
+	KUNIT_EXPECT_TRUE(test, ow);
+	KUNIT_EXPECT_EQ(test, ksnap_parse_overflow("Drop", &ow), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ksnap_parse_overflow("", &ow), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ksnap_parse_overflow("drop overwrite", &ow),
+			-EINVAL);
+	KUNIT_EXPECT_TRUE_MSG(test, ow, "unchanged by refused words");
+}
+
 static struct kunit_case ksnap_parse_cases[] = {
 	KUNIT_CASE_PARAM(ksnap_parse_list_cases, ksnap_list_gen_params),
 	KUNIT_CASE(ksnap_parse_list_count),
@@ -437,6 +507,8 @@ static struct kunit_case ksnap_parse_cases[] = {
 	KUNIT_CASE(ksnap_parse_sel_name_room),
 	KUNIT_CASE_PARAM(ksnap_edit_distance_cases, ksnap_dist_gen_params),
 	KUNIT_CASE(ksnap_edit_distance_long),
+	KUNIT_CASE_PARAM(ksnap_parse_uint_cases, ksnap_uint_gen_params),
+	KUNIT_CASE(ksnap_parse_overflow_words),
 	{}
 };
 
