@@ -25,8 +25,8 @@ int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path)
 
 	cgrp = cgroup_get_from_path(path);
 	if (IS_ERR(cgrp)) {
-		pr_err("cgroups: no cgroup '%s' (error %ld): paths are relative to the cgroup2 mount, e.g. /system.slice/foo.service\n",
-		       path, PTR_ERR(cgrp));
+		pr_err_ratelimited("cgroups: no cgroup '%s' (error %ld): paths are relative to the cgroup2 mount, e.g. /system.slice/foo.service\n",
+				   path, PTR_ERR(cgrp));
 		return -ENOENT;
 	}
 

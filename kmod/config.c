@@ -18,11 +18,12 @@
 static void ksnap_log_parse_err(const char *what, const char *hint,
 				const struct ksnap_parse_err *err)
 {
+	/* Escaped, and no more than 64 bytes of a long entry. */
 	if (err->bad_len)
-		pr_err("%s: %s '%*pE': %s\n", what, err->why, err->bad_len,
-		       err->bad, hint);
+		pr_err_ratelimited("%s: %s '%*pE': %s\n", what, err->why,
+				   min(err->bad_len, 64), err->bad, hint);
 	else
-		pr_err("%s: %s: %s\n", what, err->why, hint);
+		pr_err_ratelimited("%s: %s: %s\n", what, err->why, hint);
 }
 
 /* "a,b,c" from a parsed list: never longer than what was parsed. */
@@ -89,15 +90,15 @@ static void ksnap_log_unknown(const struct ksnap_parse_err *err)
 	strscpy(bad, err->bad, min_t(size_t, err->bad_len + 1, sizeof(bad)));
 	n = ksnap_metric_suggest(bad, best, ARRAY_SIZE(best));
 	if (!n) {
-		pr_err("metrics: unknown metric '%s': see /sys/kernel/ksnap/available_metrics\n",
-		       bad);
+		pr_err_ratelimited("metrics: unknown metric '%s': see /sys/kernel/ksnap/available_metrics\n",
+				   bad);
 		return;
 	}
 	for (i = 0; i < n; i++)
 		name[i] = ksnap_metrics[best[i]].name;
-	pr_err("metrics: unknown metric '%s': did you mean %s%s%s%s%s? (see /sys/kernel/ksnap/available_metrics)\n",
-	       bad, name[0], n > 1 ? ", " : "", name[1], n > 2 ? ", " : "",
-	       name[2]);
+	pr_err_ratelimited("metrics: unknown metric '%s': did you mean %s%s%s%s%s? (see /sys/kernel/ksnap/available_metrics)\n",
+			   bad, name[0], n > 1 ? ", " : "", name[1], n > 2 ? ", " : "",
+			   name[2]);
 }
 
 /* The parser's selectors are the configuration's CPU selections. */
@@ -157,20 +158,20 @@ static int ksnap_config_check_cgroup(const struct ksnap_metric *m,
 	case KSNAP_NEEDS_MEMCG:
 		if (cg->memcg)
 			return 0;
-		pr_err("cgroups: '%s' has no memory controller (needed by %s): add +memory to its parent's cgroup.subtree_control\n",
-		       cg->path, m->name);
+		pr_err_ratelimited("cgroups: '%s' has no memory controller (needed by %s): add +memory to its parent's cgroup.subtree_control\n",
+				   cg->path, m->name);
 		return -EINVAL;
 	case KSNAP_NEEDS_NONROOT:
 		if (cgroup_parent(cg->cgrp))
 			return 0;
-		pr_err("metrics: %s is not kept for the root cgroup '%s': use the cpu.* metrics for the whole system\n",
-		       m->name, cg->path);
+		pr_err_ratelimited("metrics: %s is not kept for the root cgroup '%s': use the cpu.* metrics for the whole system\n",
+				   m->name, cg->path);
 		return -EINVAL;
 	case KSNAP_NEEDS_PSI:
 		if (cg->psi)
 			return 0;
-		pr_err("metrics: %s: no pressure stall information for '%s' (PSI disabled: boot with psi=1)\n",
-		       m->name, cg->path);
+		pr_err_ratelimited("metrics: %s: no pressure stall information for '%s' (PSI disabled: boot with psi=1)\n",
+				   m->name, cg->path);
 		return -EINVAL;
 	}
 	return 0;
@@ -186,27 +187,27 @@ static int ksnap_config_check_metric(struct ksnap_config *cfg,
 	int ret;
 
 	if (sel != KSNAP_CPU_SUM && !m->read_cpu) {
-		pr_err("metrics: %s has no per-CPU values: drop the [%s] selector\n",
-		       m->name, sel == KSNAP_CPU_EACH ? "cpu" : "N");
+		pr_err_ratelimited("metrics: %s has no per-CPU values: drop the [%s] selector\n",
+				   m->name, sel == KSNAP_CPU_EACH ? "cpu" : "N");
 		return -EINVAL;
 	}
 	if (sel >= 0 && (sel >= nr_cpu_ids || !cpu_possible(sel))) {
-		pr_err("metrics: %s[%d]: no such CPU (possible: %*pbl)\n",
-		       m->name, sel, cpumask_pr_args(cpu_possible_mask));
+		pr_err_ratelimited("metrics: %s[%d]: no such CPU (possible: %*pbl)\n",
+				   m->name, sel, cpumask_pr_args(cpu_possible_mask));
 		return -EINVAL;
 	}
 	if (!m->per_cgroup) {
 		if (m->needs == KSNAP_NEEDS_PSI && ksnap_psi_resolve()) {
-			pr_err("metrics: %s: system pressure not reachable (PSI disabled, or no cgroup below the root to find it through)\n",
-			       m->name);
+			pr_err_ratelimited("metrics: %s: system pressure not reachable (PSI disabled, or no cgroup below the root to find it through)\n",
+					   m->name);
 			return -EINVAL;
 		}
 		*n += sel == KSNAP_CPU_EACH ? num_possible_cpus() : 1;
 		return 0;
 	}
 	if (!cfg->nr_cgroups) {
-		pr_err("metrics: %s is per cgroup and no cgroups are configured: set cgroups first\n",
-		       m->name);
+		pr_err_ratelimited("metrics: %s is per cgroup and no cgroups are configured: set cgroups first\n",
+				   m->name);
 		return -EINVAL;
 	}
 	for (j = 0; j < cfg->nr_cgroups; j++) {
@@ -230,12 +231,12 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 			return ret;
 	}
 	if (n > l->max_columns) {
-		pr_err("metrics: %u columns (metrics times cgroups or CPUs) is more than the %u the ring has room for: sample fewer\n",
-		       n, l->max_columns);
+		pr_err_ratelimited("metrics: %u columns (metrics times cgroups or CPUs) is more than the %u the ring has room for: sample fewer\n",
+				   n, l->max_columns);
 		return -EINVAL;
 	}
 	if (ksnap_layout_records(l, n, &cfg->record_size, &cfg->nr_records)) {
-		pr_err("metrics: no column to sample: name at least one metric\n");
+		pr_err_ratelimited("metrics: no column to sample: name at least one metric\n");
 		return -EINVAL;
 	}
 
@@ -326,7 +327,7 @@ int ksnap_config_check_period(unsigned int period_us)
 	if (period_us >= KSNAP_PERIOD_US_MIN &&
 	    period_us <= KSNAP_PERIOD_US_MAX)
 		return 0;
-	pr_err("period_us: %u is out of range: use %u..%u microseconds\n",
-	       period_us, KSNAP_PERIOD_US_MIN, KSNAP_PERIOD_US_MAX);
+	pr_err_ratelimited("period_us: %u is out of range: use %u..%u microseconds\n",
+			   period_us, KSNAP_PERIOD_US_MIN, KSNAP_PERIOD_US_MAX);
 	return -EINVAL;
 }

@@ -43,6 +43,28 @@ static u32 ksnap_sat_u32(u64 value)
 }
 
 /*
+ * A removed cgroup: its columns freeze, its records are flagged stale, and
+ * a worker logs it once.  Returns the record flags.
+ */
+static u32 ksnap_cgroups_check(struct ksnap *ks, struct ksnap_config *cfg)
+{
+	u32 flags = 0;
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_cgroups; i++) {
+		struct ksnap_cgroup *cg = &cfg->cgroups[i];
+
+		if (!cg->gone && ksnap_cgroup_dying(cg)) {
+			WRITE_ONCE(cg->gone, true);
+			schedule_work(&ks->gone_work);
+		}
+		if (cg->gone)
+			flags |= KSNAP_REC_STALE;
+	}
+	return flags;
+}
+
+/*
  * Take one snapshot into the slot at head, or count it lost when the ring
  * is full (overflow=drop).  With overflow=overwrite the tail is not read at
  * all: the slot at head is written whatever it holds, and the reader finds
@@ -62,18 +84,7 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	ksnap_stat_inc(&st->taken);
 	ksnap_stat_add(&st->lateness_sum_ns, &st->lateness_max_ns,
 		       lateness_ns);
-
-	/* A removed cgroup: flag the records, log once (from a worker). */
-	for (i = 0; i < cfg->nr_cgroups; i++) {
-		struct ksnap_cgroup *cg = &cfg->cgroups[i];
-
-		if (!cg->gone && ksnap_cgroup_dying(cg)) {
-			WRITE_ONCE(cg->gone, true);
-			schedule_work(&ks->gone_work);
-		}
-		if (cg->gone)
-			flags |= KSNAP_REC_STALE;
-	}
+	flags |= ksnap_cgroups_check(ks, cfg);
 
 	if (ks->overwrite) {
 		/*
@@ -220,8 +231,8 @@ int ksnap_sampler_start(struct ksnap *ks)
 		return 0;
 	done = READ_ONCE(ks->consumer->done_generation);
 	if (ks->open && done != ctrl->generation) {
-		pr_err("enable: the reader of /dev/ksnap has finished collection %u, not %u: start refused until it has\n",
-		       done, ctrl->generation);
+		pr_err_ratelimited("enable: the reader of /dev/ksnap has finished collection %u, not %u: start refused until it has\n",
+				   done, ctrl->generation);
 		return -EBUSY;
 	}
 
