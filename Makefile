@@ -45,6 +45,7 @@ check: setup
 	$(MAKE) debug-kernel
 	$(MAKE) all
 	$(MAKE) style
+	$(MAKE) sparse
 	$(MAKE) unit
 	$(MAKE) fuzz
 	$(MAKE) kunit
@@ -61,12 +62,16 @@ bench: setup
 	$(MAKE) all
 	scripts/bench
 
-# checkpatch --strict over the module, sparse over the module
+# checkpatch --strict over the module, its KUnit tests and the ABI header
 style:
 	scripts/style
 
+# sparse (C=2: every file) and W=1 over the module; any finding fails
 sparse:
-	scripts/build-module debian C=2
+	@mkdir -p build
+	@scripts/build-module debian C=2 W=1 > build/sparse.log 2>&1 || { cat build/sparse.log; exit 1; }
+	@if grep -E '(warning|error):' build/sparse.log; then echo "sparse: findings above (build/sparse.log)"; exit 1; fi
+	@echo "sparse: clean (C=2 W=1)"
 
 # On a real machine: the module for the running kernel is installed by hand
 # (see README); this installs the userspace parts.
