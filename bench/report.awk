@@ -106,12 +106,19 @@ END {
 		capt = F["taken"] + F["missed"] > 0 ? sprintf("%.2f", 100 * F["taken"] / (F["taken"] + F["missed"])) : "-"
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", F["period_us"], F["seconds"], F["ok"] ? "yes" : "no", F["taken"], F["lost"], F["missed"], capt, F["ksnapd_status"], F["verify_status"], F["bytes"]
 		if (F["ok"] == 1) { best = F["period_us"]; bs = F["seconds"] }
+		if (F["ok"] == 1 && capt != "-" && capt + 0 >= 95) { bestc = F["period_us"]; bcs = F["seconds"] }
 	}
 	print ""
 	if (best != "")
-		printf "Shortest period sustained for %s s with nothing lost (guest, TCG): **%s µs**.\n\n", bs, best
+		printf "Shortest period sustained for %s s with nothing lost, ring and writer keeping up (guest, TCG): **%s µs**.\n", bs, best
 	else
-		print "No period sustained the run with nothing lost.\n"
+		print "No period sustained the run with nothing lost."
+	# Nothing lost is the ring's and the writer's share; capture is the
+	# timer's, and under TCG the emulated timer is what misses periods.
+	if (bestc != "")
+		printf "Shortest period sustained for %s s with nothing lost and at least 95%% of the periods captured (guest, TCG): **%s µs**.\n\n", bcs, bestc
+	else
+		print "No period kept 95% of its periods under emulation.\n"
 	print "## Writer (native): ksnapd's formatting path from a ring in a memfd"
 	print ""
 	print "ksnapd_step() (ring walk, row formatting, lossy per-line and whole-stream"
