@@ -309,6 +309,27 @@ static int begin_collection(struct ksnapd *d)
 	return 0;
 }
 
+/*
+ * A stopped collection that is not ours to write (the kernel counted it as
+ * finished when we opened the device: an earlier reader's) may have
+ * records left unread.  poll() reports head != tail as readable, so leave
+ * none: the tail goes to head, and the wait sleeps.
+ */
+static void skip_finished(struct ksnapd *d)
+{
+	struct ksnap_ring *r = d->ring;
+	uint64_t head = ksnap_ring_head(r), tail = ksnap_ring_tail(r);
+
+	if (head == tail)
+		return;
+	ksnap_ring_set_tail(r, head);
+	if (d->log && tail < head)
+		fprintf(d->log, "ksnapd: collection %u had stopped with %llu "
+			"snapshots unread by an earlier reader: not written\n",
+			d->coll.generation,
+			(unsigned long long)(head - tail));
+}
+
 static int wait_start(struct ksnapd *d)
 {
 	struct ksnap_coll *c = &d->coll;
@@ -318,19 +339,25 @@ static int wait_start(struct ksnapd *d)
 	if (ret)
 		return ring_failed(d, ret, "bad collection fields in the ring "
 				   "(nr_columns too large)");
-	if (c->state == KSNAP_STATE_RUNNING && c->generation) {
+	/*
+	 * Running, or started and already stopped again before we looked
+	 * (echo 1; echo 0): the kernel waits for that one to be written out
+	 * (done_generation) before it allows another start.
+	 */
+	if (c->generation && (c->state == KSNAP_STATE_RUNNING ||
+			      c->generation != ksnap_ring_done(d->ring))) {
 		ret = begin_collection(d);
 		if (ret)
 			return ret;
-		ksnap_ring_set_seen(d->ring, c->generation,
-				    KSNAP_STATE_RUNNING);
+		ksnap_ring_set_seen(d->ring, c->generation, c->state);
 		return 0;
 	}
 	if (d->stop) {
 		d->phase = KSNAPD_DONE;
 		return 1;
 	}
-	/* Stopped: wait for a start. */
+	/* Stopped and finished: wait for a start. */
+	skip_finished(d);
 	ksnap_ring_set_seen(d->ring, c->generation, c->state);
 	return 0;
 }

@@ -8,6 +8,14 @@
  *        |                            |
  *        +----(SIGINT/SIGTERM)-->   DONE  (STREAM: drain, STATS first)
  *
+ * A collection started and stopped again before ksnapd looked (echo 1;
+ * echo 0) is found STOPPED with a generation that is not done_generation:
+ * it goes to STREAM all the same, is drained and handed back, or the
+ * kernel would refuse every later start.  A stopped collection that is
+ * done (the kernel counts the last one as done when the device is opened:
+ * an earlier reader's) is not written, but its unread records are skipped
+ * (tail = head) so that poll() can sleep.
+ *
  * With stop_collection set (--stop-on-exit), a SIGINT/SIGTERM during a
  * collection first stops it in the kernel, then drains the ring up to and
  * including the kernel's last snapshot (KSNAP_REC_LAST), then writes STATS.

@@ -133,6 +133,14 @@ static inline void ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen)
 	ksnap_store_release(&r->cons->done_generation, gen);
 }
 
+/* The last collection the kernel counts as written out (we store it, and
+ * the kernel sets it when the device is opened).  Acquire: pairs with the
+ * kernel's store at open. */
+static inline uint32_t ksnap_ring_done(const struct ksnap_ring *r)
+{
+	return ksnap_load_acquire(&r->cons->done_generation);
+}
+
 /*
  * Overwrite mode (KSNAP_CTRL_OVERWRITE): copy the record at pos into rec
  * (record_size bytes), then check that the kernel had not begun to

@@ -5,6 +5,8 @@
 #                    process's log lines
 #   rotate           SIGHUP after the file was moved away (log rotation)
 #   restart          start/stop/start while ksnapd runs: FILE and FILE.2
+#   quick            echo 1; echo 0 before ksnapd notices: written all the
+#                    same, the next start not refused, poll() not spinning
 #   stop-on-exit     --start --stop-on-exit and SIGTERM: the module's last
 #                    snapshot is in the stream, STATS after the stop
 #   load             --load=period_us=500 with the module not loaded
@@ -249,6 +251,81 @@ if load; then
 	check "restart: ksnapd said where each collection went" 2 "$(grep -c 'collection [0-9]*: writing /out/ss.tsv' /out/ss.err)"
 else
 	fail "restart: module loads" "modprobe status 0" "failure"
+fi
+
+# --- 4b. started and stopped before ksnapd notices -------------------------------
+# echo 1; echo 0 in a row: ksnapd may first see the collection stopped.  It
+# must still write it and hand it back, or the module refuses every later
+# start (EBUSY) and poll() never sleeps (the unread records).
+
+# cpu_ticks PID: user + system time of PID, in clock ticks
+cpu_ticks() {
+	awk '{ print $14 + $15 }' /proc/"$1"/stat 2>/dev/null
+}
+
+# wait_stats FILE: wait up to 10 s for FILE's STATS line
+wait_stats() {
+	n=0
+	while [ "$(count_of STATS "$1" 2>/dev/null)" != 1 ] && [ $n -lt 100 ]; do
+		usleep 100000; n=$((n + 1))
+	done
+}
+
+if load; then
+	rm -f /out/quick.tsv /out/quick.tsv.*
+	ksnapd -o /out/quick.tsv 2> /out/quick.err &
+	kpid=$!
+	usleep 300000
+	i=1
+	# Held by SIGSTOP, ksnapd sees the start and the stop at once.
+	while [ $i -le 3 ]; do
+		kill -STOP $kpid
+		a=$(enable 1) b=$(enable 0)
+		kill -CONT $kpid
+		check "quick: start $i and stop while ksnapd is held" "ok ok" "$a $b"
+		f=/out/quick.tsv
+		[ $i -gt 1 ] && f=/out/quick.tsv.$i
+		wait_stats $f
+		check "quick: ksnapd wrote collection $i, which it never saw running ($f)" "1 1" \
+			"$(count_of START_TIME $f 2>/dev/null) $(count_of STATS $f 2>/dev/null)"
+		i=$((i + 1))
+	done
+	# Back to back, ksnapd free to run: no start refused for good.
+	while [ $i -le 6 ]; do
+		a=$(start_retry) b=$(enable 0)
+		check "quick: start $i (EBUSY retried until the previous is written) and stop" "ok ok" "$a $b"
+		i=$((i + 1))
+	done
+	wait_stats /out/quick.tsv.6
+	t0=$(cpu_ticks $kpid)
+	sleep 2
+	t1=$(cpu_ticks $kpid)
+	info "quick: ksnapd used $((${t1:-0} - ${t0:-0})) ticks in 2 s while waiting"
+	if [ -n "$t0" ] && [ -n "$t1" ] && [ $((t1 - t0)) -lt 20 ]; then
+		pass "quick: ksnapd sleeps while waiting (poll does not spin)"
+	else
+		fail "quick: ksnapd sleeps while waiting (poll does not spin)" "< 20 ticks of CPU in 2 s" "'$t0' -> '$t1'"
+	fi
+	check "quick: a later start is accepted at once (not EBUSY)" ok "$(enable 1)"
+	workload
+	check "quick: and stopped" ok "$(enable 0)"
+	wait_stats /out/quick.tsv.7
+	kill -TERM $kpid
+	wait_pid $kpid 30
+	check "quick: ksnapd exits 0 on SIGTERM" 0 $?
+	for f in /out/quick.tsv /out/quick.tsv.2 /out/quick.tsv.3 /out/quick.tsv.4 \
+		 /out/quick.tsv.5 /out/quick.tsv.6 /out/quick.tsv.7; do
+		b=${f#/out/}
+		verify $b $f 0
+		r=$(rows $f)
+		taken=$(stat_of ksnap_snapshots_taken $f)
+		lost=$(stat_of ksnap_snapshots_lost $f)
+		check "quick: $b: rows == STATS total_snapshots == taken - lost" "$r $r" \
+			"$(stat_of total_snapshots $f) $((${taken:-0} - ${lost:-0}))"
+	done
+	check "quick: no eighth file" no "$([ -e /out/quick.tsv.8 ] && echo yes || echo no)"
+else
+	fail "quick: module loads" "modprobe status 0" "failure"
 fi
 
 # --- 5. --start --stop-on-exit and SIGTERM ------------------------------------

@@ -63,6 +63,7 @@ static int setup(void **state)
 /* Open the "device" and set up the daemon as main() does. */
 static void attach(bool lossy)
 {
+	fake_ring_open(&fr);
 	assert_int_equal(ksnap_ring_open(&ring, "/dev/ksnap"), 0);
 	assert_int_equal(ksnap_out_init(&out, 1, false, lossy, 65536), 0);
 	ksnap_stream_init(&st, &out, lossy);
@@ -196,8 +197,7 @@ static void started_while_stopped_waits_for_the_next_start(void **s)
 	fake_ring_start(&fr, 3, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1, 1);
 	fake_ring_stop(&fr);
-	fr.cons->done_generation = 3;	/* as the kernel sets it at open */
-	attach(false);
+	attach(false);			/* the kernel: 3 is done */
 
 	assert_int_equal(ksnapd_step(&d), 0);
 	assert_string_equal(output(), "");
@@ -211,6 +211,86 @@ static void started_while_stopped_waits_for_the_next_start(void **s)
 	assert_int_equal(count_lines_starting(output(), "1\t1\n"), 0);
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 	assert_int_equal(fr.cons->done_generation, 4);
+}
+
+/* The kernel's start and stop both before ksnapd looks (echo 1; echo 0). */
+static void start_and_stop_unseen(int call)
+{
+	if (call == 1) {
+		fake_ring_start(&fr, 4, 1, 1000, 0, 44);
+		fake_ring_push(&fr, 1000, 1);
+		fake_ring_push(&fr, 1500, 2);	/* the stop's last snapshot */
+		fake_ring_stop(&fr);
+	}
+}
+
+static void collection_started_and_stopped_unseen_is_written_and_done(
+	void **s)
+{
+	fake_ring_start(&fr, 3, 1, 1000, 0, 1);
+	fake_ring_stop(&fr);
+	attach(false);			/* the kernel: 3 is done */
+	script = start_and_stop_unseen;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_contains(output(), "START_TIME\t44\n");
+	assert_contains(output(), "1000\t1\n1500\t2\nSTATS\t");
+	assert_contains(output(), "\"total_snapshots\":2,");
+	/* Handed back: the kernel would refuse the next start otherwise. */
+	if (fr.cons->done_generation != 4)
+		fail_msg("expected done_generation 4, got %u",
+			 fr.cons->done_generation);
+	assert_int_equal(fr.cons->tail, 2);
+	assert_int_equal(fr.cons->seen_state,
+			 KSNAP_GEN_STATE(4, KSNAP_STATE_STOPPED));
+}
+
+static void start_after_unfinished(int call)
+{
+	if (call == 1) {
+		fake_ring_start(&fr, 6, 1, 1000, 0, 66);
+		fake_ring_push(&fr, 1000, 60);
+	} else if (call == 2) {
+		fake_ring_stop(&fr);
+	}
+}
+
+/*
+ * An earlier reader left collection 5 stopped with rows unread; the kernel
+ * counts it as finished when ksnapd opens the device.  ksnapd does not
+ * write it, but moves the tail to head: poll() would report the unread
+ * records forever otherwise, and ksnapd would spin.
+ */
+static void stopped_unfinished_collection_of_an_earlier_reader_is_skipped(
+	void **s)
+{
+	fake_ring_start(&fr, 5, 1, 1000, 0, 55);
+	fake_ring_push(&fr, 1000, 50);
+	fake_ring_push(&fr, 2000, 51);
+	fake_ring_push(&fr, 3000, 52);
+	fake_ring_stop(&fr);
+	fr.cons->tail = 1;		/* the earlier reader got this far */
+	attach(false);			/* the kernel: 5 is done */
+
+	assert_int_equal(ksnapd_step(&d), 0);
+	assert_string_equal(output(), "");
+	/* Nothing left for poll() to report: it sleeps. */
+	if (fr.cons->tail != fr.ctrl->head)
+		fail_msg("expected tail == head (%llu), got tail %llu",
+			 (unsigned long long)fr.ctrl->head,
+			 (unsigned long long)fr.cons->tail);
+	assert_int_equal(fr.cons->seen_state,
+			 KSNAP_GEN_STATE(5, KSNAP_STATE_STOPPED));
+	assert_int_equal(fr.cons->done_generation, 5);
+
+	/* The next collection is written as usual. */
+	script = start_after_unfinished;
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_int_equal(count_lines_starting(output(), "START_TIME\t"), 1);
+	assert_contains(output(), "START_TIME\t66\n");
+	assert_int_equal(count_lines_starting(output(), "1000\t60\n"), 1);
+	assert_int_equal(count_lines_starting(output(), "2000\t"), 0);
+	assert_int_equal(fr.cons->done_generation, 6);
 }
 
 static void stop_now(int call)
@@ -302,8 +382,8 @@ static void sigterm_drains_writes_stats_and_exits_zero(void **s)
 	assert_int_equal(d.signo, SIGTERM);
 	assert_contains(output(), "4000\t4\n5000\t5\nSTATS\t");
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
-	/* Still running: not handed back as done. */
-	assert_int_equal(fr.cons->done_generation, 0);
+	/* Still running: not handed back as done (5 is, since the open). */
+	assert_int_equal(fr.cons->done_generation, 5);
 	assert_int_equal(fr.cons->tail, 2);
 	close(sig_pipe[0]);
 	close(sig_pipe[1]);
@@ -375,7 +455,7 @@ static void stop_on_exit_failure_still_writes_stats(void **s)
 	assert_int_equal(stop_calls, 1);
 	assert_contains(output(), "4000\t4\n5000\t5\nSTATS\t");
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
-	assert_int_equal(fr.cons->done_generation, 0);
+	assert_int_equal(fr.cons->done_generation, 5);
 	close(sig_pipe[0]);
 	close(sig_pipe[1]);
 }
@@ -1019,6 +1099,8 @@ int main(void)
 		T(stop_writes_stats_after_the_last_row_then_exits),
 		T(stopped_and_drained_collection_gives_exactly_one_stats),
 		T(started_while_stopped_waits_for_the_next_start),
+		T(collection_started_and_stopped_unseen_is_written_and_done),
+		T(stopped_unfinished_collection_of_an_earlier_reader_is_skipped),
 		T(attached_mid_collection_writes_rows_from_the_tail),
 		T(rows_keep_order_when_positions_wrap),
 		T(sigterm_drains_writes_stats_and_exits_zero),

@@ -131,6 +131,16 @@ static inline void fake_ring_stop(struct fake_ring *f)
 	f->ctrl->seq++;
 }
 
+/* What the module does when a reader opens the device: the reader is not
+ * blamed for collections it did not see (kmod/device.c). */
+static inline void fake_ring_open(struct fake_ring *f)
+{
+	f->cons->done_generation = f->ctrl->generation -
+		(f->ctrl->state == KSNAP_STATE_RUNNING);
+	f->cons->seen_state = KSNAP_GEN_STATE(f->ctrl->generation,
+					      f->ctrl->state);
+}
+
 static inline struct ksnap_record *fake_ring_slot(struct fake_ring *f,
 						  uint64_t pos)
 {
