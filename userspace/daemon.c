@@ -290,13 +290,15 @@ static int begin_collection(struct ksnapd *d)
 		return out_failed(d, ret);
 
 	/* Attached mid-collection: the kernel treats an invalid tail as
-	 * "ring full", so resume from head rather than from garbage.  In
-	 * overwrite mode a tail more than a ring behind is not garbage:
-	 * stream() counts what was overwritten. */
+	 * "ring full", so resume from head rather than from garbage.
+	 * Positions never wrap (ksnap_abi.h): a tail above head is garbage
+	 * however close it comes modulo 2^64 (all ones is "head + 1
+	 * behind").  In overwrite mode a tail more than a ring behind is
+	 * not garbage: stream() counts what was overwritten. */
 	d->tail = ksnap_ring_tail(r);
 	head = ksnap_ring_head(r);
-	if (head - d->tail > r->nr_records &&
-	    (!(c->flags & KSNAP_CTRL_OVERWRITE) || d->tail > head)) {
+	if (d->tail > head || (head - d->tail > r->nr_records &&
+			       !(c->flags & KSNAP_CTRL_OVERWRITE))) {
 		d->tail = head;
 		ksnap_ring_set_tail(r, head);
 	}

@@ -317,6 +317,30 @@ static void attached_mid_collection_writes_rows_from_the_tail(void **s)
 	assert_int_equal(fr.cons->tail, 10);
 }
 
+/*
+ * A garbage tail a little above head (all ones: head - tail is 6 modulo
+ * 2^64, less than a ring) is not "6 records unread": it is garbage, and
+ * ksnapd resumes from head instead of writing old slots as rows.
+ */
+static void tail_above_head_is_garbage_even_when_it_wraps_close(void **s)
+{
+	uint64_t pos;
+
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	for (pos = 0; pos < 5; pos++)
+		fake_ring_push(&fr, (pos + 1) * 1000, pos);
+	fr.cons->tail = UINT64_MAX;
+	attach(false);
+	script = stop_now;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	if (d.rows != 0)
+		fail_msg("expected no rows from a garbage tail, got %llu:\n%s",
+			 (unsigned long long)d.rows, output());
+	assert_contains(output(), "Time (ns)\t/ksnap/mem\nSTATS\t");
+	assert_int_equal(fr.cons->tail, 5);
+}
+
 static void wrap_rows(int call)
 {
 	uint64_t i;
@@ -1102,6 +1126,7 @@ int main(void)
 		T(collection_started_and_stopped_unseen_is_written_and_done),
 		T(stopped_unfinished_collection_of_an_earlier_reader_is_skipped),
 		T(attached_mid_collection_writes_rows_from_the_tail),
+		T(tail_above_head_is_garbage_even_when_it_wraps_close),
 		T(rows_keep_order_when_positions_wrap),
 		T(sigterm_drains_writes_stats_and_exits_zero),
 		T(sigterm_with_stop_on_exit_stops_then_drains_the_last_snapshot),
