@@ -137,13 +137,16 @@ int ksnapd_summary(FILE *log, uint32_t gen,
 	uint64_t expected = rate ? dur / rate : 0;
 	uint64_t late = n ? st->total_sleep_timing_error_nanos / n : 0;
 	uint64_t rd = n ? st->total_collection_timing_error_nanos / n : 0;
+	/* Resumed: the collection's first snapshots are an earlier
+	 * reader's rows, in another file, not missing ones. */
+	uint64_t seen = n + st->ksnapd_first_position;
 	double cap;
 	int warnings = 0;
 
 	/* As gVisor's CollectionStats.Log: one extra snapshot is normal. */
-	if (n == expected + 1)
-		expected = n;
-	cap = pct(n, expected);
+	if (seen == expected + 1)
+		expected = seen;
+	cap = pct(seen, expected);
 	if (!log)
 		return 0;
 	fprintf(log, "ksnapd: collection %u: %llu snapshots, capture %.2f%% "
@@ -155,6 +158,12 @@ int ksnapd_summary(FILE *log, uint32_t gen,
 		(unsigned long long)rd, pct(rd, rate),
 		(unsigned long long)st->ksnap_snapshots_lost,
 		(unsigned long long)st->ksnap_periods_missed);
+	if (st->ksnapd_first_position)
+		fprintf(log, "ksnapd: collection %u: resumed at position %llu: "
+			"the capture counts the %llu snapshots an earlier "
+			"reader read\n", gen,
+			(unsigned long long)st->ksnapd_first_position,
+			(unsigned long long)st->ksnapd_first_position);
 	if (st->ksnapd_snapshots_overwritten)
 		fprintf(log, "ksnapd: collection %u: %llu snapshots "
 			"overwritten before they were read (overflow="
@@ -255,30 +264,100 @@ static int reopen_output(struct ksnapd *d)
 	return ret;
 }
 
+/*
+ * Where the rows begin: the current tail.  Attached mid-collection, the
+ * kernel treats an invalid tail as "ring full", so resume from head
+ * rather than from garbage.  Positions never wrap (ksnap_abi.h): a tail
+ * above head is garbage however close it comes modulo 2^64 (all ones is
+ * "head + 1 behind").  In overwrite mode a tail more than a ring behind
+ * is not garbage: stream() counts what was overwritten.
+ */
+static void resume_position(struct ksnapd *d)
+{
+	struct ksnap_ring *r = d->ring;
+	uint64_t head;
+
+	d->tail = ksnap_ring_tail(r);
+	head = ksnap_ring_head(r);
+	if (d->tail > head || (head - d->tail > r->nr_records &&
+			       !(d->coll.flags & KSNAP_CTRL_OVERWRITE))) {
+		d->tail = head;
+		ksnap_ring_set_tail(r, head);
+	}
+	d->first_position = d->tail;
+}
+
+/*
+ * An earlier reader had begun this collection: its file (the same name)
+ * may hold the first part, so it is not truncated; this part goes to
+ * base.resumed.N, the first N that does not exist.
+ */
+static int open_resumed(struct ksnapd *d, const char *base)
+{
+	unsigned int n;
+	int w, ret;
+
+	for (n = 1; n <= KSNAPD_RESUMED_MAX; n++) {
+		w = snprintf(d->cur_path, sizeof(d->cur_path), "%s.resumed.%u",
+			     base, n);
+		if (w < 0 || (size_t)w >= sizeof(d->cur_path)) {
+			snprintf(d->err, sizeof(d->err), "%.200s: output file "
+				 "name too long", base);
+			return -ENAMETOOLONG;
+		}
+		ret = open_output(d, O_EXCL);
+		if (ret != -EEXIST)
+			return ret;
+	}
+	snprintf(d->err, sizeof(d->err), "%.200s.resumed.1 to .%u all exist",
+		 base, KSNAPD_RESUMED_MAX);
+	return -EEXIST;
+}
+
+static int open_collection_output(struct ksnapd *d)
+{
+	struct ksnap_coll *c = &d->coll;
+	char base[PATH_MAX];
+	int ret;
+
+	ret = ksnapd_output_name(base, sizeof(base), d->out_path,
+				 d->collections, c->generation);
+	if (ret) {
+		snprintf(d->err, sizeof(d->err), "%.200s: output file name "
+			 "too long", d->out_path);
+		return ret;
+	}
+	if (d->first_position) {
+		ret = open_resumed(d, base);
+	} else {
+		memcpy(d->cur_path, base, sizeof(d->cur_path));
+		ret = open_output(d, O_TRUNC);
+	}
+	if (ret)
+		return ret;
+	if (d->log && (!d->once || d->first_position))
+		fprintf(d->log, "ksnapd: collection %u: writing %s\n",
+			c->generation, d->cur_path);
+	return 0;
+}
+
 /* META lines, START_TIME, column header; rows start at the current tail. */
 static int begin_collection(struct ksnapd *d)
 {
-	struct ksnap_ring *r = d->ring;
 	struct ksnap_coll *c = &d->coll;
-	uint64_t head;
 	int ret;
 
 	d->collections++;
+	resume_position(d);
+	if (d->first_position && d->log)
+		fprintf(d->log, "ksnapd: collection %u: resuming at position "
+			"%llu: the snapshots before it were read by an "
+			"earlier reader (STATS ksnapd_first_position)\n",
+			c->generation, (unsigned long long)d->first_position);
 	if (d->out_path) {
-		ret = ksnapd_output_name(d->cur_path, sizeof(d->cur_path),
-					 d->out_path, d->collections,
-					 c->generation);
-		if (ret) {
-			snprintf(d->err, sizeof(d->err), "%.200s: output file name "
-				 "too long", d->out_path);
-			return ret;
-		}
-		ret = open_output(d, O_TRUNC);
+		ret = open_collection_output(d);
 		if (ret)
 			return ret;
-		if (d->log && !d->once)
-			fprintf(d->log, "ksnapd: collection %u: writing %s\n",
-				c->generation, d->cur_path);
 	}
 	ksnap_stream_reset(d->stream);
 	ret = ksnap_stream_meta(d->stream, c->columns, c->nr_columns);
@@ -289,19 +368,6 @@ static int begin_collection(struct ksnapd *d)
 	if (ret)
 		return out_failed(d, ret);
 
-	/* Attached mid-collection: the kernel treats an invalid tail as
-	 * "ring full", so resume from head rather than from garbage.
-	 * Positions never wrap (ksnap_abi.h): a tail above head is garbage
-	 * however close it comes modulo 2^64 (all ones is "head + 1
-	 * behind").  In overwrite mode a tail more than a ring behind is
-	 * not garbage: stream() counts what was overwritten. */
-	d->tail = ksnap_ring_tail(r);
-	head = ksnap_ring_head(r);
-	if (d->tail > head || (head - d->tail > r->nr_records &&
-			       !(c->flags & KSNAP_CTRL_OVERWRITE))) {
-		d->tail = head;
-		ksnap_ring_set_tail(r, head);
-	}
 	d->overwritten = 0;
 	d->rows = 0;
 	d->last_time_ns = 0;
@@ -386,6 +452,7 @@ static void fill_stats(struct ksnapd *d, struct ksnap_stream_stats *st)
 	st->ksnap_bad_tail = ks.bad_tail;
 	st->ksnapd_rows_dropped = d->dropped;
 	st->ksnapd_snapshots_overwritten = d->overwritten;
+	st->ksnapd_first_position = d->first_position;
 }
 
 /* The output is full: say so once, from now on drop and count rows. */

@@ -22,7 +22,9 @@
  *
  * Without --once, STREAM goes back to WAIT_START after each collection
  * (the kernel's stop), and the next collection goes to its own output
- * file (ksnapd_output_name()).  SIGHUP reopens the output file.
+ * file (ksnapd_output_name()), or to NAME.resumed.N when an earlier
+ * reader had begun it (first_position below).  SIGHUP reopens the output
+ * file.
  *
  * Records are written out before the tail is handed back to the kernel:
  * a ksnapd killed between the two leaves rows that the next one writes
@@ -107,6 +109,16 @@ struct ksnapd {
 	uint64_t overwritten;
 	struct ksnap_record *rec;	/* one record_size copy */
 
+	/*
+	 * Attached to a collection whose tail was not 0: an earlier reader
+	 * (a killed ksnapd) read the records before first_position, and
+	 * may have written them to the collection's file.  That file is
+	 * not truncated: this part goes to FILE.resumed.N (N from 1, the
+	 * first that does not exist), and STATS ksnapd_first_position
+	 * says where it begins.
+	 */
+	uint64_t first_position;
+
 	/* Output full (see above). */
 	bool sink_full;
 	uint64_t dropped;		/* rows dropped in this collection */
@@ -143,6 +155,9 @@ int ksnapd_run(struct ksnapd *d, int sigfd);
  */
 int ksnapd_output_name(char *buf, size_t size, const char *path,
 		       unsigned int n, uint32_t gen);
+
+/* Tries of FILE.resumed.1, .2, ... before giving up (EEXIST). */
+#define KSNAPD_RESUMED_MAX	1000
 
 /* The next wait for the device after waiting ms: x1.3, capped. */
 unsigned int ksnapd_backoff_next(unsigned int ms);

@@ -366,6 +366,7 @@ static const struct stats_key stats_keys[] = {
 	KEY("ksnap_bad_tail", ksnap_bad_tail),
 	KEY("ksnapd_rows_dropped", ksnapd_rows_dropped),
 	KEY("ksnapd_snapshots_overwritten", ksnapd_snapshots_overwritten),
+	KEY("ksnapd_first_position", ksnapd_first_position),
 };
 
 #define NR_STATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))

@@ -42,6 +42,10 @@ struct ksnap_stream_stats {
 	uint64_t ksnap_bad_tail;
 	uint64_t ksnapd_rows_dropped;	/* read, not written: output full */
 	uint64_t ksnapd_snapshots_overwritten;	/* overwrite mode */
+	/* Position ksnapd began at: snapshots an earlier reader read (a
+	 * killed or restarted ksnapd), in another file.  Then taken =
+	 * first_position + rows + lost + overwritten + dropped. */
+	uint64_t ksnapd_first_position;
 };
 
 void ksnap_stream_init(struct ksnap_stream *s, struct ksnap_out *out,

@@ -76,8 +76,8 @@ struct stats {
 	bool ok;
 	uint64_t rate, start, last, total, sleep_err, coll_err;
 	uint64_t backoffs, backoff_ns, lost, missed, taken, dropped;
-	uint64_t overwritten;
-	bool has_lost, has_missed;
+	uint64_t overwritten, first_position;
+	bool has_lost, has_missed, has_taken;
 };
 
 struct ctx {
@@ -833,9 +833,10 @@ static bool parse_stats(const struct line *l, struct stats *st)
 	      &st->backoff_ns);
 	st->has_lost = json_u64(l, "ksnap_snapshots_lost", &st->lost);
 	st->has_missed = json_u64(l, "ksnap_periods_missed", &st->missed);
-	json_u64(l, "ksnap_snapshots_taken", &st->taken);
+	st->has_taken = json_u64(l, "ksnap_snapshots_taken", &st->taken);
 	json_u64(l, "ksnapd_rows_dropped", &st->dropped);
 	json_u64(l, "ksnapd_snapshots_overwritten", &st->overwritten);
+	json_u64(l, "ksnapd_first_position", &st->first_position);
 	st->ok = true;
 	return true;
 }
@@ -1074,20 +1075,55 @@ static void print_ns(struct ctx *c, const char *what, uint64_t total,
 	    what, avg, pct, pct > 10.0 ? "  WARNING: above 10%" : "");
 }
 
+/*
+ * ksnapd's accounting: every snapshot the module took is a row, or lost
+ * (ring full), dropped (output full), overwritten (overflow=overwrite), or
+ * before the position this writer began at (read by an earlier reader,
+ * ksnapd_first_position).
+ */
+static void report_accounting(struct ctx *c, const struct stats *st)
+{
+	uint64_t sum = st->total + st->lost + st->dropped + st->overwritten +
+		       st->first_position;
+
+	if (!st->has_taken)
+		return;
+	say(c, "  accounting: %" PRIu64 " taken = %" PRIu64 " rows + %" PRIu64
+	    " lost", st->taken, st->total, st->lost);
+	if (st->dropped)
+		say(c, " + %" PRIu64 " dropped", st->dropped);
+	if (st->overwritten)
+		say(c, " + %" PRIu64 " overwritten", st->overwritten);
+	if (st->first_position)
+		say(c, " + %" PRIu64 " read by an earlier reader",
+		    st->first_position);
+	if (sum == st->taken)
+		say(c, ": adds up\n");
+	else if (sum < st->taken)
+		say(c, ": %" PRIu64 " more taken than accounted for (STATS "
+		    "written while the collection still ran counts snapshots "
+		    "taken after the last row read)\n", st->taken - sum);
+	else
+		say(c, ": %" PRIu64 " fewer taken than accounted for  "
+		    "WARNING\n", sum - st->taken);
+}
+
 /* STATS, and gVisor's warnings (CollectionStats.Log thresholds). */
 static void report_stats(struct ctx *c, struct stream *s)
 {
 	const struct stats *st = &s->st;
-	uint64_t dur, expected;
+	uint64_t dur, expected, seen;
 	double rate;
 
 	if (!st->ok)
 		return;
 	dur = st->last > st->start ? st->last - st->start : 0;
 	expected = st->rate ? dur / st->rate : 0;
-	if (st->total == expected + 1)
-		expected = st->total;
-	rate = expected ? (double)st->total / (double)expected : 0;
+	/* A resumed stream: the first snapshots are an earlier reader's. */
+	seen = st->total + st->first_position;
+	if (seen == expected + 1)
+		expected = seen;
+	rate = expected ? (double)seen / (double)expected : 0;
 	say(c, "STATS: period %" PRIu64 " ns, %" PRIu64 " snapshots over "
 	    "%.3f s", st->rate, st->total, (double)dur / 1e9);
 	if (st->has_lost || st->has_missed)
@@ -1099,8 +1135,13 @@ static void report_stats(struct ctx *c, struct stream *s)
 	if (st->overwritten)
 		say(c, ", %" PRIu64 " overwritten before they were read "
 		    "(overflow=overwrite)", st->overwritten);
+	if (st->first_position)
+		say(c, ", resumed at position %" PRIu64 " (the snapshots "
+		    "before it were read by an earlier reader, in another "
+		    "file)", st->first_position);
 	say(c, "\n  capture: %" PRIu64 " of %" PRIu64 " expected snapshots "
-	    "(%.2f%%)%s\n", st->total, expected, rate * 100.0,
+	    "(%.2f%%)%s%s\n", seen, expected, rate * 100.0,
+	    st->first_position ? ", counting the earlier reader's" : "",
 	    rate < 0.99 ? "  WARNING: below 99%" : "");
 	print_ns(c, "sleep timing error (lateness)", st->sleep_err, st->total,
 		 st->rate);
@@ -1114,6 +1155,7 @@ static void report_stats(struct ctx *c, struct stream *s)
 		    "of the capture)%s\n", st->backoffs, st->backoff_ns, b,
 		    b > 5.0 ? "  WARNING: above 5%" : "");
 	}
+	report_accounting(c, st);
 }
 
 static void write_line(FILE *f, const char *p, size_t n)

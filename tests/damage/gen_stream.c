@@ -4,13 +4,16 @@
  * formatting code (stream.c, output.c), for the damage tests.
  *
  *   gen-stream [--lossy] [--rows N] [--period NS] [--flush-every K]
- *              [--module-lost POS]...
+ *              [--module-lost POS]... [--first-position P]
  *
  * Row i (0-based) is at time (i + 1) * period + (i * 37 % 101) and holds
  * i * 10 + column.  --flush-every K flushes after every K rows, so a lossy
  * stream has one framed block per K rows.  --module-lost POS leaves out
  * the snapshot at position POS as if the ring had been full (STATS
  * ksnap_snapshots_lost counts it, total_snapshots does not).
+ * --first-position P begins at position P, as a ksnapd resuming the
+ * collection of an earlier reader that read P snapshots (STATS
+ * ksnapd_first_position).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +53,7 @@ int main(int argc, char **argv)
 	struct ksnap_out out;
 	unsigned long long rows = 40, period = 1000000, every = 10;
 	unsigned long long lost[MAX_LOST], nlost = 0, pos, written = 0;
-	unsigned long long last = 0;
+	unsigned long long last = 0, first = 0;
 	__u64 v[NCOLS];
 	bool lossy = false;
 	int i;
@@ -64,6 +67,8 @@ int main(int argc, char **argv)
 			period = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--flush-every") && i + 1 < argc)
 			every = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--first-position") && i + 1 < argc)
+			first = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--module-lost") && i + 1 < argc &&
 			 nlost < MAX_LOST)
 			lost[nlost++] = strtoull(argv[++i], NULL, 10);
@@ -87,7 +92,7 @@ int main(int argc, char **argv)
 	check(ksnap_stream_meta(&s, cols, NCOLS), "write");
 	check(ksnap_stream_start_time(&s, 1700000000123456789ULL), "write");
 	check(ksnap_stream_header(&s, cols, NCOLS), "write");
-	for (pos = 0; pos < rows + nlost; pos++) {
+	for (pos = first; pos < first + rows + nlost; pos++) {
 		unsigned long long k, t = (pos + 1) * period + pos * 37 % 101;
 		bool skip = false;
 
@@ -109,8 +114,9 @@ int main(int argc, char **argv)
 	st.total_snapshots = written;
 	st.total_sleep_timing_error_nanos = written * period / 50;
 	st.total_collection_timing_error_nanos = written * period / 100;
-	st.ksnap_snapshots_taken = written + nlost;
+	st.ksnap_snapshots_taken = first + written + nlost;
 	st.ksnap_snapshots_lost = nlost;
+	st.ksnapd_first_position = first;
 	check(ksnap_stream_stats(&s, &st), "write");
 	check(ksnap_stream_finish(&s), "write");
 	ksnap_out_fini(&out);

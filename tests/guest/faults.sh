@@ -4,7 +4,9 @@
 #                control page agree; the rows show the gap
 #   sigkill      ksnapd killed mid-stream (lossy file): whole lines only,
 #                ksnap-verify keeps them and reports the missing end; the
-#                module keeps sampling; a new ksnapd carries on from the tail
+#                module keeps sampling; a new ksnapd with the same -o
+#                carries on from the tail in FILE.resumed.1, the first file
+#                untouched, and the accounting adds up across the two
 #   toggle       enable written 1/0 2000 times while two processes open,
 #                map, poll, read and close the device in loops
 #   cgroup-gone  a sampled cgroup removed mid-collection: columns freeze,
@@ -168,14 +170,25 @@ if load metrics=pgfault,nr_free_pages period_us=1000; then
 	ksnap-verify --tsv /out/kill1.kept.tsv /out/kill1.log > /dev/null 2>&1
 	check "sigkill: ksnap-verify keeps every row of the killed stream" "$r1" "$(grep -c '^[0-9]' /out/kill1.kept.tsv 2>/dev/null)"
 
-	# A new ksnapd attaches to the running collection.
-	ksnapd --once --lossy -o /out/kill2.log 2> /out/kill2.err &
+	# A new ksnapd, same -o (a restarted service), attaches to the running
+	# collection: the killed one's file holds its first part and is never
+	# truncated; the rest goes to FILE.resumed.1.
+	cp /out/kill1.log /tmp/kill1.before
+	ksnapd --once --lossy -o /out/kill1.log 2> /out/kill2.err &
 	kpid=$!
 	sleep 1
 	check "sigkill: stop" ok "$(enable 0)"
 	wait_pid $kpid 30
 	check "sigkill: the new ksnapd exits 0 after the stop" 0 $?
+	check "sigkill: the killed ksnapd's file is left as it was (not truncated)" same \
+		"$(cmp -s /tmp/kill1.before /out/kill1.log && echo same || echo changed)"
+	R=/out/kill1.log.resumed.1
+	check "sigkill: the new ksnapd writes the rest to kill1.log.resumed.1" yes "$([ -f $R ] && echo yes || echo no)"
+	check "sigkill: the new ksnapd says it resumes and where it writes" "1 1" \
+		"$(grep -c 'resuming at position [1-9][0-9]*: the snapshots before it were read by an earlier reader' /out/kill2.err) $(grep -c "writing $R\$" /out/kill2.err)"
+	cp $R /out/kill2.log
 	verify kill2 /out/kill2.log 0
+	verify kill1-after /out/kill1.log 1
 	s1=$(sed -n "s/^${PREFIX}START_TIME$TAB\([0-9]*\)$TAB.*/\1/p" /out/kill1.log)
 	s2=$(sed -n "s/^${PREFIX}START_TIME$TAB\([0-9]*\)$TAB.*/\1/p" /out/kill2.log)
 	check "sigkill: the new stream has the same collection's START_TIME" "$s1" "$s2"
@@ -183,9 +196,15 @@ if load metrics=pgfault,nr_free_pages period_us=1000; then
 	r2=$(rows /out/kill2.log)
 	taken=$(stat_of ksnap_snapshots_taken /out/kill2.log)
 	lost=$(stat_of ksnap_snapshots_lost /out/kill2.log)
+	fp=$(stat_of ksnapd_first_position /out/kill2.log)
 	first2=$(row_times /out/kill2.log | head -n 1)
 	last1=$(row_times /out/kill1.log | tail -n 1)
-	info "sigkill: first file $r1 rows up to t=$last1; second $r2 rows from t=$first2; taken $taken, lost $lost"
+	info "sigkill: first file $r1 rows up to t=$last1; second $r2 rows from t=$first2 (position $fp); taken $taken, lost $lost"
+	ge "sigkill: STATS ksnapd_first_position is where the killed ksnapd stopped (> 0)" "$fp" 1
+	ge "sigkill: the first file holds the rows the killed ksnapd handed back" "$r1" "${fp:-0}"
+	check "sigkill: taken == first_position + rows + lost, exactly" "$taken" "$((${fp:-0} + r2 + ${lost:-0}))"
+	check "sigkill: ksnap-verify says the stream resumed, and the accounting adds up" "1 1" \
+		"$(grep -c "resumed at position $fp " /out/kill2.verify) $(grep -c 'accounting: .* read by an earlier reader: adds up' /out/kill2.verify)"
 	# Rows are handed back only once written: the second ksnapd starts at
 	# or before the first one's last row (rows written again, never lost).
 	both=$(row_times /out/kill1.log /out/kill2.log | sort -u | wc -l)

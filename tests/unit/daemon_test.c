@@ -157,7 +157,8 @@ static void stop_writes_stats_after_the_last_row_then_exits(void **s)
 		"\"ksnap_periods_missed\":0,\"ksnap_max_lateness_nanos\":0,"
 		"\"ksnap_max_read_nanos\":0,\"ksnap_bad_tail\":0,"
 		"\"ksnapd_rows_dropped\":0,"
-		"\"ksnapd_snapshots_overwritten\":0}\n");
+		"\"ksnapd_snapshots_overwritten\":0,"
+		"\"ksnapd_first_position\":0}\n");
 	assert_int_equal(fake_sys.poll_calls, 1);
 	assert_int_equal(fr.cons->tail, 4);
 	assert_int_equal(fr.cons->done_generation, 1);
@@ -314,7 +315,61 @@ static void attached_mid_collection_writes_rows_from_the_tail(void **s)
 	assert_contains(output(), "Time (ns)\t/ksnap/mem\n"
 			       "7000\t7\n8000\t8\n9000\t9\nSTATS\t");
 	assert_contains(output(), "\"total_snapshots\":3,");
+	/* The 7 before: an earlier reader's; taken = 7 + rows + lost. */
+	assert_contains(output(), "\"ksnapd_first_position\":7");
 	assert_int_equal(fr.cons->tail, 10);
+}
+
+/*
+ * The file of a collection an earlier reader had begun (killed, or a
+ * restarted service) holds that reader's part: never truncated.  The rest
+ * goes to FILE.resumed.N, the first N that does not exist yet.
+ */
+static void attached_with_a_tail_writes_a_resumed_file_never_truncating(
+	void **s)
+{
+	uint64_t pos;
+	int i;
+
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	for (pos = 0; pos < 6; pos++)
+		fake_ring_push(&fr, (pos + 1) * 1000, pos);
+	fr.cons->tail = 4;		/* the killed ksnapd got this far */
+	fake_sys.exists[0] = "out.tsv.resumed.1";	/* an older resume */
+	attach(false);
+	d.out_path = "out.tsv";
+	script = stop_now;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	for (i = 1; i < fake_sys.nr_opened; i++)
+		if (fake_sys.opened_flags[i] & O_TRUNC)
+			fail_msg("expected no O_TRUNC open, got one of %s",
+				 fake_sys.opened[i]);
+	assert_int_equal(fake_sys.nr_opened, 3);
+	assert_string_equal(fake_sys.opened[1], "out.tsv.resumed.1");
+	assert_string_equal(fake_sys.opened[2], "out.tsv.resumed.2");
+	assert_true(fake_sys.opened_flags[2] & O_EXCL);
+	assert_string_equal(d.cur_path, "out.tsv.resumed.2");
+	assert_contains(output(), "Time (ns)\t/ksnap/mem\n5000\t4\n6000\t5\n");
+	assert_contains(output(), "\"ksnapd_first_position\":4");
+	assert_int_equal(4 + d.rows + fr.ctrl->stats.lost,
+			 fr.ctrl->stats.taken);
+}
+
+/* No earlier reader handed anything back: the file is the usual one. */
+static void attached_mid_collection_at_tail_0_truncates_as_usual(void **s)
+{
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 0);
+	attach(false);
+	d.out_path = "out.tsv";
+	script = stop_now;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_int_equal(fake_sys.nr_opened, 2);
+	assert_string_equal(fake_sys.opened[1], "out.tsv");
+	assert_true(fake_sys.opened_flags[1] & O_TRUNC);
+	assert_contains(output(), "\"ksnapd_first_position\":0");
 }
 
 /*
@@ -840,6 +895,29 @@ static void summary_warns_at_gvisor_thresholds(void **s)
 	free(log);
 }
 
+static void summary_counts_an_earlier_readers_snapshots_in_the_capture(
+	void **s)
+{
+	struct ksnap_stream_stats st0 = {
+		.collection_rate_nanos = 1000,
+		.cheap_last_collection_nanos = 100000,
+		.total_snapshots = 60,
+		.ksnapd_first_position = 40,
+	};
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+
+	assert_int_equal(ksnapd_summary(f, 3, &st0), 0);
+	fclose(f);
+	assert_contains(log, "ksnapd: collection 3: 60 snapshots, capture "
+			"100.00% (100 expected)");
+	assert_contains(log, "ksnapd: collection 3: resumed at position 40: "
+			"the capture counts the 40 snapshots an earlier reader "
+			"read\n");
+	free(log);
+}
+
 /*
  * Output full (ENOSPC) mid-collection: the ring is kept drained, rows are
  * dropped and counted, the buffered block goes out when there is room.
@@ -1046,7 +1124,7 @@ static void overwrite_mode_counts_what_was_overwritten(void **s)
 	assert_int_equal(d.rows, 8);
 	assert_int_equal(d.overwritten, 12);
 	assert_contains(output(), "\"total_snapshots\":8,");
-	assert_contains(output(), "\"ksnapd_snapshots_overwritten\":12}");
+	assert_contains(output(), "\"ksnapd_snapshots_overwritten\":12,");
 	assert_int_equal(d.rows + d.overwritten, fr.ctrl->stats.taken);
 }
 
@@ -1126,6 +1204,8 @@ int main(void)
 		T(collection_started_and_stopped_unseen_is_written_and_done),
 		T(stopped_unfinished_collection_of_an_earlier_reader_is_skipped),
 		T(attached_mid_collection_writes_rows_from_the_tail),
+		T(attached_with_a_tail_writes_a_resumed_file_never_truncating),
+		T(attached_mid_collection_at_tail_0_truncates_as_usual),
 		T(tail_above_head_is_garbage_even_when_it_wraps_close),
 		T(rows_keep_order_when_positions_wrap),
 		T(sigterm_drains_writes_stats_and_exits_zero),
@@ -1147,6 +1227,7 @@ int main(void)
 		T(missing_device_without_wait_fails_at_once),
 		T(sighup_reopens_the_output_file_appending),
 		T(summary_warns_at_gvisor_thresholds),
+		T(summary_counts_an_earlier_readers_snapshots_in_the_capture),
 		T(full_output_drops_counts_and_resumes),
 		T(stats_waits_for_room_when_the_end_finds_the_output_full),
 		T(stop_signal_while_full_gives_up_with_enospc),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,14 @@ int __wrap_ksnap_sys_open(const char *path, int flags, mode_t mode)
 	}
 	if (fake_sys.open_err)
 		return fake_sys.open_err;
+	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
+		int i;
+
+		for (i = 0; i < 4; i++)
+			if (fake_sys.exists[i] &&
+			    !strcmp(fake_sys.exists[i], path))
+				return -EEXIST;
+	}
 	if (fake_sys.mem)
 		return FAKE_DEV_FD;
 	return __real_ksnap_sys_open(path, flags, mode);

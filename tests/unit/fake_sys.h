@@ -19,6 +19,8 @@ struct fake_sys {
 	/* open: fail with this -errno, or return FAKE_DEV_FD (a char
 	 * device for fstat) when mem is set. */
 	int open_err;
+	/* files that exist: open(O_CREAT | O_EXCL) of one fails (EEXIST) */
+	const char *exists[4];
 	int open_calls, close_calls;
 	/* every open(): path, flags, and how much had been written */
 	char opened[8][128];

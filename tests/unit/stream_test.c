@@ -200,6 +200,7 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		.ksnap_bad_tail = 11,
 		.ksnapd_rows_dropped = 12,
 		.ksnapd_snapshots_overwritten = 13,
+		.ksnapd_first_position = 14,
 	};
 
 	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
@@ -220,7 +221,8 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		"\"ksnap_periods_missed\":2,\"ksnap_max_lateness_nanos\":9,"
 		"\"ksnap_max_read_nanos\":10,\"ksnap_bad_tail\":11,"
 		"\"ksnapd_rows_dropped\":12,"
-		"\"ksnapd_snapshots_overwritten\":13}\n");
+		"\"ksnapd_snapshots_overwritten\":13,"
+		"\"ksnapd_first_position\":14}\n");
 }
 
 static void put_hex_is_lowercase_without_leading_zeros(void **state)
