@@ -241,27 +241,82 @@ static int close_output(struct ksnapd *d)
 	return ret;
 }
 
-/* SIGHUP: write what is buffered, then reopen the file by its name
- * (appending: a rotated-away file keeps what it has, the new one goes
- * on with the stream). */
+static void output_full(struct ksnapd *d, int err);
+
+/* Has the file been moved away from its name (or removed)? */
+static bool output_rotated(struct ksnapd *d)
+{
+	struct stat open_st, name_st;
+
+	if (ksnap_sys_fstat(d->stream->out->fd, &open_st) ||
+	    ksnap_sys_stat(d->cur_path, &name_st))
+		return true;
+	return open_st.st_dev != name_st.st_dev ||
+	       open_st.st_ino != name_st.st_ino;
+}
+
+/* META lines, START_TIME, column header: the start of a stream. */
+static int stream_head(struct ksnapd *d)
+{
+	struct ksnap_coll *c = &d->coll;
+	int ret;
+
+	ksnap_stream_reset(d->stream);
+	ret = ksnap_stream_meta(d->stream, c->columns, c->nr_columns);
+	if (!ret)
+		ret = ksnap_stream_start_time(d->stream, c->start_real_ns);
+	if (!ret)
+		ret = ksnap_stream_header(d->stream, c->columns, c->nr_columns);
+	return ret ? out_failed(d, ret) : 0;
+}
+
+/*
+ * SIGHUP (log rotation): end the stream in the file being written (what
+ * is buffered and, lossy, its ADLER32 line; no STATS, which only the last
+ * file of a collection has), reopen the name (appending: logrotate may
+ * have created it) and begin a stream there that stands alone: META,
+ * START_TIME, header, a whole-stream checksum from 0.  Called before rows
+ * are formatted; while the output is full, only once what is buffered is
+ * out (d->reopen stays set), so that no row of the old stream follows
+ * its ADLER32 line or lands in the new file.  Nothing to do if the name
+ * is still the file being written (nothing rotated it), or when the
+ * collection is ending (STATS formatted).
+ */
 static int reopen_output(struct ksnapd *d)
 {
 	int ret;
 
-	d->reopen = false;
-	if (!d->out_path || d->phase != KSNAPD_STREAM)
+	if (!d->out_path || d->stats_queued) {
+		d->reopen = false;
 		return 0;
-	ret = ksnap_out_flush(d->stream->out);
-	/* Full: what is buffered goes to the new file once it can. */
-	if (ret && !ksnap_out_full_error(ret))
+	}
+	if (d->sink_full)
+		return 0;
+	if (!output_rotated(d)) {
+		d->reopen = false;
+		if (d->log)
+			fprintf(d->log, "ksnapd: SIGHUP: %s was not moved: "
+				"still writing it\n", d->cur_path);
+		return 0;
+	}
+	ret = d->stream->lossy ? ksnap_stream_finish(d->stream) :
+				 ksnap_out_flush(d->stream->out);
+	if (ksnap_out_full_error(ret)) {
+		output_full(d, ret);
+		return 0;
+	}
+	if (ret)
 		return out_failed(d, ret);
+	d->reopen = false;
 	ret = close_output(d);
+	if (!ret)
+		ret = open_output(d, O_APPEND);
 	if (ret)
 		return ret;
-	ret = open_output(d, O_APPEND);
-	if (!ret && d->log)
+	if (d->log)
 		fprintf(d->log, "ksnapd: SIGHUP: reopened %s\n", d->cur_path);
-	return ret;
+	d->rows_in_earlier_files = d->rows;
+	return stream_head(d);
 }
 
 /*
@@ -359,17 +414,14 @@ static int begin_collection(struct ksnapd *d)
 		if (ret)
 			return ret;
 	}
-	ksnap_stream_reset(d->stream);
-	ret = ksnap_stream_meta(d->stream, c->columns, c->nr_columns);
-	if (!ret)
-		ret = ksnap_stream_start_time(d->stream, c->start_real_ns);
-	if (!ret)
-		ret = ksnap_stream_header(d->stream, c->columns, c->nr_columns);
+	ret = stream_head(d);
 	if (ret)
-		return out_failed(d, ret);
+		return ret;
 
 	d->overwritten = 0;
 	d->rows = 0;
+	d->rows_in_earlier_files = 0;
+	d->reopen = false;
 	d->last_time_ns = 0;
 	d->dropped = 0;
 	d->stats_queued = false;
@@ -453,6 +505,7 @@ static void fill_stats(struct ksnapd *d, struct ksnap_stream_stats *st)
 	st->ksnapd_rows_dropped = d->dropped;
 	st->ksnapd_snapshots_overwritten = d->overwritten;
 	st->ksnapd_first_position = d->first_position;
+	st->ksnapd_rows_in_earlier_files = d->rows_in_earlier_files;
 }
 
 /* The output is full: say so once, from now on drop and count rows. */
@@ -613,6 +666,12 @@ static int stream(struct ksnapd *d)
 	ret = retry_output(d);
 	if (ret < 0)
 		return ret;
+	/* SIGHUP: rows from here on go to the new file. */
+	if (d->reopen) {
+		ret = reopen_output(d);
+		if (ret)
+			return ret;
+	}
 
 	head = ksnap_ring_head(r);
 	tail = d->tail;
@@ -678,6 +737,7 @@ int ksnapd_step(struct ksnapd *d)
 
 	switch (d->phase) {
 	case KSNAPD_WAIT_START:
+		d->reopen = false;	/* no file open: the next is new */
 		ret = wait_start(d);
 		if (ret || d->phase != KSNAPD_STREAM)
 			return ret;
@@ -754,11 +814,6 @@ int ksnapd_run(struct ksnapd *d, int sigfd)
 		}
 		if (pfd[0].revents & POLLIN) {
 			ret = read_signal(d, sigfd);
-			if (ret)
-				return ret;
-		}
-		if (d->reopen) {
-			ret = reopen_output(d);
 			if (ret)
 				return ret;
 		}

@@ -24,7 +24,8 @@
  * (the kernel's stop), and the next collection goes to its own output
  * file (ksnapd_output_name()), or to NAME.resumed.N when an earlier
  * reader had begun it (first_position below).  SIGHUP reopens the output
- * file.
+ * file: the stream ends there (lossy: its ADLER32 line, no STATS) and a
+ * whole one begins in the new file (see rows_in_earlier_files).
  *
  * Records are written out before the tail is handed back to the kernel:
  * a ksnapd killed between the two leaves rows that the next one writes
@@ -118,6 +119,14 @@ struct ksnapd {
 	 * says where it begins.
 	 */
 	uint64_t first_position;
+
+	/*
+	 * SIGHUP: each reopened file begins a stream of its own (META,
+	 * START_TIME, header); only the last file of a collection has
+	 * STATS, where ksnapd_rows_in_earlier_files counts the rows of the
+	 * files before it (total_snapshots counts them all).
+	 */
+	uint64_t rows_in_earlier_files;
 
 	/* Output full (see above). */
 	bool sink_full;

@@ -367,6 +367,7 @@ static const struct stats_key stats_keys[] = {
 	KEY("ksnapd_rows_dropped", ksnapd_rows_dropped),
 	KEY("ksnapd_snapshots_overwritten", ksnapd_snapshots_overwritten),
 	KEY("ksnapd_first_position", ksnapd_first_position),
+	KEY("ksnapd_rows_in_earlier_files", ksnapd_rows_in_earlier_files),
 };
 
 #define NR_STATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))

@@ -46,6 +46,9 @@ struct ksnap_stream_stats {
 	 * killed or restarted ksnapd), in another file.  Then taken =
 	 * first_position + rows + lost + overwritten + dropped. */
 	uint64_t ksnapd_first_position;
+	/* Rows written to files before the last reopen (SIGHUP): this
+	 * file holds total_snapshots - ksnapd_rows_in_earlier_files. */
+	uint64_t ksnapd_rows_in_earlier_files;
 };
 
 void ksnap_stream_init(struct ksnap_stream *s, struct ksnap_out *out,

@@ -26,9 +26,13 @@
  *            gaps in time between consecutive rows larger than 1.5 periods;
  *            such gaps also come from snapshots the module itself dropped
  *            (STATS ksnap_snapshots_lost, ksnap_periods_missed), which are
- *            not missing lines.  Other lines: a stream without START_TIME,
+ *            not missing lines; with ksnapd_rows_in_earlier_files (a file
+ *            begun at a SIGHUP) the rows of the files before it are not
+ *            expected here.  Other lines: a stream without START_TIME,
  *            header, STATS or (lossy) ADLER32, or a header column whose
- *            metric has no META line.  When every line present is intact and
+ *            metric has no META line.  A lossy stream without STATS
+ *            whose whole-stream checksum matches was ended so by its
+ *            writer (ksnapd at SIGHUP): not missing.  When every line present is intact and
  *            none of the above is found, a whole-stream checksum mismatch
  *            still reports lines missing or altered.
  *

@@ -5,6 +5,7 @@
  *
  *   gen-stream [--lossy] [--rows N] [--period NS] [--flush-every K]
  *              [--module-lost POS]... [--first-position P]
+ *              [--rotate-after K FILE]
  *
  * Row i (0-based) is at time (i + 1) * period + (i * 37 % 101) and holds
  * i * 10 + column.  --flush-every K flushes after every K rows, so a lossy
@@ -13,11 +14,16 @@
  * ksnap_snapshots_lost counts it, total_snapshots does not).
  * --first-position P begins at position P, as a ksnapd resuming the
  * collection of an earlier reader that read P snapshots (STATS
- * ksnapd_first_position).
+ * ksnapd_first_position).  --rotate-after K FILE does what ksnapd does at
+ * a SIGHUP after K rows: the stream so far goes to FILE, ended without
+ * STATS (lossy: with its ADLER32 line), and a whole new stream goes to
+ * stdout (STATS ksnapd_rows_in_earlier_files = K).
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "stream.h"
@@ -45,6 +51,14 @@ static void check(int ret, const char *what)
 	}
 }
 
+/* META, START_TIME, header: the start of a stream. */
+static void head(struct ksnap_stream *s, const struct ksnap_column *cols)
+{
+	check(ksnap_stream_meta(s, cols, NCOLS), "write");
+	check(ksnap_stream_start_time(s, 1700000000123456789ULL), "write");
+	check(ksnap_stream_header(s, cols, NCOLS), "write");
+}
+
 int main(int argc, char **argv)
 {
 	struct ksnap_column cols[NCOLS];
@@ -53,7 +67,8 @@ int main(int argc, char **argv)
 	struct ksnap_out out;
 	unsigned long long rows = 40, period = 1000000, every = 10;
 	unsigned long long lost[MAX_LOST], nlost = 0, pos, written = 0;
-	unsigned long long last = 0, first = 0;
+	unsigned long long last = 0, first = 0, rotate = 0;
+	const char *rotated = NULL;
 	__u64 v[NCOLS];
 	bool lossy = false;
 	int i;
@@ -67,7 +82,10 @@ int main(int argc, char **argv)
 			period = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--flush-every") && i + 1 < argc)
 			every = strtoull(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--first-position") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--rotate-after") && i + 2 < argc) {
+			rotate = strtoull(argv[++i], NULL, 10);
+			rotated = argv[++i];
+		} else if (!strcmp(argv[i], "--first-position") && i + 1 < argc)
 			first = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--module-lost") && i + 1 < argc &&
 			 nlost < MAX_LOST)
@@ -88,10 +106,15 @@ int main(int argc, char **argv)
 
 	check(ksnap_out_init(&out, 1, false, lossy, KSNAP_OUT_DEFAULT_SIZE),
 	      "init");
+	if (rotated) {
+		out.fd = open(rotated, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (out.fd < 0) {
+			perror(rotated);
+			return 1;
+		}
+	}
 	ksnap_stream_init(&s, &out, lossy);
-	check(ksnap_stream_meta(&s, cols, NCOLS), "write");
-	check(ksnap_stream_start_time(&s, 1700000000123456789ULL), "write");
-	check(ksnap_stream_header(&s, cols, NCOLS), "write");
+	head(&s, cols);
 	for (pos = first; pos < first + rows + nlost; pos++) {
 		unsigned long long k, t = (pos + 1) * period + pos * 37 % 101;
 		bool skip = false;
@@ -106,6 +129,15 @@ int main(int argc, char **argv)
 		last = t;
 		if (every && ++written % every == 0)
 			check(ksnap_out_flush(&out), "write");
+		if (rotated && written == rotate) {
+			/* SIGHUP: end this file, a whole stream in the next */
+			check(lossy ? ksnap_stream_finish(&s) :
+				      ksnap_out_flush(&out), "write");
+			close(out.fd);
+			out.fd = 1;
+			ksnap_stream_reset(&s);
+			head(&s, cols);
+		}
 	}
 	memset(&st, 0, sizeof(st));
 	st.collection_rate_nanos = period;
@@ -117,6 +149,7 @@ int main(int argc, char **argv)
 	st.ksnap_snapshots_taken = first + written + nlost;
 	st.ksnap_snapshots_lost = nlost;
 	st.ksnapd_first_position = first;
+	st.ksnapd_rows_in_earlier_files = rotated ? rotate : 0;
 	check(ksnap_stream_stats(&s, &st), "write");
 	check(ksnap_stream_finish(&s), "write");
 	ksnap_out_fini(&out);

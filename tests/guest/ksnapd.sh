@@ -3,7 +3,8 @@
 #   plain, lossy     end to end, a few seconds at 1 ms with a workload
 #   mixed            --lossy on stdout through a pipe shared with another
 #                    process's log lines
-#   rotate           SIGHUP after the file was moved away (log rotation)
+#   rotate           SIGHUP after the file was moved away (log rotation),
+#                    plain and lossy: each file a stream of its own
 #   restart          start/stop/start while ksnapd runs: FILE and FILE.2
 #   quick            echo 1; echo 0 before ksnapd notices: written all the
 #                    same, the next start not refused, poll() not spinning
@@ -163,54 +164,72 @@ else
 fi
 
 # --- 3. SIGHUP: log rotation ------------------------------------------------------
+# Each file stands alone: the new one begins with META, START_TIME and the
+# header; only the last has STATS (ksnapd_rows_in_earlier_files counts the
+# rows before it).  ksnap-verify checks each file by itself.
 
-if load; then
-	rm -f /out/rot.tsv /out/rot.tsv.1
-	ksnapd --once -o /out/rot.tsv 2> /out/rot.err &
+rotate() { # NAME FILE WANT-OLD [ksnapd options]
+	name=$1 f=$2 want_old=$3
+	shift 3
+	if ! load; then
+		fail "$name: module loads" "modprobe status 0" "failure"
+		return
+	fi
+	rm -f $f $f.1
+	ksnapd --once "$@" -o $f 2> /out/$name.err &
 	kpid=$!
 	usleep 300000
-	check "rotate: writing 1 to enable starts a collection" ok "$(enable 1)"
+	check "$name: writing 1 to enable starts a collection" ok "$(enable 1)"
 	workload
-	mv /out/rot.tsv /out/rot.tsv.1
+	mv $f $f.1
 	kill -HUP $kpid
 	workload
 	sleep 1
-	check "rotate: writing 0 to enable stops it" ok "$(enable 0)"
+	check "$name: writing 0 to enable stops it" ok "$(enable 0)"
 	wait_pid $kpid 30
-	check "rotate: ksnapd exits 0 after a SIGHUP and the stop" 0 $?
-	check "rotate: ksnapd says it reopened the file" 1 "$(grep -c 'SIGHUP: reopened /out/rot.tsv$' /out/rot.err)"
-	check "rotate: a new /out/rot.tsv was created" yes "$([ -f /out/rot.tsv ] && echo yes || echo no)"
-	r1=$(rows /out/rot.tsv.1) r2=$(rows /out/rot.tsv)
+	check "$name: ksnapd exits 0 after a SIGHUP and the stop" 0 $?
+	check "$name: ksnapd says it reopened the file" 1 "$(grep -c "SIGHUP: reopened $f\$" /out/$name.err)"
+	check "$name: a new $f was created" yes "$([ -f $f ] && echo yes || echo no)"
+	r1=$(rows $f.1) r2=$(rows $f)
 	if [ "${r1:-0}" -gt 0 ] && [ "${r2:-0}" -gt 0 ]; then
-		pass "rotate: rows before the SIGHUP in the old file ($r1), after it in the new one ($r2)"
+		pass "$name: rows before the SIGHUP in the old file ($r1), after it in the new one ($r2)"
 	else
-		fail "rotate: rows in both files" "> 0 and > 0" "'$r1' and '$r2'"
+		fail "$name: rows in both files" "> 0 and > 0" "'$r1' and '$r2'"
 	fi
-	# The moved file holds the stream's head, the new one the rest: the
-	# header lines only in the first, STATS only in the second.
-	check "rotate: the old file has 2 META, START_TIME and header, no STATS" "2 1 1 0" \
-		"$(count_of META /out/rot.tsv.1) $(count_of START_TIME /out/rot.tsv.1) $(count_of 'Time (ns)' /out/rot.tsv.1) $(count_of STATS /out/rot.tsv.1)"
-	check "rotate: the new file has no META, START_TIME or header, and one STATS" "0 0 0 1" \
-		"$(count_of META /out/rot.tsv) $(count_of START_TIME /out/rot.tsv) $(count_of 'Time (ns)' /out/rot.tsv) $(count_of STATS /out/rot.tsv)"
-	check "rotate: row times strictly increase across the two files" ok "$(times_increase /out/rot.tsv.1 /out/rot.tsv)"
-	tot=$(stat_of total_snapshots /out/rot.tsv)
-	taken=$(stat_of ksnap_snapshots_taken /out/rot.tsv)
-	lost=$(stat_of ksnap_snapshots_lost /out/rot.tsv)
-	info "rotate: $r1 + $r2 rows, STATS total_snapshots $tot, taken $taken, lost $lost"
-	check "rotate: rows of both files == STATS total_snapshots" "$tot" "$((r1 + r2))"
-	check "rotate: rows of both files == ksnap_snapshots_taken - lost" "$((${taken:-0} - ${lost:-0}))" "$((r1 + r2))"
-	# Each half alone: the old one lacks STATS (damaged, rows recovered),
-	# the new one has no header (unusable); together they are intact.
-	verify rot-old /out/rot.tsv.1 1
-	check "rotate: ksnap-verify says the old file lacks STATS" 1 "$(grep -c '^missing: STATS line' /out/rot-old.verify)"
-	verify rot-new /out/rot.tsv 2
-	check "rotate: ksnap-verify finds no stream in the new file (rows without header)" 1 \
-		"$(grep -c 'no profiling-metrics stream found' /out/rot-new.verify)"
-	cat /out/rot.tsv.1 /out/rot.tsv > /tmp/rot-both.tsv
-	verify rot-both /tmp/rot-both.tsv 0
-else
-	fail "rotate: module loads" "modprobe status 0" "failure"
-fi
+	check "$name: the old file has 2 META, START_TIME and header, no STATS" "2 1 1 0" \
+		"$(count_of META $f.1) $(count_of START_TIME $f.1) $(count_of 'Time (ns)' $f.1) $(count_of STATS $f.1)"
+	check "$name: the new file has 2 META, START_TIME and header too, and one STATS" "2 1 1 1" \
+		"$(count_of META $f) $(count_of START_TIME $f) $(count_of 'Time (ns)' $f) $(count_of STATS $f)"
+	st1=$(sed -n "s/^\($PREFIX\)\{0,1\}START_TIME	\([0-9]*\).*/\2/p" $f.1)
+	st2=$(sed -n "s/^\($PREFIX\)\{0,1\}START_TIME	\([0-9]*\).*/\2/p" $f)
+	if [ -n "$st1" ] && [ "$st1" = "$st2" ]; then
+		pass "$name: both files have the collection's START_TIME"
+	else
+		fail "$name: both files have the collection's START_TIME" "the same value" "'$st1' and '$st2'"
+	fi
+	check "$name: row times strictly increase across the two files" ok "$(times_increase $f.1 $f)"
+	tot=$(stat_of total_snapshots $f)
+	earlier=$(stat_of ksnapd_rows_in_earlier_files $f)
+	taken=$(stat_of ksnap_snapshots_taken $f)
+	lost=$(stat_of ksnap_snapshots_lost $f)
+	info "$name: $r1 + $r2 rows, STATS total_snapshots $tot, in earlier files $earlier, taken $taken, lost $lost"
+	check "$name: rows of both files == STATS total_snapshots" "$tot" "$((r1 + r2))"
+	check "$name: rows of the old file == STATS ksnapd_rows_in_earlier_files" "$earlier" "$r1"
+	check "$name: rows of both files == ksnap_snapshots_taken - lost" "$((${taken:-0} - ${lost:-0}))" "$((r1 + r2))"
+	# Each file alone: the new one is a whole stream; the old one lacks
+	# STATS, which a lossy file's matching checksum shows was meant.
+	verify $name-new $f 0
+	verify $name-old $f.1 $want_old
+}
+
+rotate rotate /out/rot.tsv 1
+check "rotate: ksnap-verify says the old plain file lacks STATS, not its head" "1 0" \
+	"$(grep -c '^missing: STATS line' /out/rotate-old.verify) $(grep -c -e '^missing: START_TIME' -e '^missing: column header' -e '^missing: META' /out/rotate-old.verify)"
+rotate rotate-lossy /out/rot.log 0 --lossy
+check "rotate-lossy: the old file ends with its own ADLER32 line" yes \
+	"$(grep -v '^$' /out/rot.log.1 | tail -n 1 | grep -q "^${PREFIX}ADLER32	0x" && echo yes || echo no)"
+check "rotate-lossy: ksnap-verify says the old file was ended without STATS on purpose" 1 \
+	"$(grep -c 'no STATS line, but the whole-stream checksum matches' /out/rotate-lossy-old.verify)"
 
 # --- 4. start/stop/start while ksnapd runs: two files ---------------------------
 

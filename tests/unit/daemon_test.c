@@ -15,6 +15,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "daemon.h"
 #include "fake_ring.h"
@@ -158,7 +159,8 @@ static void stop_writes_stats_after_the_last_row_then_exits(void **s)
 		"\"ksnap_max_read_nanos\":0,\"ksnap_bad_tail\":0,"
 		"\"ksnapd_rows_dropped\":0,"
 		"\"ksnapd_snapshots_overwritten\":0,"
-		"\"ksnapd_first_position\":0}\n");
+		"\"ksnapd_first_position\":0,"
+		"\"ksnapd_rows_in_earlier_files\":0}\n");
 	assert_int_equal(fake_sys.poll_calls, 1);
 	assert_int_equal(fr.cons->tail, 4);
 	assert_int_equal(fr.cons->done_generation, 1);
@@ -838,8 +840,62 @@ static int hup_poll(struct pollfd *fds, nfds_t n, int timeout)
 	return 1;
 }
 
-static void sighup_reopens_the_output_file_appending(void **s)
+/* Lines of text[from, to) starting with prefix. */
+static int count_in(const char *text, size_t from, size_t to,
+		    const char *prefix)
 {
+	char *part = strndup(text + from, to - from);
+	int n;
+
+	assert_non_null(part);
+	n = count_lines_starting(part, prefix);
+	free(part);
+	return n;
+}
+
+/*
+ * The whole-stream checksum of the lossy stream in text[0, len): Adler-32
+ * of every prefixed line but ADLER32, after the prefix, "\n" included,
+ * must be what its ADLER32 line says.
+ */
+static void assert_whole_sum(const char *text, size_t len)
+{
+	const size_t pl = strlen(KSNAP_LOSSY_PREFIX);
+	uLong sum = adler32(0L, Z_NULL, 0);
+	unsigned long said = 0;
+	const char *p = text, *end = text + len;
+	bool have = false;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		assert_non_null(nl);
+		if ((size_t)(nl - p) > pl && !strncmp(p, KSNAP_LOSSY_PREFIX, pl)) {
+			if (!strncmp(p + pl, "ADLER32\t0x", 10)) {
+				said = strtoul(p + pl + 10, NULL, 16);
+				have = true;
+			} else {
+				sum = adler32(sum, (const Bytef *)p + pl,
+					      (uInt)(nl + 1 - p - pl));
+			}
+		}
+		p = nl + 1;
+	}
+	assert_true(have);
+	if (said != sum)
+		fail_msg("expected ADLER32 0x%lx (these lines), got 0x%lx",
+			 (unsigned long)sum, said);
+}
+
+/*
+ * SIGHUP: the rotated file ends (no STATS: only the last file of a
+ * collection has it); the new one begins a stream of its own, with META,
+ * START_TIME and header, so that each file can be read alone.
+ */
+static void sighup_starts_a_whole_stream_in_the_reopened_file(void **s)
+{
+	size_t at;
+
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 1);
 	attach(false);
@@ -855,11 +911,153 @@ static void sighup_reopens_the_output_file_appending(void **s)
 	assert_string_equal(fake_sys.opened[2], "out.tsv");
 	assert_true(fake_sys.opened_flags[2] & O_APPEND);
 	assert_false(fake_sys.opened_flags[2] & O_TRUNC);
+	at = fake_sys.opened_at[2];
 	/* the row before the HUP went to the first file, the rest after */
-	assert_contains(output(), "1000\t1\n");
-	assert_contains(output() + fake_sys.opened_at[2], "2000\t2\nSTATS\t");
-	assert_false(strstr(output() + fake_sys.opened_at[2], "1000\t1\n"));
+	assert_int_equal(count_in(output(), 0, at, "1000\t1\n"), 1);
+	assert_int_equal(count_in(output(), 0, at, "STATS\t"), 0);
+	if (strncmp(output() + at, "META\t/ksnap/mem\t", 16))
+		fail_msg("expected the reopened file to begin with META, got:\n"
+			 "%s", output() + at);
+	assert_contains(output() + at, "START_TIME\t1\nTime (ns)\t/ksnap/mem\n"
+			"2000\t2\nSTATS\t");
+	assert_false(strstr(output() + at, "1000\t1\n"));
+	/* STATS counts every row, and says how many are in earlier files. */
+	assert_contains(output() + at, "\"total_snapshots\":2,");
+	assert_contains(output() + at, "\"ksnapd_rows_in_earlier_files\":1");
 	assert_false(d.stop);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+}
+
+/* Lossy: each file has its own whole-stream checksum, from 0. */
+static void sighup_lossy_files_each_end_with_their_own_adler32(void **s)
+{
+	size_t at;
+	const char *second;
+
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 1);
+	attach(true);
+	d.out_path = "out.tsv";
+	assert_int_equal(pipe(sig_pipe), 0);
+	fake_sys.poll_hook = hup_poll;
+	script = hup_then_stop;
+
+	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
+	assert_int_equal(fake_sys.nr_opened, 3);
+	at = fake_sys.opened_at[2];
+	assert_int_equal(count_in(output(), 0, at, KSNAP_LOSSY_PREFIX
+				  "ADLER32\t0x"), 1);
+	assert_int_equal(count_in(output(), 0, at, KSNAP_LOSSY_PREFIX
+				  "STATS\t"), 0);
+	second = output() + at;
+	assert_int_equal(count_lines_starting(second, KSNAP_LOSSY_PREFIX
+					      "META\t"), 1);
+	assert_int_equal(count_lines_starting(second, KSNAP_LOSSY_PREFIX
+					      "Time (ns)\t"), 1);
+	assert_int_equal(count_lines_starting(second, KSNAP_LOSSY_PREFIX
+					      "ADLER32\t0x"), 1);
+	/* Each file's ADLER32 line sums that file's lines alone. */
+	assert_whole_sum(output(), at);
+	assert_whole_sum(second, strlen(second));
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+}
+
+/* A SIGHUP with nothing rotated: the name is still the open file. */
+static void sighup_without_rotation_keeps_writing_the_same_file(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 1);
+	attach(false);
+	d.out_path = "out.tsv";
+	fake_sys.stat_same = true;
+	assert_int_equal(pipe(sig_pipe), 0);
+	fake_sys.poll_hook = hup_poll;
+	script = hup_then_stop;
+
+	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
+	assert_int_equal(fake_sys.nr_opened, 2);
+	assert_int_equal(count_lines_starting(output(), "META\t"), 1);
+	assert_contains(output(), "1000\t1\n2000\t2\nSTATS\t");
+	assert_contains(output(), "\"ksnapd_rows_in_earlier_files\":0");
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+}
+
+/*
+ * SIGHUP while the output is full: the rotated file gets what was
+ * buffered (and its ADLER32) once there is room, then the reopen; no row
+ * of the old stream lands after its ADLER32 line or in the new file.
+ */
+static void hup_while_full(int call)
+{
+	struct signalfd_siginfo si = { .ssi_signo = SIGHUP };
+
+	switch (call) {
+	case 1:		/* full, rows buffered, then the HUP */
+		fake_sys.space_limited = true;
+		fake_sys.space = fake_sys.wlen;
+		fake_ring_push(&fr, 2000, 2);
+		assert_int_equal(write(sig_pipe[1], &si, sizeof(si)),
+				 sizeof(si));
+		break;
+	case 3:
+		fake_ring_push(&fr, 3000, 3);	/* dropped: still full */
+		break;
+	case 4:
+		fake_sys.space = 1 << 20;
+		fake_ring_push(&fr, 4000, 4);
+		break;
+	case 5:
+		fake_ring_push(&fr, 5000, 5);
+		fake_ring_stop(&fr);
+		break;
+	}
+}
+
+static int hup_full_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	scripted_poll(fds, n, timeout);
+	if (fake_sys.poll_calls == 2)
+		fds[0].revents = POLLIN;
+	return 1;
+}
+
+static void sighup_while_full_reopens_once_the_buffer_is_out(void **s)
+{
+	const char *adler, *meta2;
+	size_t at;
+
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 1);
+	attach(true);
+	out.regular = true;
+	d.out_path = "out.tsv";
+	assert_int_equal(pipe(sig_pipe), 0);
+	fake_sys.poll_hook = hup_full_poll;
+	script = hup_while_full;
+
+	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
+	assert_int_equal(fake_sys.nr_opened, 3);
+	at = fake_sys.opened_at[2];
+	adler = strstr(output(), KSNAP_LOSSY_PREFIX "ADLER32\t");
+	assert_non_null(adler);
+	/* the first file: rows 1000 and 2000, then its ADLER32, last */
+	assert_int_equal(count_in(output(), 0, at, KSNAP_LOSSY_PREFIX
+				  "2000\t"), 1);
+	assert_true((size_t)(strchr(adler, '\n') + 1 - output()) == at);
+	/* the second: a whole stream from META on, 3000 dropped */
+	meta2 = strstr(output() + at, KSNAP_LOSSY_PREFIX "META\t");
+	assert_non_null(meta2);
+	assert_int_equal(count_in(output(), at, strlen(output()),
+				  KSNAP_LOSSY_PREFIX "2000\t"), 0);
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "3000\t"), 0);
+	assert_int_equal(count_in(output(), at, strlen(output()),
+				  KSNAP_LOSSY_PREFIX "4000\t"), 1);
+	assert_contains(output() + at, "\"ksnapd_rows_dropped\":1,");
+	assert_contains(output() + at, "\"ksnapd_rows_in_earlier_files\":2");
 	close(sig_pipe[0]);
 	close(sig_pipe[1]);
 }
@@ -1225,7 +1423,10 @@ int main(void)
 		T(backoff_grows_by_1_3_up_to_30_s),
 		T(missing_device_is_waited_for_with_backoff),
 		T(missing_device_without_wait_fails_at_once),
-		T(sighup_reopens_the_output_file_appending),
+		T(sighup_starts_a_whole_stream_in_the_reopened_file),
+		T(sighup_lossy_files_each_end_with_their_own_adler32),
+		T(sighup_without_rotation_keeps_writing_the_same_file),
+		T(sighup_while_full_reopens_once_the_buffer_is_out),
 		T(summary_warns_at_gvisor_thresholds),
 		T(summary_counts_an_earlier_readers_snapshots_in_the_capture),
 		T(full_output_drops_counts_and_resumes),

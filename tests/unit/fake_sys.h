@@ -28,6 +28,9 @@ struct fake_sys {
 	size_t opened_at[8];
 	int nr_opened;
 
+	/* stat: when set, any path is the file FAKE_DEV_FD is open on */
+	bool stat_same;
+
 	/* mmap: when mem is set, "map" mem + offset (must be in range). */
 	void *mem;
 	size_t mem_len;

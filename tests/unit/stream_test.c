@@ -201,6 +201,7 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		.ksnapd_rows_dropped = 12,
 		.ksnapd_snapshots_overwritten = 13,
 		.ksnapd_first_position = 14,
+		.ksnapd_rows_in_earlier_files = 15,
 	};
 
 	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
@@ -222,7 +223,8 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		"\"ksnap_max_read_nanos\":10,\"ksnap_bad_tail\":11,"
 		"\"ksnapd_rows_dropped\":12,"
 		"\"ksnapd_snapshots_overwritten\":13,"
-		"\"ksnapd_first_position\":14}\n");
+		"\"ksnapd_first_position\":14,"
+		"\"ksnapd_rows_in_earlier_files\":15}\n");
 }
 
 static void put_hex_is_lowercase_without_leading_zeros(void **state)
