@@ -420,6 +420,8 @@ static int begin_collection(struct ksnapd *d)
 
 	d->overwritten = 0;
 	d->rows = 0;
+	d->lateness_sum_ns = 0;
+	d->read_sum_ns = 0;
 	d->rows_in_earlier_files = 0;
 	d->reopen = false;
 	d->last_time_ns = 0;
@@ -494,8 +496,11 @@ static void fill_stats(struct ksnapd *d, struct ksnap_stream_stats *st)
 	st->cheap_last_collection_nanos = d->coll.start_mono_ns +
 					  d->last_time_ns;
 	st->total_snapshots = d->rows;
-	st->total_sleep_timing_error_nanos = ks.lateness_sum_ns;
-	st->total_collection_timing_error_nanos = ks.read_sum_ns;
+	/* Over the rows written: gVisor's reader divides by their number. */
+	st->total_sleep_timing_error_nanos = d->lateness_sum_ns;
+	st->total_collection_timing_error_nanos = d->read_sum_ns;
+	st->ksnap_lateness_sum_nanos = ks.lateness_sum_ns;
+	st->ksnap_read_sum_nanos = ks.read_sum_ns;
 	st->ksnap_snapshots_taken = ks.taken;
 	st->ksnap_snapshots_lost = ks.lost;
 	st->ksnap_periods_missed = ks.missed;
@@ -714,6 +719,8 @@ static int stream(struct ksnapd *d)
 		}
 		d->rows++;
 		d->last_time_ns = rec->time_ns;
+		d->lateness_sum_ns += rec->lateness_ns;
+		d->read_sum_ns += rec->read_ns;
 	}
 	/* Written out before the kernel may reuse the slots. */
 	ret = flush_output(d);

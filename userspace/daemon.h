@@ -77,6 +77,8 @@ struct ksnapd {
 	struct ksnap_coll coll;		/* the collection being written */
 	uint64_t tail;
 	uint64_t rows;			/* data lines written */
+	uint64_t lateness_sum_ns;	/* of the rows written */
+	uint64_t read_sum_ns;		/* of the rows written */
 	uint64_t last_time_ns;		/* time of the last row */
 	bool stop;			/* SIGINT/SIGTERM received */
 	bool reopen;			/* SIGHUP received */

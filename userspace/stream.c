@@ -363,6 +363,8 @@ static const struct stats_key stats_keys[] = {
 	KEY("ksnap_periods_missed", ksnap_periods_missed),
 	KEY("ksnap_max_lateness_nanos", ksnap_max_lateness_nanos),
 	KEY("ksnap_max_read_nanos", ksnap_max_read_nanos),
+	KEY("ksnap_lateness_sum_nanos", ksnap_lateness_sum_nanos),
+	KEY("ksnap_read_sum_nanos", ksnap_read_sum_nanos),
 	KEY("ksnap_bad_tail", ksnap_bad_tail),
 	KEY("ksnapd_rows_dropped", ksnapd_rows_dropped),
 	KEY("ksnapd_snapshots_overwritten", ksnapd_snapshots_overwritten),

@@ -39,6 +39,11 @@ struct ksnap_stream_stats {
 	uint64_t ksnap_periods_missed;
 	uint64_t ksnap_max_lateness_nanos;
 	uint64_t ksnap_max_read_nanos;
+	/* The module's sums over every snapshot taken, lost ones included
+	 * (the total_*_timing_error keys sum the rows written, which is
+	 * what gVisor's reader divides by total_snapshots). */
+	uint64_t ksnap_lateness_sum_nanos;
+	uint64_t ksnap_read_sum_nanos;
 	uint64_t ksnap_bad_tail;
 	uint64_t ksnapd_rows_dropped;	/* read, not written: output full */
 	uint64_t ksnapd_snapshots_overwritten;	/* overwrite mode */

@@ -148,15 +148,17 @@ static void stop_writes_stats_after_the_last_row_then_exits(void **s)
 		"\"cheap_start_nanos\":100000,"
 		"\"cheap_last_collection_nanos\":104000,"
 		"\"total_snapshots\":4,"
-		"\"total_sleep_timing_error\":500,"
-		"\"total_sleep_timing_error_nanos\":500,"
-		"\"total_collection_timing_error\":600,"
-		"\"total_collection_timing_error_nanos\":600,"
+		"\"total_sleep_timing_error\":0,"
+		"\"total_sleep_timing_error_nanos\":0,"
+		"\"total_collection_timing_error\":0,"
+		"\"total_collection_timing_error_nanos\":0,"
 		"\"num_backoff_sleeps\":0,\"total_backoff_sleep\":0,"
 		"\"total_backoff_sleep_nanos\":0,"
 		"\"ksnap_snapshots_taken\":4,\"ksnap_snapshots_lost\":0,"
 		"\"ksnap_periods_missed\":0,\"ksnap_max_lateness_nanos\":0,"
-		"\"ksnap_max_read_nanos\":0,\"ksnap_bad_tail\":0,"
+		"\"ksnap_max_read_nanos\":0,"
+		"\"ksnap_lateness_sum_nanos\":500,"
+		"\"ksnap_read_sum_nanos\":600,\"ksnap_bad_tail\":0,"
 		"\"ksnapd_rows_dropped\":0,"
 		"\"ksnapd_snapshots_overwritten\":0,"
 		"\"ksnapd_first_position\":0,"
@@ -166,6 +168,50 @@ static void stop_writes_stats_after_the_last_row_then_exits(void **s)
 	assert_int_equal(fr.cons->done_generation, 1);
 	assert_int_equal(fr.cons->seen_state,
 			 KSNAP_GEN_STATE(1, KSNAP_STATE_STOPPED));
+}
+
+static void stop_now(int call)
+{
+	if (call == 1)
+		fake_ring_stop(&fr);
+}
+
+/* One record with its lateness and read time, as the module fills it. */
+static void push_timed(uint64_t t, uint64_t v, uint32_t late, uint32_t rd)
+{
+	struct ksnap_record *r = fake_ring_slot(&fr, fr.ctrl->head);
+
+	fake_ring_push(&fr, t, v);
+	r->lateness_ns = late;
+	r->read_ns = rd;
+}
+
+/*
+ * gVisor's reader divides the timing errors by total_snapshots (rows):
+ * they must sum the rows written, not every snapshot the module took
+ * (lost ones included); the module's own sums go under ksnap_ keys.
+ */
+static void timing_errors_sum_the_rows_written_kernel_sums_apart(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	push_timed(1000, 1, 10, 1);
+	push_timed(2000, 2, 20, 2);
+	push_timed(3000, 3, 30, 3);
+	fr.ctrl->stats.taken += 5;		/* and 5 lost, ring full */
+	fr.ctrl->stats.lost = 5;
+	fr.ctrl->stats.lateness_sum_ns = 1000;
+	fr.ctrl->stats.read_sum_ns = 2000;
+	attach(false);
+	script = stop_now;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_contains(output(), "\"total_snapshots\":3,");
+	assert_contains(output(), "\"total_sleep_timing_error\":60,"
+			"\"total_sleep_timing_error_nanos\":60,"
+			"\"total_collection_timing_error\":6,"
+			"\"total_collection_timing_error_nanos\":6,");
+	assert_contains(output(), "\"ksnap_lateness_sum_nanos\":1000,"
+			"\"ksnap_read_sum_nanos\":2000");
 }
 
 static void stopped_and_drained_collection_gives_exactly_one_stats(void **s)
@@ -294,12 +340,6 @@ static void stopped_unfinished_collection_of_an_earlier_reader_is_skipped(
 	assert_int_equal(count_lines_starting(output(), "1000\t60\n"), 1);
 	assert_int_equal(count_lines_starting(output(), "2000\t"), 0);
 	assert_int_equal(fr.cons->done_generation, 6);
-}
-
-static void stop_now(int call)
-{
-	if (call == 1)
-		fake_ring_stop(&fr);
 }
 
 static void attached_mid_collection_writes_rows_from_the_tail(void **s)
@@ -1398,6 +1438,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(stop_writes_stats_after_the_last_row_then_exits),
 		T(stopped_and_drained_collection_gives_exactly_one_stats),
+		T(timing_errors_sum_the_rows_written_kernel_sums_apart),
 		T(started_while_stopped_waits_for_the_next_start),
 		T(collection_started_and_stopped_unseen_is_written_and_done),
 		T(stopped_unfinished_collection_of_an_earlier_reader_is_skipped),
