@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -29,15 +30,36 @@ void ksnap_out_fini(struct ksnap_out *o)
 	o->buf = NULL;
 }
 
+/* A non-blocking sink (stdout shared with a process that set O_NONBLOCK
+ * on it) said EAGAIN: wait until it takes more. */
+static int wait_writable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int ret;
+
+	do
+		ret = ksnap_sys_poll(&p, 1, -1);
+	while (ret == -EINTR);
+	return ret < 0 ? ret : 0;
+}
+
 /* Write all of buf; *done: how much was written, also on failure. */
 static int write_all(int fd, const char *buf, size_t len, size_t *done)
 {
+	int ret;
+
 	*done = 0;
 	while (len) {
 		ssize_t n = ksnap_sys_write(fd, buf, len);
 
 		if (n == -EINTR)
 			continue;
+		if (n == -EAGAIN || n == -EWOULDBLOCK) {
+			ret = wait_writable(fd);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (n < 0)
 			return (int)n;
 		if (n == 0)

@@ -78,7 +78,8 @@ int ksnap_out_flush(struct ksnap_out *o);
  */
 int ksnap_out_flush_last(struct ksnap_out *o);
 
-/* Write all of buf, retrying on EINTR and short writes. */
+/* Write all of buf, retrying on EINTR and short writes, and waiting in
+ * poll(POLLOUT) on EAGAIN (a non-blocking sink). */
 int ksnap_out_write_full(int fd, const char *buf, size_t len);
 
 #endif /* KSNAP_OUTPUT_H */

@@ -135,6 +135,10 @@ ssize_t __wrap_ksnap_sys_write(int fd, const void *buf, size_t len)
 		fake_sys.write_eintr--;
 		return -EINTR;
 	}
+	if (fake_sys.write_eagain) {
+		fake_sys.write_eagain--;
+		return -EAGAIN;
+	}
 	if (!fake_sys.capture)
 		return __real_ksnap_sys_write(fd, buf, len);
 	if (fake_sys.write_max && len > fake_sys.write_max)
@@ -164,6 +168,10 @@ ssize_t __wrap_ksnap_sys_write(int fd, const void *buf, size_t len)
 int __wrap_ksnap_sys_fsync(int fd)
 {
 	fake_sys.fsync_calls++;
+	if (fake_sys.fsync_eintr) {
+		fake_sys.fsync_eintr--;
+		return -EINTR;
+	}
 	if (fake_sys.capture)
 		return 0;
 	return __real_ksnap_sys_fsync(fd);

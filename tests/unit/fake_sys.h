@@ -52,6 +52,8 @@ struct fake_sys {
 	int write_calls;
 	size_t write_max;	/* short writes of at most this many bytes */
 	int write_eintr;	/* fail this many calls with EINTR first */
+	int write_eagain;	/* then this many with EAGAIN */
+	int fsync_eintr;	/* fail this many fsync calls with EINTR */
 	int write_err;		/* fail every call with this -errno */
 	int fsync_calls;
 	/* A disk of space bytes (captured writes): a write past it is short,

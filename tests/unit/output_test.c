@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -40,6 +41,33 @@ static void full_write_retries_short_writes_and_eintr(void **state)
 	assert_int_equal(ksnap_out_write_full(1, "hello world\n", 12), 0);
 	assert_string_equal(fake_sys.wbuf, "hello world\n");
 	assert_int_equal(fake_sys.write_calls, 2 + 4);
+}
+
+static int pollout_calls;
+
+static int pollout_ready(struct pollfd *fds, nfds_t n, int timeout)
+{
+	assert_int_equal(n, 1);
+	assert_int_equal(fds[0].fd, 1);
+	if (!(fds[0].events & POLLOUT))
+		fail_msg("expected a poll for POLLOUT, got events 0x%x",
+			 fds[0].events);
+	pollout_calls++;
+	fds[0].revents = POLLOUT;
+	return 1;
+}
+
+/* A non-blocking stdout (a pipe set O_NONBLOCK by whoever shares it):
+ * EAGAIN means wait until it is writable, not a write error. */
+static void full_write_waits_for_pollout_on_eagain(void **state)
+{
+	fake_sys.write_eagain = 3;
+	fake_sys.poll_hook = pollout_ready;
+	pollout_calls = 0;
+	assert_int_equal(ksnap_out_write_full(1, "hello\n", 6), 0);
+	assert_string_equal(fake_sys.wbuf, "hello\n");
+	if (pollout_calls != 3)
+		fail_msg("expected 3 polls for POLLOUT, got %d", pollout_calls);
 }
 
 static void write_error_is_returned_as_negative_errno(void **state)
@@ -187,6 +215,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(full_write_retries_short_writes_and_eintr),
+		T(full_write_waits_for_pollout_on_eagain),
 		T(write_error_is_returned_as_negative_errno),
 		T(plain_flush_writes_lines_as_they_are),
 		T(framed_flush_is_one_write_between_newlines_then_fsync),
