@@ -65,6 +65,11 @@ struct line {
 	const char *why;	/* for cut and damaged lines */
 	uint32_t sum_said, sum_got;
 	bool has_sums;
+	/* lossy: one byte of the prefix, or of "<TAB>0x" before the
+	 * checksum digits, altered (the line is damage, not foreign) */
+	bool prefix_bad, suffix_bad;
+	const char *said_hex;	/* the checksum digits as written */
+	size_t said_hex_len;
 };
 
 struct row {
@@ -238,9 +243,104 @@ static bool digits_and_tabs(const char *p, size_t n)
 	return true;
 }
 
+/* Exactly one byte of p[0, n) differs from lit (n == strlen(lit)). */
+static bool one_byte_off(const char *p, const char *lit, size_t n)
+{
+	size_t i, diff = 0;
+
+	for (i = 0; i < n && diff < 2; i++)
+		diff += p[i] != lit[i];
+	return diff == 1;
+}
+
+/* Does the line end with "<TAB>0x<hex>" (its checksum suffix)? */
+static bool has_checksum(const char *p, size_t n)
+{
+	const char *tab = memrchr(p, '\t', n);
+	uint32_t v;
+
+	return tab && parse_hex32(tab + 1, n - (size_t)(tab + 1 - p), &v);
+}
+
+static uint32_t line_sum(const char *p, size_t n)
+{
+	return (uint32_t)adler32(adler32(0L, Z_NULL, 0), (const Bytef *)p,
+				 (uInt)n);
+}
+
+/*
+ * No valid checksum suffix: is it one with one byte altered?  The line
+ * ends with "<TAB>0x" and k hex digits, one byte of the "<TAB>0x" altered
+ * and the digits those of the Adler-32 of the rest (*body_len: its
+ * length; returns 1), or a whole "<TAB>0x" and one digit not a hex digit
+ * whose other digits are those of the sum of the rest (returns 2: the
+ * content is not verified).  0 otherwise.
+ */
+static int suffix_altered(const struct line *l, size_t *body_len)
+{
+	static const char digits[] = "0123456789abcdef";
+	const char *p = l->full;
+	size_t n = l->full_len, k, i;
+
+	for (k = 1; k <= 8; k++) {
+		const char *t;
+		size_t off = 0, bad_digits = 0, bad_at = 0;
+		uint32_t v = 0;
+
+		if (n < k + 4)
+			break;
+		t = p + n - (k + 3);
+		off += t[0] != '\t';
+		off += t[1] != '0';
+		off += t[2] != 'x';
+		for (i = 0; i < k; i++) {
+			const char *d = memchr(digits, t[3 + i], 16);
+
+			if (!t[3 + i] || !d) {
+				bad_digits++;
+				bad_at = i;
+			} else {
+				v = v << 4 | (uint32_t)(d - digits);
+			}
+		}
+		if (off == 1 && !bad_digits && (k == 1 || t[3] != '0') &&
+		    line_sum(p, n - (k + 3)) == v) {
+			*body_len = n - (k + 3);
+			return 1;
+		}
+		/* One digit replaced, the others those of the sum. */
+		if (!off && bad_digits == 1 && k > 1) {
+			char want[12];
+			uint32_t sum = line_sum(p, n - (k + 3));
+
+			if ((size_t)snprintf(want, sizeof(want), "%x", sum) !=
+			    k)
+				continue;
+			for (i = 0; i < k; i++)
+				if (i != bad_at && want[i] != t[3 + i])
+					break;
+			if (i == k) {
+				*body_len = n - (k + 3);
+				return 2;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Is the hex text p[0, n) the start of v in hex (and shorter)? */
+static bool hex_prefix_of(const char *p, size_t n, uint32_t v)
+{
+	char full[12];
+	int len = snprintf(full, sizeof(full), "%x", v);
+
+	return (size_t)len > n && !memcmp(full, p, n);
+}
+
 static void classify_lossy(struct line *l)
 {
 	const char *tab;
+	size_t body_len;
 	uint32_t said;
 	uLong got;
 
@@ -249,8 +349,16 @@ static void classify_lossy(struct line *l)
 		return;
 	}
 	if (!starts(l->full, l->full_len, PREFIX)) {
-		l->kind = K_FOREIGN;
-		return;
+		/* One byte of the prefix altered: damage, if what follows
+		 * is a stream line with its checksum; else not ours. */
+		if (l->full_len <= PREFIX_LEN ||
+		    !one_byte_off(l->full, PREFIX, PREFIX_LEN) ||
+		    !has_checksum(l->full + PREFIX_LEN,
+				  l->full_len - PREFIX_LEN)) {
+			l->kind = K_FOREIGN;
+			return;
+		}
+		l->prefix_bad = true;
 	}
 	l->full += PREFIX_LEN;
 	l->full_len -= PREFIX_LEN;
@@ -267,21 +375,47 @@ static void classify_lossy(struct line *l)
 	tab = memrchr(l->full, '\t', l->full_len);
 	if (!tab || !parse_hex32(tab + 1, l->full_len -
 				 (size_t)(tab + 1 - l->full), &said)) {
+		switch (suffix_altered(l, &body_len)) {
+		case 1:		/* the digits check the line: intact */
+			l->body_len = body_len;
+			l->kind = guess_kind(l->body, l->body_len);
+			l->suffix_bad = true;
+			return;
+		case 2:
+			l->body_len = body_len;
+			l->kind = guess_kind(l->body, l->body_len);
+			l->state = S_DAMAGED;
+			l->why = "a checksum digit altered";
+			l->said_hex = l->body + body_len + 3;
+			l->said_hex_len = l->full_len - body_len - 3;
+			l->has_sums = true;
+			l->sum_got = line_sum(l->body, l->body_len);
+			return;
+		}
 		l->kind = guess_kind(l->body, l->body_len);
 		l->state = S_CUT;
-		l->why = "no checksum at the end of the line";
+		l->why = l->nl ? "no checksum at the end of the line" :
+				 "no checksum at the end of the line (the input "
+				 "ends inside it)";
 		return;
 	}
 	l->body_len = (size_t)(tab - l->full);
 	l->kind = guess_kind(l->body, l->body_len);
-	got = adler32(adler32(0L, Z_NULL, 0), (const Bytef *)l->body,
-		      (uInt)l->body_len);
+	got = line_sum(l->body, l->body_len);
 	if ((uint32_t)got != said) {
-		l->state = S_DAMAGED;
-		l->why = "checksum mismatch";
 		l->has_sums = true;
 		l->sum_said = said;
 		l->sum_got = (uint32_t)got;
+		l->said_hex = tab + 3;
+		l->said_hex_len = l->full_len - (size_t)(tab + 3 - l->full);
+		/* Its first digits are right: the line ends early. */
+		if (hex_prefix_of(l->said_hex, l->said_hex_len, got)) {
+			l->state = S_CUT;
+			l->why = "cut inside its checksum";
+		} else {
+			l->state = S_DAMAGED;
+			l->why = "checksum mismatch";
+		}
 	}
 }
 
@@ -600,14 +734,44 @@ static int bad_line(struct ctx *c, struct stream *s, size_t i,
 	if (l->kind == K_ROW && leading_u64(l->body, l->body_len, &t))
 		detail(c, " (t=%" PRIu64 "?, unverified)", t);
 	detail(c, ": %s", l->why);
-	if (l->has_sums && l->why && !strcmp(l->why, "checksum mismatch"))
-		detail(c, " (line says 0x%x, computed 0x%x)", l->sum_said,
-		       l->sum_got);
+	if (l->has_sums && l->said_hex)
+		detail(c, " (line %s 0x%.*s, computed 0x%x)",
+		       l->state == S_CUT ? "has" : "says",
+		       (int)l->said_hex_len, l->said_hex, l->sum_got);
+	if (l->prefix_bad)
+		detail(c, ", and its \"GVISOR_METRICS<TAB>\" prefix altered");
 	where_after(c, s);
 	detail(c, "\n");
 	if (l->kind == K_ROW)
 		return note_bad_row(s);
 	return 0;
+}
+
+/*
+ * One byte of the prefix, or of the "<TAB>0x" of the checksum, altered,
+ * and the line's checksum digits match it: damage, said so, but its
+ * content is intact and kept.
+ */
+static void repaired_line(struct ctx *c, struct stream *s, size_t i)
+{
+	const struct line *l = &c->lines[i];
+	uint64_t t;
+
+	flush_dups(c, s);
+	s->bad_lines++;
+	detail(c, "line %u: damaged %s of %s", l->no,
+	       l->prefix_bad ? "prefix" : "checksum", kind_name[l->kind]);
+	if (l->kind == K_ROW && leading_u64(l->body, l->body_len, &t))
+		detail(c, " (t=%" PRIu64 ")", t);
+	if (l->prefix_bad)
+		detail(c, ": \"GVISOR_METRICS<TAB>\" altered; %s",
+		       l->kind == K_ADLER ? "its value is checked below" :
+		       "the line's own checksum matches: kept");
+	else
+		detail(c, ": \"<TAB>0x\" altered; its digits match the line: "
+		       "kept");
+	where_after(c, s);
+	detail(c, "\n");
 }
 
 /* Metric name of a META line body ("META\t<name>\t<json>"). */
@@ -891,6 +1055,8 @@ static int check_line(struct ctx *c, struct stream *s, size_t i)
 	if (l->kind == K_ADLER) {
 		if (l->state != S_OK)
 			return bad_line(c, s, i, NULL);
+		if (l->prefix_bad)
+			repaired_line(c, s, i);
 		if (s->adler != NONE) {
 			if (same_body(&c->lines[s->adler], l)) {
 				mark_dup(c, s, i, s->adler, false, 0);
@@ -909,6 +1075,8 @@ static int check_line(struct ctx *c, struct stream *s, size_t i)
 	if (l->state != S_OK) {
 		ret = bad_line(c, s, i, NULL);
 	} else {
+		if (l->prefix_bad || l->suffix_bad)
+			repaired_line(c, s, i);
 		switch (l->kind) {
 		case K_META:
 			ret = check_meta(c, s, i);

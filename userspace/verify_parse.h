@@ -9,15 +9,21 @@
  * What the checks mean (also in ksnap-verify --help and ksnapd.8):
  *
  *  foreign   a line that is not part of a stream: in a lossy log, any line
- *            without the "GVISOR_METRICS<TAB>" prefix; in a plain one, any
- *            line that is not META, START_TIME, the header, a row or STATS.
- *            Skipped, not damage.  Empty lines are skipped silently.
+ *            without the "GVISOR_METRICS<TAB>" prefix (but see damaged);
+ *            in a plain one, any line that is not META, START_TIME, the
+ *            header, a row or STATS.  Skipped, not damage.  Empty lines are
+ *            skipped silently.
  *  cut       a stream line that ends early: no "<TAB>0x<hex>" checksum at
- *            its end, fewer fields than the header, or (plain) no newline
- *            at the end of the input.
+ *            its end, one whose first digits are the line's checksum (cut
+ *            inside its digits), fewer fields than the header, or (plain)
+ *            no newline at the end of the input.
  *  damaged   a whole-looking line whose per-line Adler-32 does not match,
- *            or whose contents are invalid (bad number, unknown line type,
- *            a second header or STATS that differs from the first).
+ *            one of whose checksum digits was replaced, or whose contents
+ *            are invalid (bad number, unknown line type, a second header
+ *            or STATS that differs from the first).  A lossy line with one
+ *            byte of its prefix altered, or of the "<TAB>0x" before its
+ *            checksum digits, is damaged too (not foreign, not cut); when
+ *            its checksum still matches its content, it is kept.
  *  duplicate a line identical to an earlier line of the same stream (a row:
  *            same time and same values), e.g. a flush block written twice;
  *            dropped, reported as ranges of lines.
@@ -32,9 +38,10 @@
  *            header, STATS or (lossy) ADLER32, or a header column whose
  *            metric has no META line.  A lossy stream without STATS
  *            whose whole-stream checksum matches was ended so by its
- *            writer (ksnapd at SIGHUP): not missing.  When every line present is intact and
- *            none of the above is found, a whole-stream checksum mismatch
- *            still reports lines missing or altered.
+ *            writer (ksnapd at SIGHUP): not missing.  When every line
+ *            present is intact and none of the above is found, a
+ *            whole-stream checksum mismatch still reports lines missing
+ *            or altered.
  *
  * A log may hold several streams (ksnapd writing consecutive collections
  * to stdout): a new stream begins at a META or START_TIME line after a
