@@ -1158,7 +1158,8 @@ static uint64_t median_gap(const struct stream *s)
 static void check_missing_rows(struct ctx *c, struct stream *s)
 {
 	uint64_t period = s->st.ok ? s->st.rate : median_gap(s);
-	uint64_t found = s->nr_rows + s->rows_bad, gap_slots = 0, legit = 0;
+	uint64_t found = s->nr_rows + s->rows_bad + s->orphans;
+	uint64_t gap_slots = 0, legit = 0;
 	uint64_t missing = 0, here = 0;
 	size_t k, listed = 0;
 
@@ -1534,6 +1535,10 @@ int ksnap_verify(const char *buf, size_t len,
 	if (o->tsv_stream > res->streams && tsv)
 		say(&c, "no stream %u to write as TSV (%u found)\n",
 		    o->tsv_stream, res->streams);
+	/* A stream without header (a journal that starts mid-stream)
+	 * does not make the others' rows unusable. */
+	if (res->status == KSNAP_VERIFY_UNUSABLE && res->rows)
+		res->status = KSNAP_VERIFY_DAMAGED;
 	goto out;
 nomem:
 	say(&c, "out of memory\n");

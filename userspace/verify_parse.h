@@ -58,7 +58,9 @@
 /* Exit statuses of ksnap-verify. */
 #define KSNAP_VERIFY_INTACT	0	/* every stream complete and intact */
 #define KSNAP_VERIFY_DAMAGED	1	/* damage found, rows recovered */
-#define KSNAP_VERIFY_UNUSABLE	2	/* no stream, no header, no memory */
+#define KSNAP_VERIFY_UNUSABLE	2	/* no stream, no header, no memory;
+					 * in a log of several streams, only
+					 * when none yielded rows */
 
 struct ksnap_verify_opts {
 	unsigned int tsv_stream;	/* stream (1-based) for tsv; 0: none */
