@@ -44,10 +44,22 @@ static int out_failed(struct ksnapd *d, int ret)
 	return ret;
 }
 
-static int ring_failed(struct ksnapd *d, int ret, const char *what)
+/* ksnap_ring_read_coll() failed: -EAGAIN is retried, -EPROTO said. */
+static int coll_failed(struct ksnapd *d, int ret, const struct ksnap_coll *c)
 {
-	if (ret != -EAGAIN)
-		snprintf(d->err, sizeof(d->err), "%s", what);
+	const struct ksnap_ring *r = d->ring;
+
+	if (ret == -EPROTO)
+		snprintf(d->err, sizeof(d->err), "bad collection fields in the "
+			 "ring: nr_columns %u, more than it has room for "
+			 "(max_columns %u; %u values in a record of %u bytes)",
+			 c->nr_columns, r->max_columns,
+			 (unsigned int)((r->record_size -
+					 sizeof(struct ksnap_record)) /
+					sizeof(__u64)), r->record_size);
+	else if (ret != -EAGAIN)
+		snprintf(d->err, sizeof(d->err), "bad collection fields in the "
+			 "ring: %s", strerror(-ret));
 	return ret;
 }
 
@@ -459,8 +471,7 @@ static int wait_start(struct ksnapd *d)
 
 	ret = ksnap_ring_read_coll(d->ring, c);
 	if (ret)
-		return ring_failed(d, ret, "bad collection fields in the ring "
-				   "(nr_columns too large)");
+		return coll_failed(d, ret, c);
 	/*
 	 * Running, or started and already stopped again before we looked
 	 * (echo 1; echo 0): the kernel waits for that one to be written out
@@ -657,8 +668,7 @@ static int stream(struct ksnapd *d)
 	 * before it marks the collection stopped). */
 	ret = ksnap_ring_read_coll(r, &now);
 	if (ret)
-		return ring_failed(d, ret, "bad collection fields in the ring "
-				   "(nr_columns too large)");
+		return coll_failed(d, ret, &now);
 	if (now.generation != d->coll.generation) {
 		snprintf(d->err, sizeof(d->err),
 			 "collection %u was replaced by collection %u before "

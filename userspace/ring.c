@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -15,9 +17,18 @@ static bool is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
-static int bad_layout(struct ksnap_ring *r, const char *why)
+static int bad_layout(struct ksnap_ring *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* r->why: what is wrong, with the value found and the limit. */
+static int bad_layout(struct ksnap_ring *r, const char *fmt, ...)
 {
-	r->why = why;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->why_buf, sizeof(r->why_buf), fmt, ap);
+	va_end(ap);
+	r->why = r->why_buf;
 	return -EINVAL;
 }
 
@@ -25,10 +36,12 @@ int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
 		     struct ksnap_consumer *cons)
 {
 	const struct ksnap_ctrl *c = base;
-	uint64_t page, total, ctrl_len;
+	unsigned long long page, total, ctrl_len, cols_end, data_len, recs;
 
 	if (len < sizeof(*c))
-		return bad_layout(r, "mapping smaller than the control block");
+		return bad_layout(r, "mapping of %zu bytes is smaller than "
+				  "the control block (%zu bytes)", len,
+				  sizeof(*c));
 	r->found_magic = c->magic;
 	r->found_version = c->abi_version;
 	if (c->magic != KSNAP_MAGIC)
@@ -39,29 +52,56 @@ int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
 	page = c->page_size;
 	total = (uint64_t)c->total_pages * page;
 	ctrl_len = (uint64_t)c->ctrl_pages * page;
+	cols_end = c->columns_offset + (uint64_t)c->max_columns *
+		   sizeof(struct ksnap_column);
+	data_len = (uint64_t)c->data_pages * page;
+	recs = (uint64_t)c->nr_records * c->record_size;
 	if (!is_pow2(page) || page < sizeof(*c))
-		return bad_layout(r, "page_size is not a power of two");
+		return bad_layout(r, "page_size %llu is not a power of two "
+				  "of at least %zu", page, sizeof(*c));
 	if (total > len)
-		return bad_layout(r, "total_pages larger than the mapping");
+		return bad_layout(r, "total_pages %u (%llu bytes) is larger "
+				  "than the mapping (%zu bytes)",
+				  c->total_pages, total, len);
 	if (!c->ctrl_pages || c->ctrl_pages > c->total_pages)
-		return bad_layout(r, "ctrl_pages out of range");
-	if (c->columns_offset < sizeof(*c) || c->columns_offset % 8 ||
-	    c->columns_offset + (uint64_t)c->max_columns *
-	    sizeof(struct ksnap_column) > ctrl_len)
-		return bad_layout(r, "columns do not fit the control region");
+		return bad_layout(r, "ctrl_pages %u is out of range (1 to "
+				  "total_pages %u)", c->ctrl_pages,
+				  c->total_pages);
+	if (c->columns_offset < sizeof(*c) || c->columns_offset % 8)
+		return bad_layout(r, "columns_offset %u is not a multiple of "
+				  "8 past the control block (%zu bytes)",
+				  c->columns_offset, sizeof(*c));
+	if (cols_end > ctrl_len)
+		return bad_layout(r, "columns do not fit the control region: "
+				  "columns_offset %u + max_columns %u x %zu = "
+				  "%llu bytes, more than ctrl_pages %u (%llu "
+				  "bytes)", c->columns_offset, c->max_columns,
+				  sizeof(struct ksnap_column), cols_end,
+				  c->ctrl_pages, ctrl_len);
 	if (c->consumer_pgoff >= c->total_pages)
-		return bad_layout(r, "consumer_pgoff out of range");
+		return bad_layout(r, "consumer_pgoff %u is out of range "
+				  "(below total_pages %u)", c->consumer_pgoff,
+				  c->total_pages);
 	if (!c->data_pages ||
 	    (uint64_t)c->data_pgoff + c->data_pages > c->total_pages)
-		return bad_layout(r, "data region out of range");
+		return bad_layout(r, "data region out of range: data_pgoff "
+				  "%u + data_pages %u, at least 1 page and up "
+				  "to total_pages %u", c->data_pgoff,
+				  c->data_pages, c->total_pages);
 	if (c->record_size < sizeof(struct ksnap_record) ||
 	    c->record_size % 8)
-		return bad_layout(r, "record_size too small or not 8-aligned");
+		return bad_layout(r, "record_size %u is too small (at least "
+				  "%zu) or not a multiple of 8",
+				  c->record_size, sizeof(struct ksnap_record));
 	if (!is_pow2(c->nr_records))
-		return bad_layout(r, "nr_records is not a power of two");
-	if ((uint64_t)c->nr_records * c->record_size >
-	    (uint64_t)c->data_pages * page)
-		return bad_layout(r, "records do not fit the data region");
+		return bad_layout(r, "nr_records %u is not a power of two",
+				  c->nr_records);
+	if (recs > data_len)
+		return bad_layout(r, "records do not fit the data region: "
+				  "nr_records %u x record_size %u = %llu bytes, "
+				  "more than data_pages %u (%llu bytes)",
+				  c->nr_records, c->record_size, recs,
+				  c->data_pages, data_len);
 
 	r->ctrl = c;
 	r->cons = cons;
@@ -97,7 +137,9 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path)
 		goto err_close;
 	r->regular_file = S_ISREG(st.st_mode);
 	if (r->regular_file && st.st_size < sys_page) {
-		ret = bad_layout(r, "file shorter than one page");
+		ret = bad_layout(r, "file of %lld bytes is shorter than one "
+				 "page (%ld bytes)", (long long)st.st_size,
+				 sys_page);
 		goto err_close;
 	}
 
@@ -123,16 +165,20 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path)
 		goto err_close;
 	}
 	if (page != (uint64_t)sys_page) {
-		ret = bad_layout(r, "page_size differs from the system's");
+		ret = bad_layout(r, "page_size %u differs from the system's "
+				 "(%ld)", page, sys_page);
 		goto err_close;
 	}
 	if (!total || cons_pgoff >= total) {
-		ret = bad_layout(r, "consumer_pgoff out of range");
+		ret = bad_layout(r, "consumer_pgoff %u is out of range (below "
+				 "total_pages %u)", cons_pgoff, total);
 		goto err_close;
 	}
 	map_len = (size_t)total * page;
 	if (r->regular_file && (uint64_t)st.st_size < map_len) {
-		ret = bad_layout(r, "file shorter than total_pages");
+		ret = bad_layout(r, "file of %lld bytes is shorter than "
+				 "total_pages %u (%zu bytes)",
+				 (long long)st.st_size, total, map_len);
 		goto err_close;
 	}
 
@@ -213,10 +259,10 @@ int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c)
 			ksnap_sys_yield();
 			continue;
 		}
+		c->nr_columns = nr;
 		if (nr > r->max_columns ||
 		    KSNAP_RECORD_SIZE((uint64_t)nr) > r->record_size)
 			return -EPROTO;
-		c->nr_columns = nr;
 		return 0;
 	}
 	return -EAGAIN;

@@ -59,7 +59,8 @@ struct ksnap_ring {
 	/* What was found when ksnap_ring_open() failed with EPROTO. */
 	uint64_t found_magic;
 	uint32_t found_version;
-	const char *why;		/* layout problem, for messages */
+	const char *why;		/* layout problem, for messages: */
+	char why_buf[224];		/* the value found and its limit */
 	const char *op;			/* system call that failed */
 };
 
@@ -86,7 +87,8 @@ int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
  * Copy generation, state, period, start times and, when c->columns is not
  * NULL, the columns, from a consistent snapshot.  Returns 0, -EAGAIN when
  * the writer held the seqlock for too long, -EPROTO on nr_columns larger
- * than the ring allows.
+ * than the ring allows (c->nr_columns is then the value found, for
+ * messages; no column was copied).
  */
 int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c);
 

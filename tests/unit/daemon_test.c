@@ -644,6 +644,17 @@ static void head_too_far_ahead_of_tail_is_a_protocol_error(void **s)
 	assert_contains(d.err, "out of range");
 }
 
+static void too_many_columns_names_the_value_and_the_limit(void **s)
+{
+	fake_ring_start(&fr, 1, 100, 1000, 0, 1);
+	attach(false);
+	assert_int_equal(ksnapd_step(&d), -EPROTO);
+	assert_string_equal(d.err, "bad collection fields in the ring: "
+			    "nr_columns 100, more than it has room for "
+			    "(max_columns 3; 3 values in a record of 56 "
+			    "bytes)");
+}
+
 static void restart(int call)
 {
 	fake_ring_stop(&fr);
@@ -1455,6 +1466,7 @@ int main(void)
 		T(write_error_names_the_output_file),
 		T(device_hangup_is_an_error),
 		T(head_too_far_ahead_of_tail_is_a_protocol_error),
+		T(too_many_columns_names_the_value_and_the_limit),
 		T(generation_change_mid_stream_is_a_protocol_error),
 		T(lossy_run_ends_with_the_adler32_line),
 		T(regular_file_device_is_read_like_the_device),

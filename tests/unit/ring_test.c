@@ -66,20 +66,31 @@ static void setup_rejects_inconsistent_layouts(void **s)
 	fr.ctrl->nr_records = 6;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
 			 -EINVAL);
-	assert_string_equal(r.why, "nr_records is not a power of two");
+	/* Each says the value found and the limit it breaks. */
+	assert_string_equal(r.why, "nr_records 6 is not a power of two");
 	fr.ctrl->nr_records = 1024;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
 			 -EINVAL);
-	assert_string_equal(r.why, "records do not fit the data region");
+	assert_string_equal(r.why, "records do not fit the data region: "
+			    "nr_records 1024 x record_size 64 = 65536 bytes, "
+			    "more than data_pages 1 (4096 bytes)");
 	fr.ctrl->nr_records = 8;
 	fr.ctrl->max_columns = 100;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
 			 -EINVAL);
-	assert_string_equal(r.why, "columns do not fit the control region");
+	assert_string_equal(r.why, "columns do not fit the control region: "
+			    "columns_offset 320 + max_columns 100 x 512 = 51520 "
+			    "bytes, more than ctrl_pages 1 (4096 bytes)");
 	fr.ctrl->max_columns = 4;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len - FAKE_PAGE,
 					  fr.cons), -EINVAL);
-	assert_string_equal(r.why, "total_pages larger than the mapping");
+	assert_string_equal(r.why, "total_pages 3 (12288 bytes) is larger "
+			    "than the mapping (8192 bytes)");
+	fr.ctrl->record_size = 12;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
+			 -EINVAL);
+	assert_string_equal(r.why, "record_size 12 is too small (at least "
+			    "32) or not a multiple of 8");
 }
 
 static void records_are_read_in_position_order_across_the_wrap(void **s)
