@@ -527,6 +527,7 @@ static void fill_stats(struct ksnapd *d, struct ksnap_stream_stats *st)
 /* The output is full: say so once, from now on drop and count rows. */
 static void output_full(struct ksnapd *d, int err)
 {
+	d->full_err = err;
 	if (d->sink_full)
 		return;
 	d->sink_full = true;
@@ -552,8 +553,10 @@ static int retry_output(struct ksnapd *d)
 	/* The ADLER32 line, once formatted, is the last write: unframed. */
 	ret = d->stream->adler_queued ? ksnap_out_flush_last(d->stream->out) :
 					ksnap_out_flush(d->stream->out);
-	if (ksnap_out_full_error(ret))
+	if (ksnap_out_full_error(ret)) {
+		d->full_err = ret;
 		return 1;
+	}
 	if (ret)
 		return out_failed(d, ret);
 	d->sink_full = false;
@@ -608,7 +611,7 @@ static int end_collection(struct ksnapd *d, uint32_t state)
 	if (ret < 0)
 		return ret;
 	if (ret)
-		return end_wait_for_room(d, state, -ENOSPC);
+		return end_wait_for_room(d, state, d->full_err);
 	/* Statistics are valid until the next start, which the kernel
 	 * refuses until done_generation says we are finished. */
 	if (!d->stats_queued) {

@@ -132,6 +132,7 @@ struct ksnapd {
 
 	/* Output full (see above). */
 	bool sink_full;
+	int full_err;			/* -ENOSPC or -EDQUOT, the last seen */
 	uint64_t dropped;		/* rows dropped in this collection */
 	uint64_t dropped_now;		/* ... since the output became full */
 	bool stats_queued;		/* STATS is formatted, in the buffer */

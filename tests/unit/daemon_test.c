@@ -1343,6 +1343,21 @@ static void stop_signal_while_full_gives_up_with_enospc(void **s)
 	assert_int_equal(fr.cons->done_generation, 0);
 }
 
+/* Over quota, not out of space: the error says which. */
+static void stop_signal_while_over_quota_gives_up_with_edquot(void **s)
+{
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(false);
+	out.regular = true;
+	fake_sys.write_err = -EDQUOT;
+	d.stop = true;
+
+	assert_int_equal(ksnapd_run(&d, -1), -EDQUOT);
+	assert_contains(d.err, "out.tsv: write: Disk quota exceeded: "
+			"stopping with ");
+}
+
 /*
  * overflow=overwrite: the "kernel" laps the reader; ksnapd counts what was
  * overwritten by position and seq, and taken = rows + overwritten.
@@ -1485,6 +1500,7 @@ int main(void)
 		T(full_output_drops_counts_and_resumes),
 		T(stats_waits_for_room_when_the_end_finds_the_output_full),
 		T(stop_signal_while_full_gives_up_with_enospc),
+		T(stop_signal_while_over_quota_gives_up_with_edquot),
 		T(lossy_end_while_full_keeps_adler32_last_and_unframed),
 		T(overwrite_mode_counts_what_was_overwritten),
 		T(overwrite_mode_running_skips_the_slot_being_written),
