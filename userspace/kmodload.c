@@ -24,9 +24,18 @@ int ksnapd_load_module(const char *name, const char *params, char *err,
 		snprintf(err, errlen, "%s: %s", name, strerror(-ret));
 		goto out;
 	}
-	/* Already loaded is fine (no KMOD_PROBE_FAIL_ON_LOADED). */
-	ret = kmod_module_probe_insert_module(mod, 0, params, NULL, NULL,
-					      NULL);
+	/* Already loaded is fine, but with parameters it must be said:
+	 * they are not applied (FAIL_ON_LOADED tells, with -EEXIST). */
+	ret = kmod_module_probe_insert_module(mod, params ?
+					      KMOD_PROBE_FAIL_ON_LOADED : 0,
+					      params, NULL, NULL, NULL);
+	if (ret == -EEXIST && params) {
+		snprintf(err, errlen, "%s is already loaded: its parameters "
+			 "stay as they are, %s not applied (rmmod %s first to "
+			 "load it with them)", name, params, name);
+		ret = 1;
+		goto out_mod;
+	}
 	if (ret < 0)
 		snprintf(err, errlen, "modprobe %s%s%s: %s", name,
 			 params ? " " : "", params ? params : "",
@@ -36,6 +45,7 @@ int ksnapd_load_module(const char *name, const char *params, char *err,
 			 name);
 	if (ret > 0)
 		ret = -EPERM;
+out_mod:
 	kmod_module_unref(mod);
 out:
 	kmod_unref(ctx);

@@ -6,8 +6,9 @@
 
 /*
  * Load module name with options params (NULL: none) and its dependencies
- * through libkmod.  Already loaded is success.  Returns 0 or -errno with
- * err set.
+ * through libkmod.  Already loaded is success: returns 0, or 1 when
+ * params were given, with err saying they were not applied.  Returns
+ * -errno with err set on failure.
  */
 int ksnapd_load_module(const char *name, const char *params, char *err,
 		       size_t errlen);

@@ -101,7 +101,8 @@ static const char usage_text[] =
 "                     Load ksnap.ko first (libkmod, as modprobe: with its\n"
 "                     dependencies and the options of modprobe.d), with the\n"
 "                     module parameters PARAMS (\"period_us=1000 ...\").\n"
-"                     Already loaded is fine (PARAMS then ignored).\n"
+"                     Already loaded is fine; PARAMS then cannot be applied\n"
+"                     and ksnapd warns, naming them.\n"
 "      --start        Start a collection (write 1 to " KSNAP_SYSFS_DIR "/enable)\n"
 "                     once the device is open.\n"
 "      --stop-on-exit Stop the collection (write 0 to enable) when ksnapd\n"
@@ -355,10 +356,12 @@ int main(int argc, char **argv)
 
 		ret = ksnapd_load_module("ksnap", opt.load_params, err,
 					 sizeof(err));
-		if (ret) {
+		if (ret < 0) {
 			fprintf(stderr, "ksnapd: --load: %s\n", err);
 			goto err_sigfd;
 		}
+		if (ret > 0)
+			fprintf(stderr, "ksnapd: --load: warning: %s\n", err);
 	}
 	ret = ksnapd_open_ring(&ring, opt.device, !opt.no_wait, sigfd, stderr);
 	if (ret == -EINTR) {

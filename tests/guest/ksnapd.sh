@@ -387,6 +387,11 @@ wait_pid $kpid 30
 check "load: ksnapd --load exits 0 after the collection" 0 $?
 check "load: STATS collection_rate_nanos is 500000" 500000 "$(stat_of collection_rate_nanos /out/load.tsv)"
 verify load /out/load.tsv 0
+# Loaded already: other parameters cannot be applied, and ksnapd says so.
+ksnapd --load=period_us=700 --no-wait --device /dev/ksnap-none 2> /out/load2.err
+check "load: already loaded, --load=period_us=700 warns naming the parameters" 1 \
+	"$(grep -c '^ksnapd: --load: warning: ksnap is already loaded: .*period_us=700 not applied' /out/load2.err)"
+check "load: the module keeps period_us=500" 500 "$(cat /sys/module/ksnap/parameters/period_us 2>&1)"
 
 # --- 7. missing device: ksnapd waits for it --------------------------------------
 
