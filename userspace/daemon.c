@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <unistd.h>
 
 #include "daemon.h"
 #include "sys.h"
@@ -88,6 +89,28 @@ int ksnapd_output_name(char *buf, size_t size, const char *path,
 		o += (size_t)w;
 	}
 	return 0;
+}
+
+int ksnapd_check_output_dir(const char *path, char *err, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int ret;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	/* A directory named after the collection (%g) does not exist yet. */
+	if (strchr(dir, '%'))
+		return 0;
+	ret = ksnap_sys_access(dir, W_OK | X_OK);
+	if (ret)
+		snprintf(err, len, "%.250s: cannot create the output files "
+			 "there: %s", dir, strerror(-ret));
+	return ret;
 }
 
 unsigned int ksnapd_backoff_next(unsigned int ms)

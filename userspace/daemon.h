@@ -168,6 +168,14 @@ int ksnapd_run(struct ksnapd *d, int sigfd);
 int ksnapd_output_name(char *buf, size_t size, const char *path,
 		       unsigned int n, uint32_t gen);
 
+/*
+ * Can files be created in the directory of output path (as given to -o)?
+ * Checked at startup: the files themselves are opened when their
+ * collections start.  Not checked when the directory's name has a "%"
+ * (ksnapd_output_name()).  Returns 0 or -errno with err set.
+ */
+int ksnapd_check_output_dir(const char *path, char *err, size_t len);
+
 /* Tries of FILE.resumed.1, .2, ... before giving up (EEXIST). */
 #define KSNAPD_RESUMED_MAX	1000
 

@@ -81,7 +81,9 @@ static const char usage_text[] =
 "\n"
 "OPTIONS\n"
 "  -o, --output FILE  Write the streams to FILE (mode 0644; naming above).\n"
-"                     Default, or \"-\": standard output.\n"
+"                     Default, or \"-\": standard output.  A directory of\n"
+"                     FILE that files cannot be created in is an error at\n"
+"                     startup.\n"
 "      --device PATH  Ring device (default " KSNAP_DEVICE_PATH ").  A regular\n"
 "                     file laid out like the device also works (tests,\n"
 "                     benchmarks); it is checked every millisecond.\n"
@@ -344,6 +346,15 @@ int main(int argc, char **argv)
 
 	parse_options(argc, argv, &opt);
 	out_name = opt.output ? opt.output : "<stdout>";
+	if (opt.output) {
+		char err[320];
+
+		/* Now, not when the first collection starts. */
+		if (ksnapd_check_output_dir(opt.output, err, sizeof(err))) {
+			fprintf(stderr, "ksnapd: -o %s: %s\n", opt.output, err);
+			return EXIT_RUNTIME;
+		}
+	}
 
 	sigfd = signals_setup();
 	if (sigfd < 0) {

@@ -33,6 +33,11 @@ int ksnap_sys_stat(const char *path, struct stat *st)
 	return stat(path, st) < 0 ? -errno : 0;
 }
 
+int ksnap_sys_access(const char *path, int mode)
+{
+	return access(path, mode) < 0 ? -errno : 0;
+}
+
 int ksnap_sys_mmap(void **addr, size_t len, int prot, int flags, int fd,
 		   off_t offset)
 {

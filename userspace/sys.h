@@ -17,6 +17,7 @@ int ksnap_sys_open(const char *path, int flags, mode_t mode);
 int ksnap_sys_close(int fd);
 int ksnap_sys_fstat(int fd, struct stat *st);
 int ksnap_sys_stat(const char *path, struct stat *st);
+int ksnap_sys_access(const char *path, int mode);
 /* On success stores the mapping in *addr and returns 0. */
 int ksnap_sys_mmap(void **addr, size_t len, int prot, int flags, int fd,
 		   off_t offset);

@@ -396,6 +396,13 @@ check "load: the module keeps period_us=500" 500 "$(cat /sys/module/ksnap/parame
 # --- 7. missing device: ksnapd waits for it --------------------------------------
 
 unload
+# ... but an -o it cannot write is said at once, not when a collection starts.
+ksnapd -o /out/no-such-dir/x.tsv 2> /out/nodir.err &
+kpid=$!
+wait_pid $kpid 5
+check "nodir: ksnapd exits 1 at once on an -o directory that does not exist" 1 $?
+check "nodir: and names the directory" 1 \
+	"$(grep -c '^ksnapd: -o /out/no-such-dir/x.tsv: /out/no-such-dir: cannot create the output files there: No such file or directory' /out/nodir.err)"
 ksnapd --once -o /out/wait.tsv 2> /out/wait.err &
 kpid=$!
 sleep 2

@@ -810,6 +810,32 @@ static void output_names(void **s)
 			 -ENAMETOOLONG);
 }
 
+/* -o in a directory ksnapd cannot create files in: said at startup,
+ * not when a collection starts (maybe hours later). */
+static void unwritable_output_directory_is_reported_up_front(void **s)
+{
+	char err[320];
+
+	assert_int_equal(ksnapd_check_output_dir("/nonexistent-ksnap-dir/"
+						 "k.tsv", err, sizeof(err)),
+			 -ENOENT);
+	assert_string_equal(err, "/nonexistent-ksnap-dir: cannot create the "
+			    "output files there: No such file or directory");
+	fake_sys.access_err = -EROFS;
+	assert_int_equal(ksnapd_check_output_dir("k.tsv", err, sizeof(err)),
+			 -EROFS);
+	assert_string_equal(fake_sys.accessed, ".");
+	assert_string_equal(err, ".: cannot create the output files there: "
+			    "Read-only file system");
+	fake_sys.access_err = 0;
+	assert_int_equal(ksnapd_check_output_dir("/tmp/k-%g.tsv", err,
+						 sizeof(err)), 0);
+	assert_string_equal(fake_sys.accessed, "/tmp");
+	assert_int_equal(ksnapd_check_output_dir("/k.tsv", err, sizeof(err)),
+			 0);
+	assert_string_equal(fake_sys.accessed, "/");
+}
+
 static void backoff_grows_by_1_3_up_to_30_s(void **s)
 {
 	unsigned int ms = KSNAPD_WAIT_FIRST_MS, i;
@@ -1488,6 +1514,7 @@ int main(void)
 		T(each_collection_goes_to_its_own_file),
 		T(same_adler_for_the_same_stream_twice),
 		T(output_names),
+		T(unwritable_output_directory_is_reported_up_front),
 		T(backoff_grows_by_1_3_up_to_30_s),
 		T(missing_device_is_waited_for_with_backoff),
 		T(missing_device_without_wait_fails_at_once),

@@ -18,6 +18,7 @@ int __real_ksnap_sys_open(const char *path, int flags, mode_t mode);
 int __real_ksnap_sys_close(int fd);
 int __real_ksnap_sys_fstat(int fd, struct stat *st);
 int __real_ksnap_sys_stat(const char *path, struct stat *st);
+int __real_ksnap_sys_access(const char *path, int mode);
 int __real_ksnap_sys_mmap(void **addr, size_t len, int prot, int flags,
 			  int fd, off_t offset);
 int __real_ksnap_sys_munmap(void *addr, size_t len);
@@ -85,6 +86,14 @@ int __wrap_ksnap_sys_stat(const char *path, struct stat *st)
 	if (fake_sys.stat_same)
 		return __wrap_ksnap_sys_fstat(FAKE_DEV_FD, st);
 	return __real_ksnap_sys_stat(path, st);
+}
+
+int __wrap_ksnap_sys_access(const char *path, int mode)
+{
+	snprintf(fake_sys.accessed, sizeof(fake_sys.accessed), "%s", path);
+	if (fake_sys.access_err)
+		return fake_sys.access_err;
+	return __real_ksnap_sys_access(path, mode);
 }
 
 int __wrap_ksnap_sys_mmap(void **addr, size_t len, int prot, int flags,
