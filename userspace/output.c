@@ -127,7 +127,9 @@ static int out_write(struct ksnap_out *o, bool trailer)
 	o->len = 1;
 	o->skip = 0;
 	if (o->framed && o->regular)
-		ret = ksnap_sys_fsync(o->fd);
+		do
+			ret = ksnap_sys_fsync(o->fd);
+		while (ret == -EINTR);
 	return ret;
 }
 

@@ -108,6 +108,24 @@ static void framed_flush_is_one_write_between_newlines_then_fsync(void **s)
 	ksnap_out_fini(&o);
 }
 
+/* A signal during fsync() is not a failed flush: fsync() again. */
+static void fsync_is_retried_on_eintr(void **s)
+{
+	struct ksnap_out o;
+	int ret;
+
+	assert_int_equal(ksnap_out_init(&o, 1, true, true, 64), 0);
+	put(&o, "a\n");
+	fake_sys.fsync_eintr = 2;
+	ret = ksnap_out_flush(&o);
+	if (ret)
+		fail_msg("expected 0 from the flush, got %d (%s)", ret,
+			 strerror(-ret));
+	assert_int_equal(fake_sys.fsync_calls, 3);
+	assert_string_equal(fake_sys.wbuf, "\na\n\n");
+	ksnap_out_fini(&o);
+}
+
 static void framed_flush_to_a_pipe_does_not_fsync(void **state)
 {
 	struct ksnap_out o;
@@ -219,6 +237,7 @@ int main(void)
 		T(write_error_is_returned_as_negative_errno),
 		T(plain_flush_writes_lines_as_they_are),
 		T(framed_flush_is_one_write_between_newlines_then_fsync),
+		T(fsync_is_retried_on_eintr),
 		T(framed_flush_to_a_pipe_does_not_fsync),
 		T(reserve_flushes_when_full_and_grows_for_a_long_line),
 		T(full_regular_file_is_cut_back_and_the_flush_kept),
