@@ -5,7 +5,7 @@
  *
  *   gen-stream [--lossy] [--rows N] [--period NS] [--flush-every K]
  *              [--module-lost POS]... [--first-position P]
- *              [--rotate-after K FILE]
+ *              [--rotate-after K FILE] [--lateness-pct P] [--read-pct P]
  *
  * Row i (0-based) is at time (i + 1) * period + (i * 37 % 101) and holds
  * i * 10 + column.  --flush-every K flushes after every K rows, so a lossy
@@ -17,7 +17,9 @@
  * ksnapd_first_position).  --rotate-after K FILE does what ksnapd does at
  * a SIGHUP after K rows: the stream so far goes to FILE, ended without
  * STATS (lossy: with its ADLER32 line), and a whole new stream goes to
- * stdout (STATS ksnapd_rows_in_earlier_files = K).
+ * stdout (STATS ksnapd_rows_in_earlier_files = K).  --lateness-pct and
+ * --read-pct set the average lateness and read time per row, in percent
+ * of the period (default 2 and 1).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -68,6 +70,7 @@ int main(int argc, char **argv)
 	unsigned long long rows = 40, period = 1000000, every = 10;
 	unsigned long long lost[MAX_LOST], nlost = 0, pos, written = 0;
 	unsigned long long last = 0, first = 0, rotate = 0;
+	unsigned long long late_pct = 2, read_pct = 1;
 	const char *rotated = NULL;
 	__u64 v[NCOLS];
 	bool lossy = false;
@@ -82,6 +85,10 @@ int main(int argc, char **argv)
 			period = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--flush-every") && i + 1 < argc)
 			every = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--lateness-pct") && i + 1 < argc)
+			late_pct = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--read-pct") && i + 1 < argc)
+			read_pct = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--rotate-after") && i + 2 < argc) {
 			rotate = strtoull(argv[++i], NULL, 10);
 			rotated = argv[++i];
@@ -144,8 +151,9 @@ int main(int argc, char **argv)
 	st.cheap_start_nanos = 5000;
 	st.cheap_last_collection_nanos = 5000 + last;
 	st.total_snapshots = written;
-	st.total_sleep_timing_error_nanos = written * period / 50;
-	st.total_collection_timing_error_nanos = written * period / 100;
+	st.total_sleep_timing_error_nanos = written * period * late_pct / 100;
+	st.total_collection_timing_error_nanos = written * period * read_pct /
+						 100;
 	st.ksnap_snapshots_taken = first + written + nlost;
 	st.ksnap_snapshots_lost = nlost;
 	st.ksnapd_first_position = first;
