@@ -7,6 +7,9 @@
 #                module keeps sampling; a new ksnapd with the same -o
 #                carries on from the tail in FILE.resumed.1, the first file
 #                untouched, and the accounting adds up across the two
+#   sigkill-stopped  ksnapd killed, the collection stopped with records
+#                unread: the next ksnapd skips them, sleeps, writes the
+#                next collection
 #   toggle       enable written 1/0 2000 times while two processes open,
 #                map, poll, read and close the device in loops
 #   cgroup-gone  a sampled cgroup removed mid-collection: columns freeze,
@@ -215,6 +218,63 @@ if load metrics=pgfault,nr_free_pages period_us=1000; then
 		"$([ "${first2:-0}" -le "$(row_times /out/kill1.log | tail -n 1 | awk '{ print $1 + 1500000 }')" ] && echo yes || echo no)"
 else
 	fail "sigkill: module loads" "modprobe status 0" "failure"
+fi
+
+# --- 2b. a collection stopped with rows unread by a killed reader ---------------
+# The module counts it as finished when the next reader opens the device:
+# ksnapd does not write it, but must not spin on its unread records.
+
+cpu_ticks() { # PID: user + system time, in clock ticks
+	awk '{ print $14 + $15 }' /proc/"$1"/stat 2>/dev/null
+}
+
+if load metrics=pgfault,nr_free_pages period_us=1000; then
+	ksnapd -o /out/ks1.tsv 2> /out/ks1.err &
+	kpid=$!
+	usleep 300000
+	check "sigkill-stopped: start" ok "$(enable 1)"
+	sleep 1
+	kill -STOP $kpid
+	usleep 500000
+	kill -KILL $kpid
+	wait $kpid 2>/dev/null
+	check "sigkill-stopped: stop, no reader left" ok "$(enable 0)"
+	guestprobe ctrl > /out/ks.ctrl
+	h=$(sed -n 's/^head //p' /out/ks.ctrl) t=$(sed -n 's/^tail //p' /out/ks.ctrl)
+	info "sigkill-stopped: head $h, tail $t: $((${h:-0} - ${t:-0})) records unread"
+	ge "sigkill-stopped: records were left unread" "$((${h:-0} - ${t:-0}))" 100
+	ksnapd -o /out/ks2.tsv 2> /out/ks2.err &
+	kpid=$!
+	sleep 1
+	c0=$(cpu_ticks $kpid)
+	sleep 2
+	c1=$(cpu_ticks $kpid)
+	info "sigkill-stopped: the new ksnapd used $((${c1:-0} - ${c0:-0})) ticks in 2 s"
+	if [ -n "$c0" ] && [ -n "$c1" ] && [ $((c1 - c0)) -lt 20 ]; then
+		pass "sigkill-stopped: the new ksnapd sleeps (poll does not spin on the unread records)"
+	else
+		fail "sigkill-stopped: the new ksnapd sleeps" "< 20 ticks of CPU in 2 s" "'$c0' -> '$c1'"
+	fi
+	check "sigkill-stopped: it says it skipped them" 1 \
+		"$(grep -c "had stopped with $((${h:-0} - ${t:-0})) snapshots unread by an earlier reader: not written" /out/ks2.err)"
+	check "sigkill-stopped: and wrote no file for that collection" no "$([ -e /out/ks2.tsv ] && echo yes || echo no)"
+	check "sigkill-stopped: the next start is accepted" ok "$(enable 1)"
+	workload
+	check "sigkill-stopped: and stopped" ok "$(enable 0)"
+	n=0
+	while [ "$(grep -c "STATS$TAB" /out/ks2.tsv 2>/dev/null)" != 1 ] && [ $n -lt 100 ]; do
+		usleep 100000; n=$((n + 1))
+	done
+	kill -TERM $kpid
+	wait_pid $kpid 30
+	check "sigkill-stopped: ksnapd exits 0 on SIGTERM" 0 $?
+	verify ks2 /out/ks2.tsv 0
+	r=$(rows /out/ks2.tsv)
+	lost=$(stat_of ksnap_snapshots_lost /out/ks2.tsv)
+	check "sigkill-stopped: the next collection: rows + lost == taken" "$(stat_of ksnap_snapshots_taken /out/ks2.tsv)" \
+		"$((${r:-0} + ${lost:-0}))"
+else
+	fail "sigkill-stopped: module loads" "modprobe status 0" "failure"
 fi
 
 # --- 3. enable toggled 2000 times while others open/map/poll/read/close --------

@@ -10,6 +10,8 @@
 #                    same, the next start not refused, poll() not spinning
 #   stop-on-exit     --start --stop-on-exit and SIGTERM: the module's last
 #                    snapshot is in the stream, STATS after the stop
+#   sigint           SIGINT: the ring drained, STATS and ADLER32, exit 0,
+#                    the collection left running
 #   load             --load=period_us=500 with the module not loaded
 #   wait             ksnapd started before the module: waits, then attaches
 # Everything ksnapd wrote (and what ksnap-verify said, *.verify) is left in
@@ -366,6 +368,32 @@ if load; then
 		"$(sed -n 's/^taken //p' $KSNAP_SYS/stats)" "$(stat_of ksnap_snapshots_taken /out/soe.tsv)"
 else
 	fail "stop-on-exit: module loads" "modprobe status 0" "failure"
+fi
+
+# --- 5b. SIGINT: drain, STATS, exit 0; the collection keeps running -----------
+
+if load; then
+	rm -f /out/sigint.log
+	ksnapd --once --lossy -o /out/sigint.log 2> /out/sigint.err &
+	kpid=$!
+	usleep 300000
+	check "sigint: writing 1 to enable starts a collection" ok "$(enable 1)"
+	workload
+	sleep 1
+	kill -INT $kpid
+	wait_pid $kpid 30
+	check "sigint: ksnapd exits 0 on SIGINT" 0 $?
+	check "sigint: without --stop-on-exit the collection keeps running" 1 "$(cat $KSNAP_SYS/enable)"
+	check "sigint: one STATS line" 1 "$(count_of 'STATS	' /out/sigint.log)"
+	check "sigint: the last line is ADLER32" yes \
+		"$(grep -v '^$' /out/sigint.log | tail -n 1 | grep -q "^${PREFIX}ADLER32	0x" && echo yes || echo no)"
+	verify sigint /out/sigint.log 0
+	r=$(rows /out/sigint.log)
+	if [ "${r:-0}" -gt 100 ]; then pass "sigint: ksnapd wrote the rows ($r)"; else fail "sigint: ksnapd wrote the rows" "> 100" "'$r'"; fi
+	check "sigint: rows == STATS total_snapshots (the ring drained)" "$(stat_of total_snapshots /out/sigint.log)" "$r"
+	check "sigint: stop" ok "$(enable 0)"
+else
+	fail "sigint: module loads" "modprobe status 0" "failure"
 fi
 
 # --- 6. --load=PARAMS ---------------------------------------------------------
