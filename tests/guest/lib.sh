@@ -65,6 +65,15 @@ unload() {
 	fi
 }
 
+# alive PID: the process exists and has not exited (a zombie child still
+# answers kill -0).
+alive() {
+	case $(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/"$1"/status 2>/dev/null) in
+	Z|'') return 1 ;;
+	esac
+	return 0
+}
+
 # wait_pid PID SECONDS: wait for a background child; its status, or 124
 # (after killing it) when it takes longer than SECONDS.
 wait_pid() {

@@ -1,43 +1,66 @@
 # Guest half of the sampling test (tests/run-guest-tests checks the stream on
-# the host with tests/guest/check-stream).  Loads ksnap on a test cgroup,
-# records a few seconds with ksnapd while a process in that cgroup makes
-# MIB MiB resident, stops, and leaves in /out:
+# the host with tests/guest/check-stream).  Loads ksnap on two test cgroups,
+# /a and /b, in one collection, records a few seconds with ksnapd while one
+# process in each makes its own amount of memory resident (MIB_A MiB in /a,
+# MIB_B MiB in /b, both held at the same time), stops, and leaves in /out:
 #   stream.tsv       what ksnapd wrote
-#   sampling.env     the parameters the checker needs
+#   sampling.env     the parameters the checker needs (alloc_mib lists the
+#                    sizes in the order of cgroups)
 #   sysfs-stats.txt  /sys/kernel/ksnap/stats after the stop
+# check-stream then wants the columns memory.current[/a] and
+# memory.current[/b], each rising by its own process's memory and not by
+# the other's (the sizes differ by more than the checker's slack).
 TEST=sampling
 . /guest/tests/lib.sh
 
 METRICS=pgfault,pgmajfault,nr_free_pages,memory.current
-CGROUP=/ksnaptest
+CGROUP_A=/a
+CGROUP_B=/b
+CGROUPS=$CGROUP_A,$CGROUP_B
 PERIOD_US=1000
-MIB=32
+MIB_A=32
+MIB_B=12
 
 cat > /out/sampling.env <<ENV
 metrics=$METRICS
-cgroups=$CGROUP
+cgroups=$CGROUPS
 period_us=$PERIOD_US
-alloc_mib=$MIB
+alloc_mib=$MIB_A,$MIB_B
 ENV
 
-mkdir -p "$CG$CGROUP"
-if ! modprobe ksnap metrics=$METRICS cgroups=$CGROUP period_us=$PERIOD_US; then
-	fail "module loads with metrics=$METRICS cgroups=$CGROUP period_us=$PERIOD_US" "modprobe status 0" "failure"
+mkdir -p "$CG$CGROUP_A" "$CG$CGROUP_B"
+if ! modprobe ksnap metrics=$METRICS cgroups=$CGROUPS period_us=$PERIOD_US; then
+	fail "module loads with metrics=$METRICS cgroups=$CGROUPS period_us=$PERIOD_US" "modprobe status 0" "failure"
 	dmesg | tail -n 5
 	finish
 	exit
 fi
-pass "module loads with metrics=$METRICS cgroups=$CGROUP period_us=$PERIOD_US"
+pass "module loads with metrics=$METRICS cgroups=$CGROUPS period_us=$PERIOD_US"
 
 e=$(guestprobe write $KSNAP_SYS/enable 1)
 check "writing 1 to enable starts sampling" ok "$e"
 ksnapd --once -o /out/stream.tsv &
 kpid=$!
 sleep 1
-# The hog joins the test cgroup before it allocates: its pages are charged
-# there.
-sh -c "echo \$\$ > $CG$CGROUP/cgroup.procs && exec memhog $MIB 2"
-check "the allocating process ran in $CGROUP" 0 $?
+# Each hog joins its cgroup before it allocates: its pages are charged
+# there.  /b's hog starts once /a's holds all its memory, and ends while
+# /a's still holds it: both are resident at once (a column that read the
+# sum would show it), but only one faults pages in at a time, which keeps
+# the emulated guest from missing timer periods on a busy host.
+sh -c "echo \$\$ > $CG$CGROUP_A/cgroup.procs && exec memhog $MIB_A 5" > /tmp/hog-a.out 2>&1 &
+hog_a=$!
+n=0
+while ! grep -q resident /tmp/hog-a.out && alive $hog_a && [ $n -lt 300 ]; do
+	usleep 100000
+	n=$((n + 1))
+done
+sh -c "echo \$\$ > $CG$CGROUP_B/cgroup.procs && exec memhog $MIB_B 1" > /tmp/hog-b.out 2>&1
+check "the process allocating $MIB_B MiB ran in $CGROUP_B" 0 $?
+a_alive=$(alive $hog_a && echo yes || echo no)
+wait_pid $hog_a 60
+check "the process allocating $MIB_A MiB ran in $CGROUP_A" 0 $?
+check "both processes held their memory at the same time ($CGROUP_A's still alive when $CGROUP_B's ended)" yes "$a_alive"
+cat /tmp/hog-a.out /tmp/hog-b.out
 sleep 1
 e=$(guestprobe write $KSNAP_SYS/enable 0)
 check "writing 0 to enable stops sampling" ok "$e"
@@ -48,5 +71,5 @@ info "sysfs stats after stop: $(tr '\n' ' ' < /out/sysfs-stats.txt)"
 rmmod ksnap
 check "rmmod after the collection" 0 $?
 module_loaded && fail "module is gone after rmmod" "not in /proc/modules" "still loaded"
-rmdir "$CG$CGROUP"
+rmdir "$CG$CGROUP_A" "$CG$CGROUP_B"
 finish
