@@ -8,7 +8,12 @@
 #                byte offset, or writable across regions: refused
 #   unprivileged uid 65534 cannot open the device or write a knob
 #   knobs        every knob fed garbage while stopped: an error, and all
-#                knobs read the same before and after
+#                knobs read the same before and after; a zero-length
+#                write returns 0 and never reaches the store
+#   empty        an empty or blank value of metrics (the default
+#                list) and cgroups (none) is accepted and reads back as
+#                documented, or refused with nothing changed when it
+#                would leave a per-cgroup metric without a cgroup
 #   params       garbage module parameters: the load fails, nothing loaded
 # (device-misuse.sh has the second open, writable maps, mprotect and rmmod;
 # bad-params.sh the basic wrong values.)
@@ -129,6 +134,7 @@ LONG_DIGITS=$(printf '%04000d' 1)
 garbage() {
 	knob=$1 what=$2 how=$3 arg=$4
 	before=$(state)
+	klog_mark
 	case $how in
 	write) e=$(guestprobe write $KSNAP_SYS/$knob "$arg") ;;
 	hex) e=$(guestprobe write-hex $KSNAP_SYS/$knob "$arg") ;;
@@ -136,7 +142,14 @@ garbage() {
 	esac
 	after=$(state)
 	case "$what" in
-	"a zero-length write") check_in "knobs: $knob: $what is refused or ignored" "$e" ok EINVAL ;;
+	"a zero-length write")
+		# write(2) of 0 bytes to a sysfs file returns 0 without calling
+		# the store (sysfs_kf_write), so there is nothing to refuse:
+		# the write "succeeds" with 0 bytes, logs nothing, changes
+		# nothing.
+		check "knobs: $knob: $what returns 0 and never reaches the store" ok "$e"
+		check "knobs: $knob: $what logs nothing" "" "$(klog_since | grep 'ksnap:')"
+		;;
 	"5000 characters") check_in "knobs: $knob: $what is refused" "$e" E2BIG EINVAL ;;
 	*) check_in "knobs: $knob: $what is refused" "$e" EINVAL ERANGE ENOENT ENAMETOOLONG ;;
 	esac
@@ -151,8 +164,10 @@ for knob in enable period_us overflow metrics cgroups; do
 		garbage $knob "an empty line" write ""
 		garbage $knob "whitespace" write "   "
 		garbage $knob "a tab" hex "09"
-		garbage $knob "a NUL byte" hex "00"
 	fi
+	# Text only: a NUL would hide what follows it (sysfs.c), so even
+	# where empty means something (metrics, cgroups) it is refused.
+	garbage $knob "a NUL byte" hex "00"
 	garbage $knob "a negative number" write "-1"
 	garbage $knob "a huge number" write "99999999999999999999"
 	garbage $knob "2^64 (overflows u64)" write "18446744073709551616"
@@ -164,6 +179,11 @@ garbage enable "several values (1 0)" write "1 0"
 garbage enable "several values (0 1)" write "0 1"
 garbage enable "a word starting like a boolean (yesterday)" write "yesterday"
 garbage enable "a number (2)" write "2"
+garbage enable "a NUL inside (1 NUL junk)" hex "31006a756e6b"
+garbage period_us "a NUL inside (500 NUL junk)" hex "353030006a756e6b"
+garbage overflow "a NUL inside (drop NUL junk)" hex "64726f70006a756e6b"
+garbage metrics "a NUL inside (pgfault NUL junk)" hex "70676661756c74006a756e6b"
+garbage cgroups "a NUL inside (/ NUL junk)" hex "2f006a756e6b"
 garbage overflow "several values" write "drop overwrite"
 garbage overflow "a prefix" write "over"
 garbage overflow "upper case" write "DROP"
@@ -178,19 +198,51 @@ garbage cgroups "a relative path" write "ksnapabuse"
 garbage cgroups "dot-dot" write "/ksnapabuse/../.."
 check "knobs: still stopped at the end" "state stopped" "$(grep '^state' $KSNAP_SYS/stats)"
 
-# Empty values of metrics and cgroups are not garbage: documented (config.c,
-# README) as the default metric list and no cgroup.  An empty line, blanks
-# and a NUL byte all mean empty.
-for v in "" "   " "$(printf '\t')"; do
-	check "knobs: metrics '$v' (empty: the default list) is accepted" ok "$(guestprobe write $KSNAP_SYS/metrics "$v")"
-	default=$(cat $KSNAP_SYS/metrics)
-	check "knobs: cgroups '$v' (empty: none) is accepted" ok "$(guestprobe write $KSNAP_SYS/cgroups "$v")"
-	check "knobs: cgroups reads empty after '$v'" "" "$(cat $KSNAP_SYS/cgroups)"
-	check "knobs: metrics restored" ok "$(guestprobe write $KSNAP_SYS/metrics pgfault)"
+# Empty values of metrics and cgroups are not garbage: documented (parse.h,
+# config.c) as the default metric list and no cgroup.  An empty line,
+# blanks and a tab all mean empty (a NUL byte is refused, above).  The
+# default list is pgfault,pgmajfault,nr_free_pages, plus memory.current
+# when cgroups are set (README).  An empty cgroups while metrics names a
+# per-cgroup metric leaves that metric without a cgroup: refused, and
+# nothing changes.
+DEFAULT=pgfault,pgmajfault,nr_free_pages
+# empty_write KNOB HOW VALUE: guestprobe's answer for that empty value.
+empty_write() {
+	case $2 in
+	write) guestprobe write $KSNAP_SYS/$1 "$3" ;;
+	hex) guestprobe write-hex $KSNAP_SYS/$1 "$3" ;;
+	esac
+}
+for how_v in "write:" "write:   " "write:$(printf '\t')"; do
+	how=${how_v%%:*} v=${how_v#*:}
+	case $how_v in
+	"write:") name="an empty line" ;;
+	"write:   ") name="blanks" ;;
+	*) name="a tab" ;;
+	esac
+	# metrics: the default list, with memory.current for the cgroup.
+	guestprobe write $KSNAP_SYS/cgroups /ksnapabuse > /dev/null
+	check "empty: set-up for $name: metrics pgfault,memory.current" ok "$(guestprobe write $KSNAP_SYS/metrics pgfault,memory.current)"
+	check "empty: metrics $name (the default list) is accepted" ok "$(empty_write metrics $how "$v")"
+	check "empty: metrics reads the default list, with memory.current for the cgroup, after $name" \
+		"$DEFAULT,memory.current" "$(cat $KSNAP_SYS/metrics)"
+	check "empty: cgroups unchanged after metrics $name" /ksnapabuse "$(cat $KSNAP_SYS/cgroups)"
+	# cgroups with the default list: none, and the default drops
+	# memory.current.
+	check "empty: cgroups $name (none) is accepted with the default metrics" ok "$(empty_write cgroups $how "$v")"
+	check "empty: cgroups reads empty after $name" "" "$(cat $KSNAP_SYS/cgroups)"
+	check "empty: the default list without a cgroup has no memory.current (after $name)" "$DEFAULT" "$(cat $KSNAP_SYS/metrics)"
+	# cgroups while memory.current is named: refused, nothing changes.
+	guestprobe write $KSNAP_SYS/cgroups /ksnapabuse > /dev/null
+	check "empty: set-up for $name: metrics pgfault,memory.current again" ok "$(guestprobe write $KSNAP_SYS/metrics pgfault,memory.current)"
+	before=$(state)
+	check "empty: cgroups $name while metrics names memory.current is EINVAL" EINVAL "$(empty_write cgroups $how "$v")"
+	check "empty: nothing changed after the refused cgroups $name" "$before" "$(state)"
+	# cgroups with only system-wide metrics: none.
+	check "empty: set-up for $name: metrics pgfault" ok "$(guestprobe write $KSNAP_SYS/metrics pgfault)"
+	check "empty: cgroups $name (none) is accepted with system-wide metrics" ok "$(empty_write cgroups $how "$v")"
+	check "empty: cgroups reads empty, metrics still pgfault, after $name" ";pgfault" "$(cat $KSNAP_SYS/cgroups);$(cat $KSNAP_SYS/metrics)"
 done
-info "knobs: the default metric list: $default"
-check "knobs: metrics NUL byte (empty) is accepted" ok "$(guestprobe write-hex $KSNAP_SYS/metrics 00)"
-check "knobs: cgroups NUL byte (empty) is accepted" ok "$(guestprobe write-hex $KSNAP_SYS/cgroups 00)"
 
 # --- 6. garbage module parameters -----------------------------------------------------
 

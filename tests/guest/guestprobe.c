@@ -6,6 +6,8 @@
  * 2 on a usage error.
  *
  *   guestprobe write FILE VALUE      write(2) VALUE plus a newline, one call
+ *                                    ("short:W/N" if only W of N bytes
+ *                                    were taken; so for write-hex, write-n)
  *   guestprobe load KO [PARAMS]      finit_module(2) with PARAMS
  *   guestprobe open                  open /dev/ksnap read-write once
  *   guestprobe open2                 open /dev/ksnap twice: the errno of the
@@ -344,14 +346,25 @@ static int cmd_records(double secs)
 	return 0;
 }
 
+/*
+ * One write(2) of n bytes: "ok" when all n were taken (0 for n == 0),
+ * the errno's name on failure, "short:W/N" when only W were: a knob takes
+ * a value whole or refuses it, so a partial write is a result to see.
+ */
 static int write_buf(const char *path, const char *buf, size_t n)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), e;
+	ssize_t w;
 
 	if (fd < 0)
 		return report(errno);
-	e = write(fd, buf, n) < 0 ? errno : 0;
+	w = write(fd, buf, n);
+	e = w < 0 ? errno : 0;
 	close(fd);
+	if (w >= 0 && (size_t)w != n) {
+		printf("short:%zd/%zu\n", w, n);
+		return 1;
+	}
 	return report(e);
 }
 
@@ -700,12 +713,9 @@ int main(int argc, char **argv)
 		char buf[4096];
 		int n = snprintf(buf, sizeof(buf), "%s\n", argv[3]);
 
-		fd = open(argv[2], O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			return report(errno);
-		e = write(fd, buf, n) < 0 ? errno : 0;
-		close(fd);
-		return report(e);
+		if (n < 0 || (size_t)n >= sizeof(buf))
+			return 2;
+		return write_buf(argv[2], buf, n);
 	}
 	if (!strcmp(cmd, "ctrl"))
 		return cmd_ctrl();
