@@ -570,6 +570,14 @@ static int cmd_toggle(unsigned long n)
  * (maybe with a garbage tail), a ksnapd started and then killed with a
  * random signal after a random time, a stats read.  The sequence of steps
  * is a function of the seed; what each returns depends on timing.
+ *
+ * The oracle: every knob write's result is checked against the model
+ * below wherever it is deterministic.  Only this process writes the
+ * knobs, so it knows whether sampling runs and what metrics= and
+ * cgroups= were last set to.  The device is open only while a ksnapd
+ * child exists (a visit closes it before the next step), so with no
+ * child "busy because open" cannot happen; with one, EBUSY is allowed
+ * where an open reader may cause it (a start, metrics, cgroups).
  */
 static pid_t ksnapd_pid;
 
@@ -595,6 +603,116 @@ static void ksnapd_reap(int sig)
 	ksnapd_pid = 0;
 }
 
+/* What the stress believes the module's configuration is. */
+struct model {
+	int running;
+	char metrics[256];	/* as last written (metrics_arg) */
+	char cgroups[256];
+};
+
+static int read_knob(const char *knob, char *buf, size_t size)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), KSNAP_SYSFS_DIR "/%s", knob);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int in_list(const char *v, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(v, *list))
+			return 1;
+	return 0;
+}
+
+/* The metrics list names a per-cgroup metric itself (not by default). */
+static int names_cgroup_metric(const char *metrics)
+{
+	return strstr(metrics, "memory.current") != NULL;
+}
+
+/*
+ * The expected errno of writing @val to @knob, or -2 when it cannot be
+ * known; *busy_ok is set when EBUSY is also acceptable.
+ */
+static int expect_knob(const struct model *m, const char *knob,
+		       const char *val, int reader, int *busy_ok)
+{
+	static const char *const enable_bad[] = { "2", "", "yes", "no", "-1",
+						  NULL };
+	static const char *const period_ok[] = { "100", "250", "1000", "5000",
+						 NULL };
+	static const char *const overflow_ok[] = { "drop", "overwrite", NULL };
+	static const char *const metrics_bad[] = { "nosuch", ",",
+						   "pgfault,,pgfault", NULL };
+
+	*busy_ok = 0;
+	if (!strcmp(knob, "enable")) {
+		if (in_list(val, enable_bad))
+			return EINVAL;
+		if (!strcmp(val, "0") || m->running)
+			return 0;
+		/* A start: refused while a reader holds the previous one. */
+		*busy_ok = reader;
+		return 0;
+	}
+	if (!strcmp(knob, "period_us")) {
+		if (!in_list(val, period_ok))
+			return EINVAL;
+		return m->running ? EBUSY : 0;
+	}
+	if (!strcmp(knob, "overflow")) {
+		if (!in_list(val, overflow_ok))
+			return EINVAL;
+		return m->running ? EBUSY : 0;
+	}
+	/* metrics and cgroups: busy while running or while open. */
+	if (m->running)
+		return EBUSY;
+	*busy_ok = reader;
+	if (!strcmp(knob, "metrics")) {
+		if (in_list(val, metrics_bad))
+			return EINVAL;
+		if (names_cgroup_metric(val) && !m->cgroups[0])
+			return EINVAL;
+		return 0;
+	}
+	if (!strcmp(knob, "cgroups")) {
+		if (!strcmp(val, "/does/not/exist"))
+			return ENOENT;
+		if (!strcmp(val, "/ksnapstress,/ksnapstress") ||
+		    !strcmp(val, "../.."))
+			return EINVAL;
+		if (!val[0] && names_cgroup_metric(m->metrics))
+			return EINVAL;
+		return 0;
+	}
+	return -2;
+}
+
+/* A successful write changes the model. */
+static void model_apply(struct model *m, const char *knob, const char *val)
+{
+	if (!strcmp(knob, "enable"))
+		m->running = !strcmp(val, "1");
+	else if (!strcmp(knob, "metrics"))
+		snprintf(m->metrics, sizeof(m->metrics), "%s", val);
+	else if (!strcmp(knob, "cgroups"))
+		snprintf(m->cgroups, sizeof(m->cgroups), "%s", val);
+}
+
 static int cmd_stress(uint64_t seed, double secs)
 {
 	static const char *const enable_vals[] = { "1", "0", "1", "0", "2", "",
@@ -613,30 +731,45 @@ static int cmd_stress(uint64_t seed, double secs)
 	static const int sigs[] = { SIGKILL, SIGTERM, SIGINT, SIGHUP,
 				    SIGSTOP };
 	unsigned long steps = 0, knob_ok = 0, knob_err = 0, visits = 0,
-		      busy = 0, rd = 0, ksnapds = 0, errs = 0;
+		      busy = 0, rd = 0, ksnapds = 0, errs = 0, checked = 0,
+		      wrong = 0;
 	double end = now_s() + secs;
+	struct model m = { 0 };
 	char buf[512];
 	int fd;
 
 	printf("# stress seed %llu, %.0f s\n", (unsigned long long)seed, secs);
 	fflush(stdout);
+	if (read_knob("enable", buf, sizeof(buf)) ||
+	    read_knob("metrics", m.metrics, sizeof(m.metrics)) ||
+	    read_knob("cgroups", m.cgroups, sizeof(m.cgroups))) {
+		fprintf(stderr, "guestprobe: stress: cannot read the knobs\n");
+		return 1;
+	}
+	m.running = !strcmp(buf, "1");
 	seed_rng(seed);
 	signal(SIGPIPE, SIG_IGN);
 	while (now_s() < end) {
 		unsigned int op = rnd_below(100);
-		int e = 0, r;
+		const char *knob, *val;
+		int e = 0, r, want, busy_ok;
 
 		steps++;
 		if (op < 30) {
-			e = knob_write("enable", enable_vals[rnd_below(9)]);
+			knob = "enable";
+			val = enable_vals[rnd_below(9)];
 		} else if (op < 38) {
-			e = knob_write("period_us", period_vals[rnd_below(12)]);
+			knob = "period_us";
+			val = period_vals[rnd_below(12)];
 		} else if (op < 45) {
-			e = knob_write("metrics", metric_vals[rnd_below(9)]);
+			knob = "metrics";
+			val = metric_vals[rnd_below(9)];
 		} else if (op < 48) {
-			e = knob_write("cgroups", cgroup_vals[rnd_below(6)]);
+			knob = "cgroups";
+			val = cgroup_vals[rnd_below(6)];
 		} else if (op < 50) {
-			e = knob_write("overflow", overflow_vals[rnd_below(4)]);
+			knob = "overflow";
+			val = overflow_vals[rnd_below(4)];
 		} else if (op < 75) {
 			visits++;
 			r = churn_once(&busy, &rd);
@@ -688,17 +821,35 @@ static int cmd_stress(uint64_t seed, double secs)
 			}
 			continue;
 		}
-		if (e)
+		want = expect_knob(&m, knob, val, ksnapd_pid > 0, &busy_ok);
+		e = knob_write(knob, val);
+		if (want != -2) {
+			checked++;
+			if (e != want && !(busy_ok && e == EBUSY)) {
+				if (wrong++ < 20)
+					printf("step %lu: %s <- '%s': expected %s%s, got %s (model: %s, metrics '%s', cgroups '%s', %s)\n",
+					       steps, knob, val, errname(want),
+					       busy_ok ? " or EBUSY" : "",
+					       errname(e),
+					       m.running ? "running" : "stopped",
+					       m.metrics, m.cgroups,
+					       ksnapd_pid > 0 ? "ksnapd child" : "no reader");
+			}
+		}
+		if (e) {
 			knob_err++;
-		else
+		} else {
 			knob_ok++;
+			model_apply(&m, knob, val);
+		}
 		usleep(rnd_below(2000));
 	}
 	ksnapd_reap(SIGKILL);
-	printf("steps %lu knob_ok %lu knob_errors %lu visits %lu ebusy %lu "
-	       "ksnapd_runs %lu errors %lu\n", steps, knob_ok, knob_err,
+	printf("steps %lu knob_ok %lu knob_errors %lu knob_checked %lu "
+	       "knob_unexpected %lu visits %lu ebusy %lu ksnapd_runs %lu "
+	       "errors %lu\n", steps, knob_ok, knob_err, checked, wrong,
 	       visits, busy, ksnapds, errs);
-	return errs ? 1 : 0;
+	return errs || wrong ? 1 : 0;
 }
 
 int main(int argc, char **argv)
