@@ -4,6 +4,33 @@
 TEST=device-misuse
 . /guest/tests/lib.sh
 
+# load_for WHAT: make sure ksnap is loaded for the next part; a failed
+# modprobe fails that part (with the kernel's last words) instead of
+# skipping it.
+load_for() {
+	module_loaded && return 0
+	modprobe ksnap 2> /tmp/modprobe.err && return 0
+	fail "ksnap loads for: $1" "modprobe status 0" "failure: $(cat /tmp/modprobe.err)"
+	dmesg | tail -n 5 | sed 's/^/#   /'
+	return 1
+}
+
+# open_only: runs with fd 3 on /dev/ksnap, opened by this shell and never
+# mapped.  The open file alone holds a module reference (fops.owner).
+open_only() {
+	check "an open fd alone (not mapped) makes delete_module say in use" EAGAIN "$(guestprobe unload ksnap)"
+	rmmod ksnap 2> /tmp/rmmod.err
+	st=$?
+	if [ $st -ne 0 ] && module_loaded; then
+		pass "rmmod while the device is only open is refused ($(cat /tmp/rmmod.err))"
+	else
+		fail "rmmod while the device is only open is refused" "rmmod fails, module loaded" \
+			"rmmod status $st, loaded: $(module_loaded && echo yes || echo no)"
+	fi
+	check "a second reader is refused while the shell has it open" EBUSY "$(guestprobe open)"
+	return 0
+}
+
 if ! modprobe ksnap; then
 	fail "module loads with default parameters" "status 0" "failure"
 	finish
@@ -19,11 +46,24 @@ check "mapping the record pages writable is EPERM" EPERM "$(guestprobe mmap-data
 check "mapping past the end of the device is EINVAL" EINVAL "$(guestprobe mmap-past-end)"
 check "the consumer page maps read-write" ok "$(guestprobe mmap-consumer)"
 
+# An open fd alone (never mapped) pins the module, until it is closed.
+if open_only 3< /dev/ksnap; then
+	if rmmod ksnap 2> /tmp/rmmod.err; then
+		pass "rmmod succeeds once the open fd is closed"
+	else
+		fail "rmmod succeeds once the open fd is closed" "status 0" "status $?: $(cat /tmp/rmmod.err)"
+	fi
+	check "the module is gone after that rmmod" no "$(module_loaded && echo yes || echo no)"
+else
+	fail "the shell opens /dev/ksnap read-only (fd 3)" "the open succeeds" "it failed"
+fi
+load_for "the mapping tests"
+
 # A mapping alone (fd closed) pins the module.
 guestprobe hold > /tmp/hold.out 2>&1 &
 hpid=$!
 n=0
-while ! grep -q held /tmp/hold.out && [ $n -lt 100 ]; do usleep 100000; n=$((n + 1)); done
+while ! grep -q held /tmp/hold.out 2>/dev/null && [ $n -lt 100 ]; do usleep 100000; n=$((n + 1)); done
 check "a process maps the device and closes the fd" held "$(head -n 1 /tmp/hold.out)"
 rmmod ksnap 2>/dev/null
 st=$?
@@ -37,7 +77,7 @@ wait_pid $hpid 10
 check "the mapping process unmaps cleanly" 0 $?
 
 # rmmod while ksnapd reads a running collection.
-if module_loaded || modprobe ksnap; then
+if load_for "rmmod while ksnapd reads"; then
 	check "start sampling" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
 	ksnapd --once -o /tmp/stream.tsv &
 	kpid=$!
@@ -62,7 +102,7 @@ fi
 
 # rmmod while sampling with nobody reading: the timer must be stopped
 # and everything freed (the splat scan and kmemleak judge "clean").
-if module_loaded || modprobe ksnap; then
+if load_for "rmmod while sampling with no reader"; then
 	check "start sampling with no reader" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
 	sleep 1
 	rmmod ksnap

@@ -9,6 +9,8 @@
  *                                    ("short:W/N" if only W of N bytes
  *                                    were taken; so for write-hex, write-n)
  *   guestprobe load KO [PARAMS]      finit_module(2) with PARAMS
+ *   guestprobe unload NAME           delete_module(2), O_NONBLOCK as rmmod:
+ *                                    a module in use is EAGAIN (EWOULDBLOCK)
  *   guestprobe open                  open /dev/ksnap read-write once
  *   guestprobe open2                 open /dev/ksnap twice: the errno of the
  *                                    second open (the first must succeed)
@@ -945,6 +947,11 @@ int main(int argc, char **argv)
 		close(fd);
 		return report(e);
 	}
+	if (!strcmp(cmd, "unload") && argc == 3) {
+		/* As rmmod does: never wait for the references to go. */
+		e = syscall(SYS_delete_module, argv[2], O_NONBLOCK) ? errno : 0;
+		return report(e);
+	}
 	if (!strcmp(cmd, "open")) {
 		fd = open(KSNAP_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 		e = fd < 0 ? errno : 0;
@@ -1005,7 +1012,8 @@ int main(int argc, char **argv)
 			return report(0);
 		}
 	}
-	fprintf(stderr, "usage: guestprobe write FILE VALUE | load KO [PARAMS] | open | open2 |\n"
+	fprintf(stderr, "usage: guestprobe write FILE VALUE | load KO [PARAMS] | unload NAME |\n"
+		"       open | open2 |\n"
 		"       mmap-write | mprotect-write | mmap-data-write | mmap-past-end |\n"
 		"       mmap-consumer | hold | ctrl | layout | map PGOFF N ro|rw|private |\n"
 		"       map-bytes OFF LEN | mremap ctrl|consumer|data |\n"
