@@ -42,6 +42,46 @@ check_in() {
 	fail "$what" "one of: $*" "'$got'"
 }
 
+# show TEXT: TEXT's lines (at most 20) as information lines under a check.
+show() {
+	printf '%s\n' "$1" | head -n 20 | sed 's/^/#   /'
+}
+
+# check_lines BEHAVIOUR N STRING TEXT: TEXT has N lines (">0": at least
+# one) containing STRING (a fixed string).  A failure names STRING and
+# shows the lines that matched, or, with none, the last lines searched.
+check_lines() {
+	what=$1 want=$2 str=$3 text=$4
+	got=$(printf '%s\n' "$text" | grep -c -F -e "$str")
+	case $want in
+	">0") [ "$got" -gt 0 ] ;;
+	*) [ "$got" -eq "$want" ] ;;
+	esac && { pass "$what"; return 0; }
+	fail "$what" "$want line(s) containing '$str'" "$got"
+	if [ "$got" -gt 0 ]; then
+		info "the lines containing '$str':"
+		show "$(printf '%s\n' "$text" | grep -F -e "$str")"
+	else
+		info "no line contains '$str'; the last lines searched:"
+		show "$(printf '%s\n' "$text" | tail -n 10)"
+	fi
+	return 1
+}
+
+# check_st BEHAVIOUR WANT GOT FILE...: check; on failure the last lines of
+# each FILE (what the command said) follow.
+check_st() {
+	what=$1 want=$2 got=$3
+	shift 3
+	if [ "$want" = "$got" ]; then pass "$what"; return 0; fi
+	fail "$what" "status $want" "status $got"
+	for f in "$@"; do
+		info "the last lines of $f:"
+		show "$(tail -n 10 "$f" 2>&1)"
+	done
+	return 1
+}
+
 module_loaded() {
 	grep -q '^ksnap ' /proc/modules
 }

@@ -50,7 +50,7 @@ sleep 1
 sh -c "echo \$\$ > $CG$CGROUP_A/cgroup.procs && exec memhog $MIB_A 5" > /tmp/hog-a.out 2>&1 &
 hog_a=$!
 n=0
-while ! grep -q resident /tmp/hog-a.out && alive $hog_a && [ $n -lt 300 ]; do
+while ! grep -q resident /tmp/hog-a.out 2>/dev/null && alive $hog_a && [ $n -lt 300 ]; do
 	usleep 100000
 	n=$((n + 1))
 done
