@@ -33,13 +33,15 @@ check() {
 }
 
 # check_in BEHAVIOUR GOT ALLOWED...: GOT is one of ALLOWED.
+# (The helpers' variables start with _: sh has no locals, and a caller's
+# $what or $got must survive a check.)
 check_in() {
-	what=$1 got=$2
+	_what=$1 _got=$2
 	shift 2
-	for a in "$@"; do
-		[ "$got" = "$a" ] && { pass "$what ($got)"; return 0; }
+	for _a in "$@"; do
+		[ "$_got" = "$_a" ] && { pass "$_what ($_got)"; return 0; }
 	done
-	fail "$what" "one of: $*" "'$got'"
+	fail "$_what" "one of: $*" "'$_got'"
 }
 
 # show TEXT: TEXT's lines (at most 20) as information lines under a check.
@@ -51,19 +53,19 @@ show() {
 # one) containing STRING (a fixed string).  A failure names STRING and
 # shows the lines that matched, or, with none, the last lines searched.
 check_lines() {
-	what=$1 want=$2 str=$3 text=$4
-	got=$(printf '%s\n' "$text" | grep -c -F -e "$str")
-	case $want in
-	">0") [ "$got" -gt 0 ] ;;
-	*) [ "$got" -eq "$want" ] ;;
-	esac && { pass "$what"; return 0; }
-	fail "$what" "$want line(s) containing '$str'" "$got"
-	if [ "$got" -gt 0 ]; then
-		info "the lines containing '$str':"
-		show "$(printf '%s\n' "$text" | grep -F -e "$str")"
+	_what=$1 _want=$2 _str=$3 _text=$4
+	_got=$(printf '%s\n' "$_text" | grep -c -F -e "$_str")
+	case $_want in
+	">0") [ "$_got" -gt 0 ] ;;
+	*) [ "$_got" -eq "$_want" ] ;;
+	esac && { pass "$_what"; return 0; }
+	fail "$_what" "$_want line(s) containing '$_str'" "$_got"
+	if [ "$_got" -gt 0 ]; then
+		info "the lines containing '$_str':"
+		show "$(printf '%s\n' "$_text" | grep -F -e "$_str")"
 	else
-		info "no line contains '$str'; the last lines searched:"
-		show "$(printf '%s\n' "$text" | tail -n 10)"
+		info "no line contains '$_str'; the last lines searched:"
+		show "$(printf '%s\n' "$_text" | tail -n 10)"
 	fi
 	return 1
 }
@@ -71,13 +73,13 @@ check_lines() {
 # check_st BEHAVIOUR WANT GOT FILE...: check; on failure the last lines of
 # each FILE (what the command said) follow.
 check_st() {
-	what=$1 want=$2 got=$3
+	_what=$1 _want=$2 _got=$3
 	shift 3
-	if [ "$want" = "$got" ]; then pass "$what"; return 0; fi
-	fail "$what" "status $want" "status $got"
-	for f in "$@"; do
-		info "the last lines of $f:"
-		show "$(tail -n 10 "$f" 2>&1)"
+	if [ "$_want" = "$_got" ]; then pass "$_what"; return 0; fi
+	fail "$_what" "status $_want" "status $_got"
+	for _f in "$@"; do
+		info "the last lines of $_f:"
+		show "$(tail -n 10 "$_f" 2>&1)"
 	done
 	return 1
 }
@@ -117,21 +119,17 @@ alive() {
 # wait_pid PID SECONDS: wait for a background child; its status, or 124
 # (after killing it) when it takes longer than SECONDS.
 wait_pid() {
-	pid=$1 left=$(($2 * 10))
-	while kill -0 "$pid" 2>/dev/null; do
-		# A zombie child still answers kill -0: ask /proc.
-		case $(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' /proc/"$pid"/status 2>/dev/null) in
-		Z|'') break ;;
-		esac
-		if [ $left -le 0 ]; then
-			kill -9 "$pid" 2>/dev/null
-			wait "$pid" 2>/dev/null
+	_pid=$1 _left=$(($2 * 10))
+	while alive "$_pid"; do
+		if [ $_left -le 0 ]; then
+			kill -9 "$_pid" 2>/dev/null
+			wait "$_pid" 2>/dev/null
 			return 124
 		fi
-		left=$((left - 1))
+		_left=$((_left - 1))
 		usleep 100000
 	done
-	wait "$pid"
+	wait "$_pid"
 }
 
 # Finish: the script's status says whether any check failed.
