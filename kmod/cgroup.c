@@ -45,6 +45,23 @@ int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path)
 	return 0;
 }
 
+/**
+ * ksnap_cgroup_dup() - hold a configured cgroup once more
+ * @dst: receives a copy of @src, with references of its own
+ * @src: a held cgroup
+ *
+ * For a new configuration that keeps the cgroups of the current one: no
+ * path is resolved again, so a removed cgroup stays as it was (gone,
+ * reported) and a writer in another cgroup namespace binds nothing new.
+ */
+void ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src)
+{
+	*dst = *src;
+	cgroup_get(dst->cgrp);
+	if (dst->memory)
+		css_get(dst->memory);
+}
+
 void ksnap_cgroup_put(struct ksnap_cgroup *cg)
 {
 	if (cg->memory)

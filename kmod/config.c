@@ -42,8 +42,13 @@ static char *ksnap_join(const struct ksnap_list *list, size_t max)
 	return s;
 }
 
+/*
+ * The cgroups: those of @prev when the list is the same (held once more,
+ * not resolved again), else each path resolved.
+ */
 static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
-				struct ksnap_list *list)
+				struct ksnap_list *list,
+				const struct ksnap_config *prev)
 {
 	struct ksnap_parse_err err;
 	unsigned int i;
@@ -68,6 +73,14 @@ static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 			       GFP_KERNEL);
 	if (!cfg->cgroups)
 		goto out;
+	if (prev && prev->nr_cgroups == list->nr &&
+	    !strcmp(prev->cgroups_arg, cfg->cgroups_arg)) {
+		for (i = 0; i < list->nr; i++)
+			ksnap_cgroup_dup(&cfg->cgroups[i], &prev->cgroups[i]);
+		cfg->nr_cgroups = list->nr;
+		ret = 0;
+		goto out;
+	}
 	for (i = 0; i < list->nr; i++) {
 		ret = ksnap_cgroup_get(&cfg->cgroups[i], list->item[i]);
 		if (ret)
@@ -266,11 +279,30 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 	return 0;
 }
 
+/*
+ * A kept cgroup that is already gone is never read by the sampler: its
+ * columns start from the values it has now (frozen since its removal).
+ */
+static void ksnap_config_freeze_gone(struct ksnap_config *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_columns; i++) {
+		const struct ksnap_source *src = &cfg->col[i];
+
+		if (src->cg && src->cg->gone)
+			cfg->last[i] = ksnap_metric_read(src->metric, src->cg,
+							 src->cpu);
+	}
+}
+
 /**
  * ksnap_config_build() - a complete configuration, or nothing
  * @metrics: comma-separated metric names; empty for the default list
  * @cgroups: comma-separated cgroup v2 paths; may be empty
  * @l: the ring layout (for the column limit and record geometry)
+ * @prev: the current configuration, whose cgroups are kept (not resolved
+ *	  again) when @cgroups lists the same paths; NULL to resolve them
  *
  * Process context.  Logs one line naming the bad value on failure.
  *
@@ -278,7 +310,8 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
  */
 struct ksnap_config *ksnap_config_build(const char *metrics,
 					const char *cgroups,
-					const struct ksnap_layout *l)
+					const struct ksnap_layout *l,
+					const struct ksnap_config *prev)
 {
 	struct ksnap_config *cfg;
 	struct ksnap_list *list;
@@ -289,7 +322,7 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 	if (!cfg || !list)
 		goto err;
 
-	ret = ksnap_config_cgroups(cfg, cgroups ?: "", list);
+	ret = ksnap_config_cgroups(cfg, cgroups ?: "", list, prev);
 	if (ret)
 		goto err;
 	ret = ksnap_config_metrics(cfg, metrics ?: "", list);
@@ -298,6 +331,7 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 	ret = ksnap_config_columns(cfg, l);
 	if (ret)
 		goto err;
+	ksnap_config_freeze_gone(cfg);
 	kfree(list);
 	return cfg;
 

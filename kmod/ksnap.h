@@ -81,6 +81,7 @@ struct ksnap_cgroup {
 };
 
 int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path);
+void ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src);
 void ksnap_cgroup_put(struct ksnap_cgroup *cg);
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg);
 
@@ -108,7 +109,8 @@ struct ksnap_config {
 
 struct ksnap_config *ksnap_config_build(const char *metrics,
 					const char *cgroups,
-					const struct ksnap_layout *l);
+					const struct ksnap_layout *l,
+					const struct ksnap_config *prev);
 void ksnap_config_free(struct ksnap_config *cfg);
 int ksnap_config_check_period(unsigned int period_us);
 

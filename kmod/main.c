@@ -78,7 +78,7 @@ static int __init ksnap_init(void)
 		return ret;
 	}
 
-	ks->cfg = ksnap_config_build(metrics, cgroups, &ks->layout);
+	ks->cfg = ksnap_config_build(metrics, cgroups, &ks->layout, NULL);
 	if (IS_ERR(ks->cfg))
 		return PTR_ERR(ks->cfg);
 	ret = ksnap_ring_init(ks);

@@ -114,9 +114,13 @@ static ssize_t cgroups_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return len;
 }
 
-/* Replace the configuration: stopped, no reader, and all or nothing. */
+/*
+ * Replace the configuration: stopped, no reader, and all or nothing.  A
+ * metrics write keeps the cgroups held (@keep_cgroups); a cgroups write
+ * resolves its paths.
+ */
 static ssize_t ksnap_reconfigure(const char *what, const char *metrics,
-				 const char *cgroups)
+				 const char *cgroups, bool keep_cgroups)
 {
 	struct ksnap *ks = ksnap_sysfs_dev;
 	struct ksnap_config *cfg, *old;
@@ -127,7 +131,8 @@ static ssize_t ksnap_reconfigure(const char *what, const char *metrics,
 				   what);
 		return -EBUSY;
 	}
-	cfg = ksnap_config_build(metrics, cgroups, &ks->layout);
+	cfg = ksnap_config_build(metrics, cgroups, &ks->layout,
+				 keep_cgroups ? ks->cfg : NULL);
 	if (IS_ERR(cfg))
 		return PTR_ERR(cfg);
 	old = ks->cfg;
@@ -146,7 +151,7 @@ static ssize_t metrics_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (ksnap_store_text("metrics", buf, count))
 		return -EINVAL;
 	mutex_lock(&ks->lock);
-	ret = ksnap_reconfigure("metrics", buf, ks->cfg->cgroups_arg);
+	ret = ksnap_reconfigure("metrics", buf, ks->cfg->cgroups_arg, true);
 	mutex_unlock(&ks->lock);
 	return ret ?: count;
 }
@@ -160,7 +165,7 @@ static ssize_t cgroups_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (ksnap_store_text("cgroups", buf, count))
 		return -EINVAL;
 	mutex_lock(&ks->lock);
-	ret = ksnap_reconfigure("cgroups", ks->cfg->metrics_arg, buf);
+	ret = ksnap_reconfigure("cgroups", ks->cfg->metrics_arg, buf, false);
 	mutex_unlock(&ks->lock);
 	return ret ?: count;
 }

@@ -313,6 +313,11 @@ guestprobe write $KSNAP_SYS/enable 0 > /dev/null
 wait_pid $kpid 60
 check "removal: ksnapd exits 0" 0 $?
 check_lines "removal: one kernel log line names the removed cgroup" 1 "'$GONE' was removed while sampled" "$(klog_since)"
+# A metrics write keeps the cgroups it has (it resolves no path again), so
+# it works while a configured cgroup is gone.
+e=$(guestprobe write $KSNAP_SYS/metrics "memory.current,pgfault")
+check "removal: metrics can be rewritten while a configured cgroup is gone" ok "$e"
+check "removal: cgroups still names the removed cgroup" "$GONE" "$(cat $KSNAP_SYS/cgroups)"
 e=$(guestprobe write $KSNAP_SYS/enable 1)
 check "removal: a new collection on the removed cgroup starts" ok "$e"
 sleep 1
