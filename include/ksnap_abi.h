@@ -1,10 +1,20 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * ksnap shared-memory ABI, version 1.
+ * ksnap shared-memory ABI, version 2.
  *
  * ksnap.ko samples kernel and cgroup counters from an hrtimer into a ring
  * that userspace maps from /dev/ksnap.  This header is the whole contract
  * between the module and its readers (ksnapd, ksnap-verify, tests).
+ *
+ * Versions.  abi_version is the version of the layout and protocol the
+ * module speaks; abi_compat is the oldest version whose readers can still
+ * read this ring correctly.  A reader built for version V accepts a ring
+ * when abi_compat <= V <= abi_version: a later module that only adds
+ * (fields in reserved space, feature bits) keeps abi_compat and raises
+ * abi_version.  features lists the optional parts present (KSNAP_FEAT_*);
+ * a reader uses a part only when its bit is set.  Version 1 (positions
+ * that restart with each collection, a consumer page the kernel wrote at
+ * open and start) is not compatible with version 2.
  *
  * Mapping.  The device is one vmalloc'ed area made of three regions, each
  * a whole number of pages.  Offsets below are in pages and are the mmap()
@@ -18,23 +28,33 @@
  *   pgoff data_pgoff         records, data_pages pages, READ-ONLY:
  *                            nr_records slots of record_size bytes.
  *
- * A reader first maps one page at offset 0 read-only, checks magic and
- * abi_version, then maps [0, total_pages) read-only and the consumer page
+ * A reader first maps one page at offset 0 read-only, checks magic and the
+ * versions, then maps [0, total_pages) read-only and the consumer page
  * read-write.  Writable mappings of any other page, mappings past the end
  * and mappings that do not start on a region boundary fail with EINVAL or
  * EPERM; mprotect() cannot make a read-only region writable.
  *
- * Positions.  head (producer) and tail (consumer) are free-running record
- * counts since the collection started; the slot of position p is
- * p & (nr_records - 1).  nr_records is a power of two.  head - tail is the
- * number of unread records.  Positions restart at 0 with each collection
- * and never wrap.  The kernel owns head and never reads tail as an index:
- * a tail behind head - nr_records or above head (all ones included) is
- * counted (bad_tail) and treated as "ring full".
+ * One writer per field.  The kernel writes the control and record regions
+ * and never writes the consumer page; the reader writes only the consumer
+ * page.
  *
- * Ordering.  The producer fills a slot, then store-releases head.  The
- * consumer load-acquires head, reads the slots, then store-releases tail.
- * The kernel load-acquires tail before reusing a slot.
+ * Positions.  head (producer, kernel) and tail (consumer, reader) are
+ * free-running record counts since the module was loaded: they never go
+ * back and never wrap (at 100 kHz, 2^64 records take 5.8 million years).
+ * The slot of position p is p & (nr_records - 1); nr_records is a power of
+ * two.  Each collection begins at start_position, the value of head when
+ * it started; its record number n is at position start_position + n.  A
+ * start never touches tail: the reader moves its tail to the new
+ * collection when it sees it.  The kernel treats a tail below
+ * start_position as start_position (records of earlier collections are
+ * free), never uses tail as an index, and counts a tail above head, or one
+ * more than nr_records behind it, in stats.bad_tail and treats it as "ring
+ * full".
+ *
+ * Ordering (kmod/sampler.c has the diagram).  The producer fills a slot,
+ * then store-releases head; the consumer load-acquires head, reads the
+ * slots below it, then store-releases tail; the producer load-acquires
+ * tail before reusing a slot.
  *
  * Overflow.  With KSNAP_CTRL_OVERWRITE clear in ksnap_ctrl.flags (the
  * default, overflow=drop) a full ring keeps its unread records and the
@@ -48,31 +68,42 @@
  * cannot count these (it does not know what was read): the reader does.
  *
  * Collections.  Writing 1 to /sys/kernel/ksnap/enable starts collection
- * number ++generation: head and tail restart at 0, the counters in
- * struct ksnap_stats restart at 0, start times are taken.  Writing 0 takes
- * one last snapshot (flagged KSNAP_REC_LAST) and stops; the control page
- * keeps that collection's figures until the next start.  A reader that has
- * written every record of a collection and its statistics stores that
- * generation in ksnap_consumer.done_generation; while a reader holds the
- * device open, a start is refused (EBUSY) until the reader is done with the
- * previous collection, so no collection is lost between two of them.
+ * number ++generation: start_position = head, the counters in struct
+ * ksnap_stats restart at 0, start times are taken.  Writing 0 takes one
+ * last snapshot (flagged KSNAP_REC_LAST) and stops; the control page keeps
+ * that collection's figures until the next start.
+ *
+ * Reader session.  Each open() of the device begins a reader session: the
+ * kernel increments reader_session and sets reader_done_base to the last
+ * collection finished at that moment (the running one, if any, is not),
+ * before open() returns.  The reader then claims the consumer page: it
+ * sets done_generation to reader_done_base and seen_state, and finally
+ * store-releases session = reader_session.  Until the session matches, the
+ * kernel ignores the consumer page's other fields (an earlier reader's)
+ * and takes reader_done_base as the reader's done_generation.  tail is
+ * kept across sessions: a reader restarted mid-collection resumes there.
+ *
+ * Done handshake.  A reader that has written every record of a collection
+ * and its statistics store-releases that generation in done_generation.
+ * While a reader holds the device open, a start is refused (EBUSY) until
+ * the reader is done with the previous collection, so no collection is
+ * lost between two of them.
  *
  * Seqlock.  ksnap_ctrl.seq is odd while the kernel rewrites the collection
- * fields (generation, state, start times, period, columns); read them
- * between two even, equal values of seq.
+ * fields (generation, state, start times and position, period, flags,
+ * record geometry, columns); read them between two even, equal values of
+ * seq.
  *
- * When a reader opens the device the kernel sets done_generation to the
- * last finished collection and seen_state to the current state, so a new
- * reader is never blamed for collections it did not see.
- *
- * poll(): EPOLLIN | EPOLLRDNORM while head != tail or while
+ * poll(): EPOLLIN | EPOLLRDNORM while the session is not claimed, while
+ * head differs from the tail (as the kernel takes it, above), or while
  * KSNAP_GEN_STATE(generation, state) differs from ksnap_consumer.seen_state
- * (the reader stores the value it has acted on); the module wakes readers
+ * (the reader stores the value it has acted on).  The module wakes readers
  * after a watermark of records and at every start and stop, not on every
  * record.
  *
- * All fields are little-endian host order, naturally aligned, with explicit
- * padding; reserved fields are zero and must be ignored by readers.
+ * All fields are in the byte order of the machine (the module and its
+ * readers run on one machine), naturally aligned, with explicit padding;
+ * reserved fields are zero and must be ignored by readers.
  */
 #ifndef KSNAP_ABI_H
 #define KSNAP_ABI_H
@@ -81,7 +112,12 @@
 #include <linux/types.h>
 
 #define KSNAP_MAGIC		0x50414e534bULL	/* "KSNAP" */
-#define KSNAP_ABI_VERSION	1
+#define KSNAP_ABI_VERSION	2
+#define KSNAP_ABI_COMPAT	2	/* oldest reader version this module serves */
+
+/* ksnap_ctrl.features: optional parts of the ring. */
+#define KSNAP_FEAT_OVERWRITE	(1ULL << 0)	/* overflow=overwrite exists */
+#define KSNAP_FEAT_WAKEUPS	(1ULL << 1)	/* ksnap_stats.wakeups counts */
 
 #define KSNAP_DEVICE_PATH	"/dev/ksnap"
 #define KSNAP_SYSFS_DIR		"/sys/kernel/ksnap"
@@ -125,13 +161,16 @@ struct ksnap_stats {
 	__u64 read_sum_ns;	/* sum of time spent reading counters */
 	__u64 read_max_ns;
 	__u64 bad_tail;		/* invalid tails seen from the reader */
-	__u64 reserved[8];
+	__u64 wakeups;		/* reader wake-ups queued (KSNAP_FEAT_WAKEUPS) */
+	__u64 reserved[7];
 };
 
 struct ksnap_ctrl {
-	/* Fixed at load time. */
+	/* Fixed at load time; first cache line. */
 	__u64 magic;		/* KSNAP_MAGIC */
-	__u32 abi_version;	/* KSNAP_ABI_VERSION */
+	__u32 abi_version;	/* KSNAP_ABI_VERSION of the module */
+	__u32 abi_compat;	/* oldest reader version it serves */
+	__u64 features;		/* KSNAP_FEAT_* */
 	__u32 page_size;
 	__u32 ctrl_pages;	/* control region length, pages */
 	__u32 consumer_pgoff;	/* consumer page offset, pages */
@@ -139,14 +178,8 @@ struct ksnap_ctrl {
 	__u32 data_pages;	/* record region length, pages */
 	__u32 total_pages;	/* whole device */
 	__u32 columns_offset;	/* bytes from the start of this struct */
-	/*
-	 * record_size and nr_records follow the columns: they change, under
-	 * seq, only while stopped and while no reader has the device open.
-	 */
-	__u32 record_size;	/* bytes; multiple of 8 */
-	__u32 nr_records;	/* power of two */
 	__u32 max_columns;	/* column slots the control region has */
-	__u32 reserved0;
+	__u64 reserved0;
 
 	/* Per collection; under seq. */
 	__u32 seq;		/* odd while being rewritten */
@@ -156,16 +189,27 @@ struct ksnap_ctrl {
 	__u64 period_ns;
 	__u64 start_mono_ns;	/* CLOCK_MONOTONIC at start */
 	__u64 start_real_ns;	/* CLOCK_REALTIME at start */
+	__u64 start_position;	/* head when the collection started */
+	/*
+	 * record_size and nr_records change, under seq, only while stopped
+	 * and while no reader has the device open.
+	 */
+	__u32 record_size;	/* bytes; multiple of 8 */
+	__u32 nr_records;	/* power of two */
 	__u32 flags;		/* KSNAP_CTRL_* */
-	__u32 reserved1a;
-	__u64 reserved1[3];
+	__u32 reserved1;
 
-	/* Producer; own cache line. */
-	__u64 head __attribute__((aligned(64)));
+	/* Reader session: written by open() before it returns. */
+	__u32 reader_session;	/* incremented at each open */
+	__u32 reader_done_base;	/* last collection finished at that open */
 	__u64 reserved2[7];
 
+	/* Producer; own cache line. */
+	__u64 head;
+	__u64 reserved3[7];
+
 	/* Updated by the timer; read with relaxed loads. */
-	struct ksnap_stats stats __attribute__((aligned(64)));
+	struct ksnap_stats stats;
 };
 
 /*
@@ -183,17 +227,19 @@ struct ksnap_column {
 	__u64 reserved[5];
 };
 
-/* The one page the reader writes. */
+/* The one page the reader writes; the kernel only reads it. */
 struct ksnap_consumer {
-	__u64 tail;
+	__u64 tail;		/* reader's position */
+	__u32 session;		/* reader_session once claimed */
 	__u32 done_generation;	/* last collection fully written out */
 	__u32 seen_state;	/* generation << 1 | state last acted on */
-	__u64 reserved[6];
+	__u32 reserved0;
+	__u64 reserved[5];
 };
 
 /* A slot: header, then ksnap_ctrl.nr_columns values. */
 struct ksnap_record {
-	__u64 seq;		/* position of this record in the collection */
+	__u64 seq;		/* position of this record */
 	__u64 time_ns;		/* midpoint of the reads - start_mono_ns */
 	__u32 lateness_ns;	/* collection start - expiry, saturated */
 	__u32 read_ns;		/* time spent reading, saturated */
@@ -205,14 +251,20 @@ struct ksnap_record {
 #define KSNAP_RECORD_SIZE(ncols) \
 	(sizeof(struct ksnap_record) + (ncols) * sizeof(__u64))
 
-#ifndef __KERNEL__
-_Static_assert(sizeof(struct ksnap_stats) == 128, "ksnap_stats size");
-_Static_assert(sizeof(struct ksnap_column) == 512, "ksnap_column size");
-_Static_assert(sizeof(struct ksnap_consumer) == 64, "ksnap_consumer size");
-_Static_assert(sizeof(struct ksnap_record) == 32, "ksnap_record size");
-_Static_assert(__builtin_offsetof(struct ksnap_ctrl, head) == 128, "head");
-_Static_assert(__builtin_offsetof(struct ksnap_ctrl, stats) == 192, "stats");
-_Static_assert(sizeof(struct ksnap_ctrl) == 320, "ksnap_ctrl size");
-#endif
+/* The layout, checked wherever this header is compiled. */
+#define KSNAP_ABI_ASSERT(cond, what) _Static_assert(cond, "ksnap ABI: " what)
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_stats) == 128, "ksnap_stats size");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_column) == 512, "ksnap_column size");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_consumer) == 64, "ksnap_consumer size");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_record) == 32, "ksnap_record size");
+KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, seq) == 64,
+		 "collection fields on the second cache line");
+KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, reader_session) == 128,
+		 "reader session on the third cache line");
+KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, head) == 192,
+		 "head on a cache line of its own");
+KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, stats) == 256,
+		 "stats after head's cache line");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_ctrl) == 384, "ksnap_ctrl size");
 
 #endif /* KSNAP_ABI_H */

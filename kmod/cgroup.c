@@ -51,8 +51,8 @@ int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path)
  * @src: a held cgroup
  *
  * For a new configuration that keeps the cgroups of the current one: no
- * path is resolved again, so a removed cgroup stays as it was (gone,
- * reported) and a writer in another cgroup namespace binds nothing new.
+ * path is resolved again, so a removed cgroup stays the one held and a
+ * writer in another cgroup namespace binds nothing new.
  */
 void ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src)
 {

@@ -14,6 +14,7 @@
 
 #include "ksnap.h"
 #include "parse.h"
+#include "suggest.h"
 
 static void ksnap_log_parse_err(const char *what, const char *hint,
 				const struct ksnap_parse_err *err)
@@ -44,7 +45,8 @@ static char *ksnap_join(const struct ksnap_list *list, size_t max)
 
 /*
  * The cgroups: those of @prev when the list is the same (held once more,
- * not resolved again), else each path resolved.
+ * not resolved again: a removed one stays as it is held), else each path
+ * resolved.
  */
 static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 				struct ksnap_list *list,
@@ -131,13 +133,15 @@ static int ksnap_config_metrics(struct ksnap_config *cfg, const char *arg,
 		return -ENOMEM;
 	ret = ksnap_parse_metrics(buf, ksnap_metric_lookup, list, cfg->metric,
 				  cfg->metric_cpu, &err);
+	if (ret == -ENOENT) {
+		ksnap_log_unknown(&err);
+		ret = -EINVAL;
+		goto out;
+	}
 	if (ret) {
-		if (err.why && !strcmp(err.why, "unknown metric"))
-			ksnap_log_unknown(&err);
-		else
-			ksnap_log_parse_err("metrics",
-					    "see /sys/kernel/ksnap/available_metrics",
-					    &err);
+		ksnap_log_parse_err("metrics",
+				    "see /sys/kernel/ksnap/available_metrics",
+				    &err);
 		goto out;
 	}
 	cfg->nr_metrics = list->nr;
@@ -262,6 +266,7 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 				src = &cfg->col[cfg->nr_columns++];
 				src->metric = m;
 				src->cg = &cfg->cgroups[j];
+				src->cg_idx = j;
 				src->cpu = KSNAP_CPU_SUM;
 			}
 		} else if (cfg->metric_cpu[i] == KSNAP_CPU_EACH) {
@@ -277,23 +282,6 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 		}
 	}
 	return 0;
-}
-
-/*
- * A kept cgroup that is already gone is never read by the sampler: its
- * columns start from the values it has now (frozen since its removal).
- */
-static void ksnap_config_freeze_gone(struct ksnap_config *cfg)
-{
-	unsigned int i;
-
-	for (i = 0; i < cfg->nr_columns; i++) {
-		const struct ksnap_source *src = &cfg->col[i];
-
-		if (src->cg && src->cg->gone)
-			cfg->last[i] = ksnap_metric_read(src->metric, src->cg,
-							 src->cpu);
-	}
 }
 
 /**
@@ -331,7 +319,6 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 	ret = ksnap_config_columns(cfg, l);
 	if (ret)
 		goto err;
-	ksnap_config_freeze_gone(cfg);
 	kfree(list);
 	return cfg;
 
@@ -341,7 +328,7 @@ err:
 	return ERR_PTR(ret);
 }
 
-void ksnap_config_free(struct ksnap_config *cfg)
+void ksnap_config_free(const struct ksnap_config *cfg)
 {
 	unsigned int i;
 

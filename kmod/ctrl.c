@@ -4,21 +4,13 @@
  * ctrl->seq seqcount (odd while being written; readers retry).  Writers
  * hold ks->lock, so there is one writer at a time.
  */
-#include <linux/build_bug.h>
 #include <linux/kernel.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
 
 #include "ksnap.h"
-
-/* The layout userspace checks with _Static_assert in ksnap_abi.h. */
-static_assert(sizeof(struct ksnap_stats) == 128);
-static_assert(sizeof(struct ksnap_column) == 512);
-static_assert(sizeof(struct ksnap_consumer) == 64);
-static_assert(sizeof(struct ksnap_record) == 32);
-static_assert(offsetof(struct ksnap_ctrl, head) == 128);
-static_assert(offsetof(struct ksnap_ctrl, stats) == 192);
-static_assert(sizeof(struct ksnap_ctrl) == 320);
 
 void ksnap_ctrl_init(struct ksnap *ks)
 {
@@ -27,6 +19,8 @@ void ksnap_ctrl_init(struct ksnap *ks)
 
 	ctrl->magic = KSNAP_MAGIC;
 	ctrl->abi_version = KSNAP_ABI_VERSION;
+	ctrl->abi_compat = KSNAP_ABI_COMPAT;
+	ctrl->features = KSNAP_FEAT_OVERWRITE | KSNAP_FEAT_WAKEUPS;
 	ctrl->page_size = l->page_size;
 	ctrl->ctrl_pages = l->ctrl_pages;
 	ctrl->consumer_pgoff = l->consumer_pgoff;
@@ -37,14 +31,14 @@ void ksnap_ctrl_init(struct ksnap *ks)
 	ctrl->max_columns = l->max_columns;
 }
 
-void ksnap_ctrl_write_begin(struct ksnap_ctrl *ctrl)
+static void ksnap_ctrl_write_begin(struct ksnap_ctrl *ctrl)
 {
 	WRITE_ONCE(ctrl->seq, ctrl->seq + 1);
 	/* Odd seq before the fields: pairs with the reader's second seq load. */
 	smp_wmb();
 }
 
-void ksnap_ctrl_write_end(struct ksnap_ctrl *ctrl)
+static void ksnap_ctrl_write_end(struct ksnap_ctrl *ctrl)
 {
 	/* Fields before even seq: pairs with the reader's first seq load. */
 	smp_wmb();
@@ -89,4 +83,39 @@ void ksnap_ctrl_publish_config(struct ksnap *ks)
 		ksnap_ctrl_column(&cols[i], &cfg->col[i]);
 	memset(&cols[i], 0, (ctrl->max_columns - i) * sizeof(*cols));
 	ksnap_ctrl_write_end(ctrl);
+}
+
+/* A new collection, from ks->run: generation + 1, statistics reset. */
+void ksnap_ctrl_publish_start(struct ksnap *ks)
+{
+	struct ksnap_ctrl *ctrl = ks->ctrl;
+
+	ksnap_ctrl_write_begin(ctrl);
+	ctrl->generation++;
+	ctrl->state = KSNAP_STATE_RUNNING;
+	ctrl->period_ns = ks->period_ns;
+	ctrl->start_mono_ns = ks->run.start_mono_ns;
+	ctrl->start_real_ns = ktime_get_real_ns();
+	ctrl->start_position = ks->run.start_position;
+	ctrl->flags = ks->overwrite ? KSNAP_CTRL_OVERWRITE : 0;
+	memset(&ctrl->stats, 0, sizeof(ctrl->stats));
+	ksnap_ctrl_write_end(ctrl);
+}
+
+/* After the last snapshot: its head store comes before this (sampler.c). */
+void ksnap_ctrl_publish_stop(struct ksnap *ks)
+{
+	ksnap_ctrl_write_begin(ks->ctrl);
+	ks->ctrl->state = KSNAP_STATE_STOPPED;
+	ksnap_ctrl_write_end(ks->ctrl);
+}
+
+/*
+ * A reader session begins (open()).  No barrier: the only reader of these
+ * fields is the task that opened the device, after its open() returned.
+ */
+void ksnap_ctrl_publish_reader(struct ksnap *ks)
+{
+	WRITE_ONCE(ks->ctrl->reader_done_base, ks->reader_done_base);
+	WRITE_ONCE(ks->ctrl->reader_session, ks->reader_session);
 }

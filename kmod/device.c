@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /dev/ksnap: one reader at a time maps the ring (see ksnap_abi.h) and
- * polls for records and for starts and stops.
+ * polls for records and for starts and stops.  The kernel reads the
+ * reader's consumer page and never writes it.
  */
 #include <linux/fs.h>
+#include <linux/minmax.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -30,11 +32,14 @@ static int ksnap_open(struct inode *inode, struct file *file)
 		goto out;
 	}
 	ks->open = true;
-	/* A new reader is not blamed for collections it did not see. */
-	WRITE_ONCE(ks->consumer->done_generation,
-		   ctrl->generation - (ctrl->state == KSNAP_STATE_RUNNING));
-	WRITE_ONCE(ks->consumer->seen_state,
-		   KSNAP_GEN_STATE(ctrl->generation, ctrl->state));
+	/*
+	 * A new session: until the reader claims the consumer page, it is
+	 * not blamed for collections it did not see.
+	 */
+	WRITE_ONCE(ks->reader_session, ks->reader_session + 1);
+	ks->reader_done_base = ctrl->generation -
+			       (ctrl->state == KSNAP_STATE_RUNNING);
+	ksnap_ctrl_publish_reader(ks);
 out:
 	mutex_unlock(&ks->lock);
 	return ret ?: nonseekable_open(inode, file);
@@ -82,17 +87,27 @@ static int ksnap_mmap(struct file *file, struct vm_area_struct *vma)
 	return remap_vmalloc_range(vma, ks->ring, pgoff);
 }
 
+/*
+ * Readable while the session is not claimed, while records are unread
+ * (a tail below the collection's start counts as the start), or while
+ * the collection's state differs from what the reader acted on.
+ */
 static __poll_t ksnap_poll(struct file *file, poll_table *wait)
 {
 	struct ksnap *ks = ksnap_from_file(file);
-	struct ksnap_ctrl *ctrl = ks->ctrl;
+	const struct ksnap_ctrl *ctrl = ks->ctrl;
+	const struct ksnap_consumer *cons = ks->consumer;
+	u64 tail;
 	u32 gen_state;
 
 	poll_wait(file, &ks->wait, wait);
+	if (!ksnap_reader_claimed(ks))
+		return EPOLLIN | EPOLLRDNORM;
 	gen_state = KSNAP_GEN_STATE(READ_ONCE(ctrl->generation),
 				    READ_ONCE(ctrl->state));
-	if (READ_ONCE(ctrl->head) != READ_ONCE(ks->consumer->tail) ||
-	    gen_state != READ_ONCE(ks->consumer->seen_state))
+	tail = max(READ_ONCE(cons->tail), READ_ONCE(ctrl->start_position));
+	if (READ_ONCE(ctrl->head) != tail ||
+	    gen_state != READ_ONCE(cons->seen_state))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef KSNAP_H
 #define KSNAP_H
 
+#include <linux/bitmap.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/miscdevice.h>
@@ -13,6 +14,9 @@
 
 #include "ksnap_abi.h"
 #include "ring.h"
+
+/* cgroups= : at most one column's worth per cgroup. */
+#define KSNAP_MAX_CGROUPS	KSNAP_MAX_COLUMNS
 
 /* period_us= and /sys/kernel/ksnap/period_us, microseconds. */
 #define KSNAP_PERIOD_US_MIN	10
@@ -41,6 +45,7 @@ struct ksnap_metric {
 	bool per_cgroup;	/* one column per configured cgroup */
 	bool by_default;	/* in the list when metrics= is empty */
 	u8 needs;		/* enum ksnap_needs */
+	bool monotonic;		/* may step back a little: never shown so */
 	int item;		/* the reader's argument (enum item) */
 	u32 scale;		/* the reader's unit conversion, if any */
 	/*
@@ -57,16 +62,15 @@ struct ksnap_metric {
 #define KSNAP_CPU_SUM	(-1)	/* "name": the sum over possible CPUs */
 #define KSNAP_CPU_EACH	(-2)	/* "name[cpu]": a column per possible CPU */
 
-#define KSNAP_SUGGEST_MAX	3
-
 extern const struct ksnap_metric ksnap_metrics[];
 extern const unsigned int ksnap_nr_metrics;
 int ksnap_metric_lookup(const char *name);
 u64 ksnap_metric_read(const struct ksnap_metric *m,
 		      const struct ksnap_cgroup *cg, int cpu);
-unsigned int ksnap_metric_suggest(const char *name, unsigned int *best,
-				  unsigned int n);
+
+/* psi.c: pressure stall groups, found in process context. */
 int ksnap_psi_resolve(void);
+struct psi_group *ksnap_psi_system_group(void);
 struct psi_group *ksnap_cgroup_psi(struct cgroup *cgrp);
 
 /* cgroup.c: a configured cgroup v2 and the references held on it. */
@@ -75,8 +79,6 @@ struct ksnap_cgroup {
 	struct cgroup_subsys_state *memory;	/* own memory css, or NULL */
 	struct mem_cgroup *memcg;		/* NULL without memory */
 	struct psi_group *psi;			/* NULL when PSI is off */
-	bool gone;		/* seen removed by the sampler; sticky */
-	bool reported;		/* its removal was logged */
 	char path[KSNAP_FIELD_VALUE_MAX];
 };
 
@@ -85,11 +87,15 @@ void ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src);
 void ksnap_cgroup_put(struct ksnap_cgroup *cg);
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg);
 
-/* config.c: what is sampled; replaced as a whole, only while stopped. */
+/*
+ * config.c: what is sampled.  Built whole, published while stopped, and
+ * never written again: what the timer writes lives in struct ksnap_run.
+ */
 struct ksnap_source {
 	const struct ksnap_metric *metric;
 	const struct ksnap_cgroup *cg;	/* NULL for a global metric */
-	int cpu;			/* a CPU, or KSNAP_CPU_SUM */
+	u16 cg_idx;			/* index of cg in cgroups[] */
+	s16 cpu;			/* a CPU, or KSNAP_CPU_SUM */
 };
 
 struct ksnap_config {
@@ -104,15 +110,28 @@ struct ksnap_config {
 	u32 record_size;
 	u32 nr_records;
 	struct ksnap_source col[KSNAP_MAX_COLUMNS];
-	u64 last[KSNAP_MAX_COLUMNS];	/* frozen values of gone cgroups */
 };
 
 struct ksnap_config *ksnap_config_build(const char *metrics,
 					const char *cgroups,
 					const struct ksnap_layout *l,
 					const struct ksnap_config *prev);
-void ksnap_config_free(struct ksnap_config *cfg);
+void ksnap_config_free(const struct ksnap_config *cfg);
 int ksnap_config_check_period(unsigned int period_us);
+
+/*
+ * sampler.c: the state of a running collection.  Set at start, in process
+ * context; then written only by the sampling path (the timer, and the last
+ * snapshot at stop), except where a field says otherwise.
+ */
+struct ksnap_run {
+	u64 start_mono_ns;
+	u64 start_position;	/* head at start (ksnap_abi.h "Positions") */
+	u32 wake_mark;		/* unread records that wake a reader */
+	u32 unwoken;		/* overwrite: records since the last wake-up */
+	DECLARE_BITMAP(gone, KSNAP_MAX_CGROUPS);	/* cgroups seen removed */
+	u64 last[KSNAP_MAX_COLUMNS];	/* each column's last value */
+};
 
 /* The one instance: ring, configuration, timer and device. */
 struct ksnap {
@@ -120,13 +139,18 @@ struct ksnap {
 	struct ksnap_layout layout;
 	void *ring;
 	struct ksnap_ctrl *ctrl;
-	struct ksnap_consumer *consumer;
+	struct ksnap_consumer *consumer;	/* read, never written */
 	u8 *data;
-	struct ksnap_config *cfg;
+	const struct ksnap_config *cfg;
+	struct ksnap_run run;
+	/*
+	 * sampler.c: cgroups whose removal was logged (by the worker, and at
+	 * stop); kept across collections while the same cgroups are held.
+	 */
+	DECLARE_BITMAP(gone_logged, KSNAP_MAX_CGROUPS);
 	u64 period_ns;
-	u64 start_mono_ns;
-	u32 wake_mark;		/* unread records that wake a reader */
-	u32 unwoken;		/* overwrite: records since the last wake-up */
+	u32 reader_session;	/* open() count; ctrl->reader_session */
+	u32 reader_done_base;	/* ctrl->reader_done_base */
 	bool overwrite;		/* overflow=overwrite; set only while stopped */
 	bool running;		/* the timer rearms; READ_ONCE in the timer */
 	bool open;		/* a reader holds /dev/ksnap or a mapping */
@@ -138,18 +162,20 @@ struct ksnap {
 	struct kobject *kobj;
 };
 
-/* ctrl.c: the control page. */
+/* ctrl.c: the control page; every writer holds ks->lock. */
 void ksnap_ctrl_init(struct ksnap *ks);
-void ksnap_ctrl_write_begin(struct ksnap_ctrl *ctrl);
-void ksnap_ctrl_write_end(struct ksnap_ctrl *ctrl);
 void ksnap_ctrl_publish_config(struct ksnap *ks);
+void ksnap_ctrl_publish_start(struct ksnap *ks);
+void ksnap_ctrl_publish_stop(struct ksnap *ks);
+void ksnap_ctrl_publish_reader(struct ksnap *ks);
 
 /* sampler.c: the hrtimer; start/stop with ks->lock held. */
 void ksnap_sampler_init(struct ksnap *ks);
 int ksnap_sampler_start(struct ksnap *ks);
 void ksnap_sampler_stop(struct ksnap *ks);
 void ksnap_sampler_uninit(struct ksnap *ks);
-void ksnap_report_gone(struct ksnap *ks);
+void ksnap_sampler_cgroups_changed(struct ksnap *ks);
+bool ksnap_reader_claimed(const struct ksnap *ks);
 
 /* device.c: /dev/ksnap. */
 int ksnap_device_init(struct ksnap *ks);
@@ -157,8 +183,6 @@ void ksnap_device_uninit(struct ksnap *ks);
 
 /* catalogue.c: the text of /sys/kernel/ksnap/available_metrics. */
 char *ksnap_catalogue_text(size_t *len);
-int ksnap_catalogue_line(char *buf, size_t size,
-			 const struct ksnap_metric *m);
 
 /* sysfs.c: /sys/kernel/ksnap/. */
 int ksnap_sysfs_init(struct ksnap *ks);

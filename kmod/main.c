@@ -107,15 +107,20 @@ err_config:
 	return ret;
 }
 
+/*
+ * The reverse of ksnap_init().  No reader can hold the device here (an
+ * open file or a mapping pins the module), so it goes first; once sysfs is
+ * gone no store can start the sampler again.
+ */
 static void __exit ksnap_exit(void)
 {
 	struct ksnap *ks = &ksnap_dev;
 
+	ksnap_device_uninit(ks);
 	ksnap_sysfs_uninit(ks);
 	ksnap_sampler_uninit(ks);
-	ksnap_device_uninit(ks);
-	ksnap_config_free(ks->cfg);
 	ksnap_ring_free(ks->ring);
+	ksnap_config_free(ks->cfg);
 }
 
 module_init(ksnap_init);

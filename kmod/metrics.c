@@ -109,12 +109,19 @@
 	.read = ksnap_read_node_state,					\
 }
 
-#define KSNAP_CPU_TIME(_key, _item, _desc) {				\
+#define __KSNAP_CPU_TIME(_key, _item, _desc, _monotonic) {		\
 	.name = "cpu." _key, .item = _item, .unit = "ns",		\
 	.desc = _desc ", /proc/stat cpu line, all CPUs, ns",		\
 	.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,		\
 	.freshness = KSNAP_FRESH_TICK, .read_cpu = ksnap_read_cpu_time,	\
+	.monotonic = _monotonic,					\
 }
+
+#define KSNAP_CPU_TIME(_key, _item, _desc)				\
+	__KSNAP_CPU_TIME(_key, _item, _desc, false)
+/* NOHZ's idle and iowait figures may step back a little (readers.c). */
+#define KSNAP_CPU_IDLE_TIME(_key, _item, _desc)				\
+	__KSNAP_CPU_TIME(_key, _item, _desc, true)
 
 #define KSNAP_SOFTIRQ(_key, _item) {					\
 	.name = "softirqs." _key, .item = _item, .unit = "count",	\
@@ -436,10 +443,10 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_CPU_TIME("nice", CPUTIME_NICE,
 		       "CPU time in user mode at positive nice, guest_nice included"),
 	KSNAP_CPU_TIME("system", CPUTIME_SYSTEM, "CPU time in kernel mode"),
-	KSNAP_CPU_TIME("idle", CPUTIME_IDLE,
-		       "CPU idle time, never stepping back"),
-	KSNAP_CPU_TIME("iowait", CPUTIME_IOWAIT,
-		       "CPU idle time with I/O outstanding, never stepping back"),
+	KSNAP_CPU_IDLE_TIME("idle", CPUTIME_IDLE,
+			    "CPU idle time, never stepping back"),
+	KSNAP_CPU_IDLE_TIME("iowait", CPUTIME_IOWAIT,
+			    "CPU idle time with I/O outstanding, never stepping back"),
 	KSNAP_CPU_TIME("irq", CPUTIME_IRQ, "CPU time in hard interrupts"),
 	KSNAP_CPU_TIME("softirq", CPUTIME_SOFTIRQ, "CPU time in softirqs"),
 	KSNAP_CPU_TIME("steal", CPUTIME_STEAL,

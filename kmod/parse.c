@@ -183,10 +183,10 @@ static int ksnap_check_selectors(const struct ksnap_list *list,
  * @idx: list->nr indexes, KSNAP_LIST_MAX slots
  * @sel: list->nr selectors (see ksnap_parse_metric_sel()), KSNAP_LIST_MAX
  *	 slots
- * @err: filled on failure; for an unknown name, err->why is
- *	 "unknown metric" and err->bad the name without its selector
+ * @err: filled on failure; for an unknown name, err->bad is the name
+ *	 without its selector
  *
- * Return: 0 or -EINVAL (bad syntax or unknown name).
+ * Return: 0, -ENOENT for an unknown name, or -EINVAL for bad syntax.
  */
 int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
 			struct ksnap_list *list, u16 *idx, s16 *sel,
@@ -212,7 +212,7 @@ int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
 		if (ret < 0) {
 			ksnap_parse_fail(err, "unknown metric", item,
 					 strlen(name));
-			return -EINVAL;
+			return -ENOENT;
 		}
 		idx[i] = ret;
 		sel[i] = s;
@@ -221,39 +221,6 @@ int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
 			return ret;
 	}
 	return 0;
-}
-
-/**
- * ksnap_edit_distance() - Levenshtein distance between two names
- * @a: NUL-terminated
- * @b: NUL-terminated
- *
- * Insertions, deletions and substitutions cost 1.  Only the first
- * KSNAP_METRIC_NAME_MAX - 1 characters of each string count.
- *
- * Return: the distance.
- */
-unsigned int ksnap_edit_distance(const char *a, const char *b)
-{
-	u8 row[KSNAP_METRIC_NAME_MAX];
-	size_t la = strnlen(a, KSNAP_METRIC_NAME_MAX - 1);
-	size_t lb = strnlen(b, KSNAP_METRIC_NAME_MAX - 1);
-	size_t i, j;
-
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		u8 diag = row[0], up;
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			up = row[j];
-			row[j] = min3(row[j] + 1, row[j - 1] + 1,
-				      diag + (a[i - 1] != b[j - 1]));
-			diag = up;
-		}
-	}
-	return row[lb];
 }
 
 /**

@@ -56,7 +56,6 @@ int ksnap_parse_metric_sel(const char *entry, char *name, size_t size,
 int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
 			struct ksnap_list *list, u16 *idx, s16 *sel,
 			struct ksnap_parse_err *err);
-unsigned int ksnap_edit_distance(const char *a, const char *b);
 int ksnap_parse_cgroups(char *buf, struct ksnap_list *list,
 			struct ksnap_parse_err *err);
 int ksnap_parse_uint(const char *buf, unsigned int *val);

@@ -59,28 +59,21 @@ u64 ksnap_read_meminfo(const struct ksnap_metric *m,
 	return (u64)pages << PAGE_SHIFT;
 }
 
-/* Last idle and iowait values returned per CPU: they never step back. */
-static DEFINE_PER_CPU(u64, ksnap_idle_last);
-static DEFINE_PER_CPU(u64, ksnap_iowait_last);
-
-/* As fs/proc/stat.c: NOHZ's live figure when there is one, else kcpustat. */
+/*
+ * As fs/proc/stat.c: NOHZ's live figure when there is one, else kcpustat.
+ * The live figure may step back a little; the metric is flagged monotonic
+ * and the sampler never shows it so (sampler.c).
+ */
 static u64 ksnap_read_idle_like(int cpu, int item)
 {
-	u64 us = -1ULL, ns, *last;
+	u64 us = -1ULL;
 
 	if (cpu_online(cpu))
 		us = item == CPUTIME_IDLE ? get_cpu_idle_time_us(cpu, NULL) :
 		     get_cpu_iowait_time_us(cpu, NULL);
 	if (us == -1ULL)
-		ns = READ_ONCE(kcpustat_cpu(cpu).cpustat[item]);
-	else
-		ns = us * NSEC_PER_USEC;
-	last = item == CPUTIME_IDLE ? per_cpu_ptr(&ksnap_idle_last, cpu) :
-	       per_cpu_ptr(&ksnap_iowait_last, cpu);
-	if (ns < *last)
-		return *last;
-	*last = ns;
-	return ns;
+		return READ_ONCE(kcpustat_cpu(cpu).cpustat[item]);
+	return us * NSEC_PER_USEC;
 }
 
 /* CPU time of one CPU in one state (enum cpu_usage_stat), ns. */
@@ -125,9 +118,6 @@ u64 ksnap_read_pids(const struct ksnap_metric *m,
 }
 
 #ifdef CONFIG_PSI
-/* psi_system is not exported: found through a cgroup, see below. */
-static struct psi_group *ksnap_psi_system;
-
 /* A pressure total (enum psi_states), ns, refreshed about every 2 s. */
 static u64 ksnap_psi_total(const struct psi_group *psi, int state)
 {
@@ -137,7 +127,7 @@ static u64 ksnap_psi_total(const struct psi_group *psi, int state)
 u64 ksnap_read_psi_system(const struct ksnap_metric *m,
 			  const struct ksnap_cgroup *cg)
 {
-	return ksnap_psi_total(READ_ONCE(ksnap_psi_system), m->item);
+	return ksnap_psi_total(ksnap_psi_system_group(), m->item);
 }
 
 u64 ksnap_read_cg_psi(const struct ksnap_metric *m,
@@ -145,72 +135,7 @@ u64 ksnap_read_cg_psi(const struct ksnap_metric *m,
 {
 	return ksnap_psi_total(cg->psi, m->item);
 }
-
-/*
- * The system's psi_group: the root of the parent chain of any cgroup's
- * psi_group (the root cgroup itself has none of its own).  Process context.
- */
-static struct psi_group *ksnap_psi_find(struct cgroup *cgrp)
-{
-	struct cgroup_subsys_state *css;
-	struct psi_group *psi = NULL;
-
-	if (cgroup_parent(cgrp)) {
-		psi = cgrp->psi;
-	} else {
-		/*
-		 * A child's psi_group is freed an RCU grace period after the
-		 * child is removed: walk up to the system's (static) group
-		 * before leaving the read-side section.
-		 */
-		rcu_read_lock();
-		list_for_each_entry_rcu(css, &cgrp->self.children, sibling) {
-			psi = css->cgroup->psi;
-			if (psi)
-				break;
-		}
-		while (psi && psi->parent)
-			psi = psi->parent;
-		rcu_read_unlock();
-		return psi;
-	}
-	while (psi && psi->parent)
-		psi = psi->parent;
-	return psi;
-}
-
-/* 0 once the system's PSI is known, else -ENOENT.  Process context. */
-int ksnap_psi_resolve(void)
-{
-	struct cgroup *root;
-
-	if (READ_ONCE(ksnap_psi_system))
-		return 0;
-	root = cgroup_get_from_path("/");
-	if (IS_ERR(root))
-		return -ENOENT;
-	WRITE_ONCE(ksnap_psi_system, ksnap_psi_find(root));
-	cgroup_put(root);
-	return READ_ONCE(ksnap_psi_system) ? 0 : -ENOENT;
-}
-#else
-int ksnap_psi_resolve(void)
-{
-	return -ENOENT;
-}
 #endif
-
-/* The cgroup's PSI group, or NULL (PSI off).  Process context. */
-struct psi_group *ksnap_cgroup_psi(struct cgroup *cgrp)
-{
-#ifdef CONFIG_PSI
-	if (!cgroup_parent(cgrp))
-		return ksnap_psi_resolve() ? NULL : ksnap_psi_system;
-	return cgrp->psi;
-#else
-	return NULL;
-#endif
-}
 
 static u64 ksnap_limit(unsigned long pages)
 {

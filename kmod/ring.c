@@ -83,7 +83,7 @@ u32 ksnap_ring_slot(u64 pos, u32 nr_records)
 }
 
 /*
- * Positions restart at 0 with each collection and only grow (at 100 kHz
+ * Positions count records from the module's load and only grow (at 100 kHz
  * they would take 5.8 million years to reach 2^64), so they are compared
  * as plain integers: a valid tail is in [head - nr_records, head].  A tail
  * above head, including one "before 0" such as all ones, is garbage.
@@ -105,10 +105,17 @@ u64 ksnap_ring_used(u64 head, u64 tail, u32 nr_records, bool *bad_tail)
 	return *bad_tail ? nr_records : head - tail;
 }
 
-/* Free slots; 0 when the tail is invalid. */
-u64 ksnap_ring_free_slots(u64 head, u64 tail, u32 nr_records, bool *bad_tail)
+/*
+ * Unread records of the collection that began at position @start: the
+ * records of earlier collections are free whatever the reader's tail says
+ * (a reader moves its tail to a new collection when it sees it; the kernel
+ * never writes it), so a tail below @start counts as @start.  @start is at
+ * most @head.
+ */
+u64 ksnap_ring_used_since(u64 head, u64 tail, u64 start, u32 nr_records,
+			  bool *bad_tail)
 {
-	return nr_records - ksnap_ring_used(head, tail, nr_records, bad_tail);
+	return ksnap_ring_used(head, max(tail, start), nr_records, bad_tail);
 }
 
 /*

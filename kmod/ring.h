@@ -4,8 +4,8 @@
  * ksnap_ring_alloc()/ksnap_ring_free() is a pure function of its arguments,
  * so the KUnit suite ksnap_ring can test it.
  */
-#ifndef KSNAP_RING_H
-#define KSNAP_RING_H
+#ifndef KSNAP_KMOD_RING_H
+#define KSNAP_KMOD_RING_H
 
 #include <linux/types.h>
 
@@ -42,10 +42,11 @@ int ksnap_layout_records(const struct ksnap_layout *l, u32 nr_columns,
 u32 ksnap_ring_slot(u64 pos, u32 nr_records);
 enum ksnap_tail ksnap_ring_check_tail(u64 head, u64 tail, u32 nr_records);
 u64 ksnap_ring_used(u64 head, u64 tail, u32 nr_records, bool *bad_tail);
-u64 ksnap_ring_free_slots(u64 head, u64 tail, u32 nr_records, bool *bad_tail);
+u64 ksnap_ring_used_since(u64 head, u64 tail, u64 start, u32 nr_records,
+			  bool *bad_tail);
 u32 ksnap_ring_wake_mark(u32 nr_records, u64 period_ns);
 
 void *ksnap_ring_alloc(const struct ksnap_layout *l);
 void ksnap_ring_free(void *ring);
 
-#endif /* KSNAP_RING_H */
+#endif /* KSNAP_KMOD_RING_H */

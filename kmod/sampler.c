@@ -1,19 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The sampler: an absolute, pinned, hardirq hrtimer that reads every column
- * into the next slot of the ring.
+ * into the next slot of the ring, and the state it owns while it runs
+ * (struct ksnap_run).
  *
- * Ring ordering (see ksnap_abi.h), barriers tagged by letter:
+ * Barriers (see ksnap_abi.h), each tagged where it is in the code:
  *
- *   kernel (producer)                 reader (consumer)
- *   tail = load_acquire(tail)   [A]   head = load_acquire(head)      [C]
- *   write slot head                   read slots tail..head-1
- *   store_release(head, head+1) [B]   store_release(tail, new tail)  [D]
+ *   kernel (producer)                        reader (consumer)
+ *   tail = load_acquire(tail)          [A]   head = load_acquire(head)    [C]
+ *   write slot head                          read slots tail..head-1
+ *   store_release(head, head + 1)      [B]   store_release(tail, new)     [D]
+ *
+ *   overwrite mode, tail never read:
+ *   store_release(head, p)             [B]   copy slot q
+ *   smp_wmb()                          [E]   acquire fence, load head     [F]
+ *   write slot p                             keep if seq == q, head < q+n
+ *
+ *   start (ks->lock held):                   done with collection g:
+ *   session = load_acquire(session)    [J]   claim: done, seen, then
+ *   done = load_acquire(done_gen)      [H]   store_release(session, s)    [I]
+ *   refuse unless done == generation         store_release(done_gen, g)   [G]
  *
  * A pairs with D: the reader is done with a slot before it is reused.
  * B pairs with C: a record is complete before head covers it.
+ * E pairs with F: the head store that moves past slot q happens before the
+ *   writes that overwrite q; a reader whose copy saw any of them loads a
+ *   head >= q + n after the copy and discards it.
+ * G pairs with H: the reader's reads of a collection (its records and its
+ *   stats) happen before the start that reuses and resets them.
+ * I pairs with J: when the session matches, the done_generation read after
+ *   it is this reader's, not what an earlier reader left in the page.
+ * The collection fields are under ctrl->seq (ctrl.c): a reader that sees
+ * STOPPED then loads a head that includes the last record, because stop
+ * stores head [B] before it opens the seqlock.
  */
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
@@ -43,25 +65,80 @@ static u32 ksnap_sat_u32(u64 value)
 }
 
 /*
- * A removed cgroup: its columns freeze, its records are flagged stale, and
- * a worker logs it once.  Returns the record flags.
+ * Periods skipped when the expiry moved by @step_ns: the first period is
+ * the one on time.  From how far the expiry moved, not from the overrun
+ * count: hrtimer_forward() silently raises the interval to
+ * hrtimer_resolution (a whole tick without high-resolution timers), and
+ * its overruns are then counted in ticks, not in periods.
  */
-static u32 ksnap_cgroups_check(struct ksnap *ks, struct ksnap_config *cfg)
+static u64 ksnap_periods_missed(u64 step_ns, u64 period_ns)
 {
+	return step_ns > period_ns ? div64_u64(step_ns, period_ns) - 1 : 0;
+}
+
+/*
+ * A removed cgroup: its columns freeze, its records are flagged stale, and
+ * a worker logs it once while it is held.  Returns the record flags.
+ */
+static u32 ksnap_cgroups_check(struct ksnap *ks)
+{
+	const struct ksnap_config *cfg = ks->cfg;
+	struct ksnap_run *run = &ks->run;
 	u32 flags = 0;
 	unsigned int i;
 
 	for (i = 0; i < cfg->nr_cgroups; i++) {
-		struct ksnap_cgroup *cg = &cfg->cgroups[i];
-
-		if (!cg->gone && ksnap_cgroup_dying(cg)) {
-			WRITE_ONCE(cg->gone, true);
+		if (!test_bit(i, run->gone) &&
+		    ksnap_cgroup_dying(&cfg->cgroups[i])) {
+			set_bit(i, run->gone);
 			schedule_work(&ks->gone_work);
 		}
-		if (cg->gone)
+		if (test_bit(i, run->gone))
 			flags |= KSNAP_REC_STALE;
 	}
 	return flags;
+}
+
+/* Every column into @values; a gone cgroup's columns keep their values. */
+static void ksnap_read_columns(const struct ksnap_config *cfg,
+			       struct ksnap_run *run, __u64 *values)
+{
+	unsigned int i;
+	u64 v;
+
+	for (i = 0; i < cfg->nr_columns; i++) {
+		const struct ksnap_source *src = &cfg->col[i];
+
+		if (src->cg && test_bit(src->cg_idx, run->gone)) {
+			values[i] = run->last[i];
+			continue;
+		}
+		v = ksnap_metric_read(src->metric, src->cg, src->cpu);
+		if (src->metric->monotonic && v < run->last[i])
+			v = run->last[i];
+		run->last[i] = v;
+		values[i] = v;
+	}
+}
+
+/*
+ * Unread records in a drop-mode ring, as the kernel takes the reader's
+ * tail (ksnap_abi.h "Positions"); the ring's size when the tail is
+ * invalid (*bad_tail set).
+ */
+static u64 ksnap_unread(struct ksnap *ks, u64 head, bool *bad_tail)
+{
+	/* [A] pairs with the reader's [D]: it is done with the slots. */
+	u64 tail = smp_load_acquire(&ks->consumer->tail);
+
+	return ksnap_ring_used_since(head, tail, ks->run.start_position,
+				     ks->cfg->nr_records, bad_tail);
+}
+
+static void ksnap_wake(struct ksnap *ks)
+{
+	if (irq_work_queue(&ks->wake_work))
+		ksnap_stat_inc(&ks->ctrl->stats.wakeups);
 }
 
 /*
@@ -73,32 +150,25 @@ static u32 ksnap_cgroups_check(struct ksnap *ks, struct ksnap_config *cfg)
  */
 static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 {
-	struct ksnap_config *cfg = ks->cfg;
+	const struct ksnap_config *cfg = ks->cfg;
+	struct ksnap_run *run = &ks->run;
 	struct ksnap_ctrl *ctrl = ks->ctrl;
 	struct ksnap_stats *st = &ctrl->stats;
+	u64 head = ctrl->head, unread = 0, t0, t1;
 	struct ksnap_record *rec;
-	u64 head = ctrl->head, tail, t0, t1;
-	unsigned int i;
 	bool bad_tail;
 
 	ksnap_stat_inc(&st->taken);
 	ksnap_stat_add(&st->lateness_sum_ns, &st->lateness_max_ns,
 		       lateness_ns);
-	flags |= ksnap_cgroups_check(ks, cfg);
+	flags |= ksnap_cgroups_check(ks);
 
 	if (ks->overwrite) {
-		/*
-		 * The previous head store before this slot's writes: a reader
-		 * that copied any of them loads head >= this position after
-		 * its copy (its acquire fence), and discards the copy.
-		 */
+		/* [E] pairs with the reader's [F]: head before the slot. */
 		smp_wmb();
-		tail = 0;
 	} else {
-		/* [A] pairs with the reader's [D]: the slot is free again. */
-		tail = smp_load_acquire(&ks->consumer->tail);
-		if (ksnap_ring_used(head, tail, cfg->nr_records, &bad_tail) >=
-		    cfg->nr_records) {
+		unread = ksnap_unread(ks, head, &bad_tail);
+		if (unread >= cfg->nr_records) {
 			if (bad_tail)
 				ksnap_stat_inc(&st->bad_tail);
 			ksnap_stat_inc(&st->lost);
@@ -110,37 +180,29 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 		(size_t)ksnap_ring_slot(head, cfg->nr_records) *
 		cfg->record_size);
 	t0 = ktime_get_ns();
-	for (i = 0; i < cfg->nr_columns; i++) {
-		const struct ksnap_source *src = &cfg->col[i];
-
-		/* A gone cgroup's columns keep their last values. */
-		if (!src->cg || !src->cg->gone)
-			cfg->last[i] = ksnap_metric_read(src->metric, src->cg,
-							 src->cpu);
-		rec->values[i] = cfg->last[i];
-	}
+	ksnap_read_columns(cfg, run, rec->values);
 	t1 = ktime_get_ns();
 
 	rec->seq = head;
-	rec->time_ns = t0 + (t1 - t0) / 2 - ks->start_mono_ns;
+	rec->time_ns = t0 + (t1 - t0) / 2 - run->start_mono_ns;
 	rec->lateness_ns = ksnap_sat_u32(lateness_ns);
 	rec->read_ns = ksnap_sat_u32(t1 - t0);
 	rec->flags = flags;
 	rec->reserved = 0;
 
-	/* [B] pairs with the reader's [C]: the record before its head. */
+	/* [B] pairs with the reader's [C] and [F]: the record, then head. */
 	smp_store_release(&ctrl->head, head + 1);
 
 	ksnap_stat_add(&st->read_sum_ns, &st->read_max_ns, t1 - t0);
 	if (ks->overwrite) {
 		/* No tail to measure against: every wake_mark records. */
-		if (++ks->unwoken >= ks->wake_mark) {
-			ks->unwoken = 0;
-			irq_work_queue(&ks->wake_work);
+		if (++run->unwoken >= run->wake_mark) {
+			run->unwoken = 0;
+			ksnap_wake(ks);
 		}
-	} else if (head + 1 - tail == ks->wake_mark) {
+	} else if (unread + 1 == run->wake_mark) {
 		/* Unread records grow by one per sample: wake on crossing. */
-		irq_work_queue(&ks->wake_work);
+		ksnap_wake(ks);
 	}
 }
 
@@ -150,23 +212,19 @@ static enum hrtimer_restart ksnap_timer_fn(struct hrtimer *timer)
 	ktime_t now = ktime_get();
 	ktime_t expires = hrtimer_get_expires(timer);
 	s64 late = ktime_to_ns(ktime_sub(now, expires));
-	u64 step;
+	__u64 *missed = &ks->ctrl->stats.missed;
+	u64 n;
 
 	if (!READ_ONCE(ks->running))
 		return HRTIMER_NORESTART;
 
-	/*
-	 * Lateness above is measured before forwarding moves the expiry.
-	 * Missed periods come from how far the expiry moved, not from the
-	 * overrun count: hrtimer_forward() silently raises the interval to
-	 * hrtimer_resolution (a whole tick without high-resolution timers),
-	 * and its overruns are then counted in ticks, not in periods.
-	 */
+	/* Lateness above is measured before forwarding moves the expiry. */
 	hrtimer_forward(timer, now, ns_to_ktime(ks->period_ns));
-	step = ktime_to_ns(ktime_sub(hrtimer_get_expires(timer), expires));
-	if (step > ks->period_ns)
-		WRITE_ONCE(ks->ctrl->stats.missed, ks->ctrl->stats.missed +
-			   div64_u64(step, ks->period_ns) - 1);
+	n = ksnap_periods_missed(ktime_to_ns(ktime_sub(hrtimer_get_expires(timer),
+						       expires)),
+				 ks->period_ns);
+	if (n)
+		WRITE_ONCE(*missed, *missed + n);
 
 	ksnap_sample(ks, max_t(s64, late, 0), 0);
 	return HRTIMER_RESTART;
@@ -180,22 +238,21 @@ static void ksnap_wake_fn(struct irq_work *work)
 }
 
 /*
- * Log each cgroup the sampler found removed, once per configuration.
+ * Log each cgroup the sampler found removed, once while it is held.
  * Process context; never concurrent with itself (see ksnap_sampler_stop()).
  */
-void ksnap_report_gone(struct ksnap *ks)
+static void ksnap_report_gone(struct ksnap *ks)
 {
-	struct ksnap_config *cfg = ks->cfg;
+	const struct ksnap_config *cfg = ks->cfg;
+	struct ksnap_run *run = &ks->run;
 	unsigned int i;
 
 	for (i = 0; i < cfg->nr_cgroups; i++) {
-		struct ksnap_cgroup *cg = &cfg->cgroups[i];
-
-		if (!READ_ONCE(cg->gone) || cg->reported)
+		if (!test_bit(i, run->gone) ||
+		    test_and_set_bit(i, ks->gone_logged))
 			continue;
-		cg->reported = true;
 		pr_warn("cgroups: '%s' was removed while sampled: its columns keep their last values and records are flagged stale\n",
-			cg->path);
+			cfg->cgroups[i].path);
 	}
 }
 
@@ -214,6 +271,60 @@ void ksnap_sampler_init(struct ksnap *ks)
 	ks->timer.function = ksnap_timer_fn;
 }
 
+/*
+ * The configured cgroups were resolved again (a cgroups write): their
+ * removals are news again.  With ks->lock held, while stopped.
+ */
+void ksnap_sampler_cgroups_changed(struct ksnap *ks)
+{
+	lockdep_assert_held(&ks->lock);
+	bitmap_zero(ks->gone_logged, KSNAP_MAX_CGROUPS);
+}
+
+/* Has the open reader claimed the consumer page (ksnap_abi.h)? */
+bool ksnap_reader_claimed(const struct ksnap *ks)
+{
+	/* [J] pairs with the reader's [I]: its fields are its own. */
+	return smp_load_acquire(&ks->consumer->session) ==
+	       READ_ONCE(ks->reader_session);
+}
+
+/* The open reader's done_generation, or its session's base. */
+static u32 ksnap_reader_done(const struct ksnap *ks)
+{
+	if (!ksnap_reader_claimed(ks))
+		return ks->reader_done_base;
+	/* [H] pairs with the reader's [G]: it has read the collection. */
+	return smp_load_acquire(&ks->consumer->done_generation);
+}
+
+/*
+ * A new collection's run state, in process context: nothing seen gone or
+ * logged yet, except cgroups already removed, whose columns start from the
+ * values they have now (frozen since the removal).
+ */
+static void ksnap_run_reset(struct ksnap *ks)
+{
+	const struct ksnap_config *cfg = ks->cfg;
+	struct ksnap_run *run = &ks->run;
+	unsigned int i;
+
+	memset(run, 0, sizeof(*run));
+	run->start_position = READ_ONCE(ks->ctrl->head);
+	run->wake_mark = ksnap_ring_wake_mark(cfg->nr_records, ks->period_ns);
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		if (ksnap_cgroup_dying(&cfg->cgroups[i]))
+			set_bit(i, run->gone);
+	for (i = 0; i < cfg->nr_columns; i++) {
+		const struct ksnap_source *src = &cfg->col[i];
+
+		if (src->cg && test_bit(src->cg_idx, run->gone))
+			run->last[i] = ksnap_metric_read(src->metric, src->cg,
+							 src->cpu);
+	}
+	run->start_mono_ns = ktime_get_ns();
+}
+
 /**
  * ksnap_sampler_start() - start collection number generation + 1
  * @ks: with ks->lock held
@@ -223,42 +334,27 @@ void ksnap_sampler_init(struct ksnap *ks)
  */
 int ksnap_sampler_start(struct ksnap *ks)
 {
-	struct ksnap_ctrl *ctrl = ks->ctrl;
-	u32 done;
+	u32 gen = ks->ctrl->generation, done;
 
 	lockdep_assert_held(&ks->lock);
 	if (ks->running)
 		return 0;
-	done = READ_ONCE(ks->consumer->done_generation);
-	if (ks->open && done != ctrl->generation) {
+	done = ks->open ? ksnap_reader_done(ks) : gen;
+	if (done != gen) {
 		pr_err_ratelimited("enable: the reader of /dev/ksnap has finished collection %u, not %u: start refused until it has\n",
-				   done, ctrl->generation);
+				   done, gen);
 		return -EBUSY;
 	}
-
 	if (ks->period_ns < hrtimer_resolution)
-		pr_warn("enable: timers on this kernel fire at most every %u ns (no high-resolution timers?): with period_us=%llu most periods will be missed, and counted\n",
-			hrtimer_resolution, div_u64(ks->period_ns, NSEC_PER_USEC));
+		pr_warn_ratelimited("enable: timers on this kernel fire at most every %u ns (no high-resolution timers?): with period_us=%llu most periods will be missed, and counted\n",
+				    hrtimer_resolution,
+				    div_u64(ks->period_ns, NSEC_PER_USEC));
 
-	ks->start_mono_ns = ktime_get_ns();
-	ks->wake_mark = ksnap_ring_wake_mark(ks->cfg->nr_records,
-					     ks->period_ns);
-	ks->unwoken = 0;
-	ksnap_ctrl_write_begin(ctrl);
-	ctrl->generation++;
-	ctrl->state = KSNAP_STATE_RUNNING;
-	ctrl->period_ns = ks->period_ns;
-	ctrl->start_mono_ns = ks->start_mono_ns;
-	ctrl->start_real_ns = ktime_get_real_ns();
-	ctrl->flags = ks->overwrite ? KSNAP_CTRL_OVERWRITE : 0;
-	WRITE_ONCE(ctrl->head, 0);
-	memset(&ctrl->stats, 0, sizeof(ctrl->stats));
-	WRITE_ONCE(ks->consumer->tail, 0);
-	ksnap_ctrl_write_end(ctrl);
-
+	ksnap_run_reset(ks);
+	ksnap_ctrl_publish_start(ks);
 	WRITE_ONCE(ks->running, true);
 	hrtimer_start(&ks->timer,
-		      ns_to_ktime(ks->start_mono_ns + ks->period_ns),
+		      ns_to_ktime(ks->run.start_mono_ns + ks->period_ns),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 	wake_up_interruptible(&ks->wait);
 	return 0;
@@ -284,9 +380,7 @@ void ksnap_sampler_stop(struct ksnap *ks)
 	cancel_work_sync(&ks->gone_work);
 	ksnap_report_gone(ks);
 
-	ksnap_ctrl_write_begin(ks->ctrl);
-	ks->ctrl->state = KSNAP_STATE_STOPPED;
-	ksnap_ctrl_write_end(ks->ctrl);
+	ksnap_ctrl_publish_stop(ks);
 	wake_up_interruptible(&ks->wait);
 }
 

@@ -123,7 +123,7 @@ static ssize_t ksnap_reconfigure(const char *what, const char *metrics,
 				 const char *cgroups, bool keep_cgroups)
 {
 	struct ksnap *ks = ksnap_sysfs_dev;
-	struct ksnap_config *cfg, *old;
+	const struct ksnap_config *cfg, *old;
 
 	lockdep_assert_held(&ks->lock);
 	if (ks->running || ks->open) {
@@ -137,6 +137,8 @@ static ssize_t ksnap_reconfigure(const char *what, const char *metrics,
 		return PTR_ERR(cfg);
 	old = ks->cfg;
 	ks->cfg = cfg;
+	if (!keep_cgroups)
+		ksnap_sampler_cgroups_changed(ks);
 	ksnap_ctrl_publish_config(ks);
 	ksnap_config_free(old);
 	return 0;
@@ -248,24 +250,41 @@ static ssize_t overflow_store(struct kobject *kobj,
 	return ret ?: count;
 }
 
+/*
+ * The reader of /dev/ksnap: none, open (the session is not claimed yet)
+ * or attached (it has claimed the consumer page: ksnap_abi.h).
+ */
+static const char *ksnap_reader_state(struct ksnap *ks)
+{
+	const char *state;
+
+	mutex_lock(&ks->lock);
+	state = !ks->open ? "none" :
+		ksnap_reader_claimed(ks) ? "attached" : "open";
+	mutex_unlock(&ks->lock);
+	return state;
+}
+
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
-	const struct ksnap_ctrl *ctrl = ksnap_sysfs_dev->ctrl;
+	struct ksnap *ks = ksnap_sysfs_dev;
+	const struct ksnap_ctrl *ctrl = ks->ctrl;
 	const struct ksnap_stats *st = &ctrl->stats;
 
 	return sysfs_emit(buf,
 			  "taken %llu\nlost %llu\nmissed %llu\n"
 			  "lateness_sum_ns %llu\nlateness_max_ns %llu\n"
 			  "read_sum_ns %llu\nread_max_ns %llu\nbad_tail %llu\n"
-			  "generation %u\nstate %s\n",
+			  "wakeups %llu\ngeneration %u\nstate %s\nreader %s\n",
 			  READ_ONCE(st->taken), READ_ONCE(st->lost),
 			  READ_ONCE(st->missed), READ_ONCE(st->lateness_sum_ns),
 			  READ_ONCE(st->lateness_max_ns),
 			  READ_ONCE(st->read_sum_ns), READ_ONCE(st->read_max_ns),
-			  READ_ONCE(st->bad_tail), READ_ONCE(ctrl->generation),
+			  READ_ONCE(st->bad_tail), READ_ONCE(st->wakeups),
+			  READ_ONCE(ctrl->generation),
 			  READ_ONCE(ctrl->state) == KSNAP_STATE_RUNNING ?
-			  "running" : "stopped");
+			  "running" : "stopped", ksnap_reader_state(ks));
 }
 
 /*

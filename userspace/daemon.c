@@ -355,26 +355,32 @@ static int reopen_output(struct ksnapd *d)
 }
 
 /*
- * Where the rows begin: the current tail.  Attached mid-collection, the
- * kernel treats an invalid tail as "ring full", so resume from head
- * rather than from garbage.  Positions never wrap (ksnap_abi.h): a tail
- * above head is garbage however close it comes modulo 2^64 (all ones is
- * "head + 1 behind").  In overwrite mode a tail more than a ring behind
- * is not garbage: stream() counts what was overwritten.
+ * Where the rows begin: our tail, where an earlier reader (a killed
+ * ksnapd) may have left it in this collection; the collection's start when
+ * the tail is below it (no reader was in this collection yet).  Positions
+ * never wrap (ksnap_abi.h): a tail above head is garbage however close it
+ * comes modulo 2^64, and so is one more than a ring behind head in drop
+ * mode, where the kernel treats it as "ring full": resume from head then.
+ * In overwrite mode a tail more than a ring behind is not garbage:
+ * stream() counts what was overwritten.
  */
 static void resume_position(struct ksnapd *d)
 {
 	struct ksnap_ring *r = d->ring;
-	uint64_t head;
+	uint64_t start = d->coll.start_position, head, tail, was;
 
-	d->tail = ksnap_ring_tail(r);
+	was = ksnap_ring_tail(r);
 	head = ksnap_ring_head(r);
-	if (d->tail > head || (head - d->tail > r->nr_records &&
-			       !(d->coll.flags & KSNAP_CTRL_OVERWRITE))) {
-		d->tail = head;
-		ksnap_ring_set_tail(r, head);
-	}
-	d->first_position = d->tail;
+	tail = was;
+	if (tail < start)
+		tail = start;
+	else if (tail > head || (head - tail > r->nr_records &&
+				 !(d->coll.flags & KSNAP_CTRL_OVERWRITE)))
+		tail = head;
+	if (tail != was)
+		ksnap_ring_set_tail(r, tail);
+	d->tail = tail;
+	d->first_position = tail - start;
 }
 
 /*

@@ -259,9 +259,11 @@ static void ring_error(const struct ksnap_ring *r, const char *dev, int ret)
 			(unsigned long long)KSNAP_MAGIC);
 		break;
 	case -EPROTONOSUPPORT:
-		fprintf(stderr, "ksnapd: %s: ring ABI version %u, this ksnapd "
-			"reads version %d: use the ksnapd built with this "
-			"ksnap.ko\n", dev, r->found_version,
+		fprintf(stderr, "ksnapd: %s: ring ABI version %u (readable "
+			"from version %u on), this ksnapd reads version %d: "
+			"use the ksnapd built with this ksnap.ko\n", dev,
+			r->found_version, r->found_version >= 2 ?
+			r->found_compat : r->found_version,
 			KSNAP_ABI_VERSION);
 		break;
 	case -EBUSY:

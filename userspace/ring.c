@@ -44,9 +44,10 @@ int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
 				  sizeof(*c));
 	r->found_magic = c->magic;
 	r->found_version = c->abi_version;
+	r->found_compat = c->abi_compat;
 	if (c->magic != KSNAP_MAGIC)
 		return -EPROTO;
-	if (c->abi_version != KSNAP_ABI_VERSION)
+	if (!ksnap_ring_version_ok(c->abi_version, c->abi_compat))
 		return -EPROTONOSUPPORT;
 
 	page = c->page_size;
@@ -151,6 +152,7 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path)
 	probe_ctrl = probe;
 	r->found_magic = probe_ctrl->magic;
 	r->found_version = probe_ctrl->abi_version;
+	r->found_compat = probe_ctrl->abi_compat;
 	page = probe_ctrl->page_size;
 	total = probe_ctrl->total_pages;
 	cons_pgoff = probe_ctrl->consumer_pgoff;
@@ -160,7 +162,8 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path)
 		ret = -EPROTO;
 		goto err_close;
 	}
-	if (r->found_version != KSNAP_ABI_VERSION) {
+	/* A version 1 ring has no abi_compat: it fails on abi_version. */
+	if (!ksnap_ring_version_ok(r->found_version, r->found_compat)) {
 		ret = -EPROTONOSUPPORT;
 		goto err_close;
 	}
@@ -191,6 +194,10 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path)
 	if (ret)
 		goto err_unmap;
 	ret = ksnap_ring_setup(r, map, map_len, cons);
+	if (ret)
+		goto err_unmap_cons;
+	r->op = "claim";
+	ret = ksnap_ring_claim(r);
 	if (ret)
 		goto err_unmap_cons;
 
@@ -226,6 +233,28 @@ void ksnap_ring_close(struct ksnap_ring *r)
 	r->fd = -1;
 }
 
+int ksnap_ring_claim(struct ksnap_ring *r)
+{
+	struct ksnap_coll c = { 0 };
+	uint32_t session;
+	int ret;
+
+	/* Set by open() before it returned, for us: plain loads. */
+	session = ksnap_load_relaxed(&r->ctrl->reader_session);
+	/* A bad nr_columns (-EPROTO) is the daemon's to report, later. */
+	ret = ksnap_ring_read_coll(r, &c);
+	if (ret && ret != -EPROTO)
+		return ret;
+	ksnap_store_relaxed(&r->cons->done_generation,
+			    ksnap_load_relaxed(&r->ctrl->reader_done_base));
+	ksnap_store_relaxed(&r->cons->seen_state,
+			    (uint32_t)KSNAP_GEN_STATE(c.generation, c.state));
+	/* [I] pairs with the kernel's [J]: the fields above are ours once
+	 * it sees the session. */
+	ksnap_store_release(&r->cons->session, session);
+	return 0;
+}
+
 int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c)
 {
 	const struct ksnap_ctrl *k = r->ctrl;
@@ -233,9 +262,9 @@ int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c)
 	int tries;
 
 	for (tries = 0; tries < KSNAP_SEQ_RETRIES; tries++) {
-		/* Acquire: pairs with the kernel's release at the end of
-		 * its update (write_seqcount_end), so what follows reads
-		 * at least that update. */
+		/* Acquire: pairs with the kernel's smp_wmb() before the
+		 * even seq at the end of its update (ctrl.c), so what
+		 * follows reads at least that update. */
 		s1 = ksnap_load_acquire(&k->seq);
 		if (s1 & 1) {
 			ksnap_sys_yield();
@@ -247,11 +276,13 @@ int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c)
 		c->period_ns = ksnap_load_relaxed(&k->period_ns);
 		c->start_mono_ns = ksnap_load_relaxed(&k->start_mono_ns);
 		c->start_real_ns = ksnap_load_relaxed(&k->start_real_ns);
+		c->start_position = ksnap_load_relaxed(&k->start_position);
 		c->flags = ksnap_load_relaxed(&k->flags);
 		if (c->columns && nr <= r->max_columns)
 			memcpy(c->columns, r->columns,
 			       (size_t)nr * sizeof(*c->columns));
-		/* Like read_seqcount_retry()'s smp_rmb(): the reads above
+		/* Like read_seqcount_retry()'s smp_rmb(), pairing with the
+		 * kernel's smp_wmb() after the odd seq: the reads above
 		 * complete before seq is read again. */
 		atomic_thread_fence(memory_order_acquire);
 		s2 = ksnap_load_relaxed(&k->seq);
@@ -275,8 +306,8 @@ bool ksnap_ring_copy_record(const struct ksnap_ring *r, uint64_t pos,
 	uint64_t head;
 
 	memcpy(rec, slot, r->record_size);
-	/* The copy completes before head is loaded again (pairs with the
-	 * kernel's smp_wmb() between a head store and the next slot). */
+	/* [F] pairs with the kernel's [E]: the copy completes before head is
+	 * loaded again, so a copy that saw an overwrite sees its head. */
 	atomic_thread_fence(memory_order_acquire);
 	head = ksnap_load_relaxed(&r->ctrl->head);
 	return rec->seq == pos &&

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The reader's side of the ksnap ring (include/ksnap_abi.h): mapping the
- * device, reading the collection fields under the seqlock, walking the
- * records between tail and head, and the consumer page handshake.
+ * device, claiming the consumer page, reading the collection fields under
+ * the seqlock, walking the records between tail and head, and the done
+ * handshake.  Barriers are tagged with the letters of the diagram at the
+ * top of kmod/sampler.c.
  */
-#ifndef KSNAP_RING_H
-#define KSNAP_RING_H
+#ifndef KSNAPD_RING_H
+#define KSNAPD_RING_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -27,6 +29,9 @@
 #define ksnap_store_release(p, v) \
 	atomic_store_explicit((_Atomic __typeof__(*(p)) *)(p), (v), \
 			      memory_order_release)
+#define ksnap_store_relaxed(p, v) \
+	atomic_store_explicit((_Atomic __typeof__(*(p)) *)(p), (v), \
+			      memory_order_relaxed)
 
 /* Collection fields, copied out of ksnap_ctrl under the seqlock. */
 struct ksnap_coll {
@@ -36,6 +41,7 @@ struct ksnap_coll {
 	uint64_t period_ns;
 	uint64_t start_mono_ns;
 	uint64_t start_real_ns;
+	uint64_t start_position;	/* head when it started */
 	uint32_t flags;			/* KSNAP_CTRL_* */
 	struct ksnap_column *columns;	/* ksnap_ring.max_columns slots */
 };
@@ -56,9 +62,11 @@ struct ksnap_ring {
 	uint32_t nr_records;
 	uint32_t max_columns;
 
-	/* What was found when ksnap_ring_open() failed with EPROTO. */
+	/* What was found when ksnap_ring_open() failed with EPROTO or
+	 * EPROTONOSUPPORT. */
 	uint64_t found_magic;
 	uint32_t found_version;
+	uint32_t found_compat;
 	const char *why;		/* layout problem, for messages: */
 	char why_buf[224];		/* the value found and its limit */
 	const char *op;			/* system call that failed */
@@ -68,11 +76,30 @@ struct ksnap_ring {
 #define KSNAP_SEQ_RETRIES	10000
 
 /*
- * Open and map the device at path.  Returns 0, or -errno with nothing left
- * open or mapped:  -EPROTO: bad magic (found_magic); -EPROTONOSUPPORT:
- * other ABI version (found_version); -EINVAL: inconsistent layout (why).
+ * Open and map the device at path, and claim its consumer page for this
+ * reader session (ksnap_ring_claim()).  Returns 0, or -errno with nothing
+ * left open or mapped:  -EPROTO: bad magic (found_magic);
+ * -EPROTONOSUPPORT: a ring this reader cannot read (found_version,
+ * found_compat; see ksnap_ring_version_ok()); -EINVAL: inconsistent layout
+ * (why).
  */
 int ksnap_ring_open(struct ksnap_ring *r, const char *path);
+
+/* Can a reader of KSNAP_ABI_VERSION read a ring of these versions? */
+static inline bool ksnap_ring_version_ok(uint32_t version, uint32_t compat)
+{
+	return compat <= KSNAP_ABI_VERSION && KSNAP_ABI_VERSION <= version;
+}
+
+/*
+ * Begin this reader's session (ksnap_abi.h "Reader session"): the
+ * consumer page's done_generation becomes the session's base and
+ * seen_state the collection's current state, then the session number is
+ * published.  The tail is kept: an earlier reader's position in a running
+ * collection is where this one resumes.  Called by ksnap_ring_open();
+ * returns 0 or what ksnap_ring_read_coll() returns.
+ */
+int ksnap_ring_claim(struct ksnap_ring *r);
 void ksnap_ring_close(struct ksnap_ring *r);
 
 /*
@@ -92,8 +119,8 @@ int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
  */
 int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c);
 
-/* Producer position: load-acquire, pairs with the kernel's store-release
- * of head after filling the slots, so the records below head are visible. */
+/* Producer position.  [C] pairs with the kernel's [B]: the records below
+ * head are complete. */
 static inline uint64_t ksnap_ring_head(const struct ksnap_ring *r)
 {
 	return ksnap_load_acquire(&r->ctrl->head);
@@ -105,8 +132,8 @@ static inline uint64_t ksnap_ring_tail(const struct ksnap_ring *r)
 	return ksnap_load_relaxed(&r->cons->tail);
 }
 
-/* Store-release: our reads of the slots below tail happen before the
- * kernel (load-acquire of tail) may reuse them. */
+/* [D] pairs with the kernel's [A]: our reads of the slots below tail
+ * happen before the kernel may reuse them. */
 static inline void ksnap_ring_set_tail(struct ksnap_ring *r, uint64_t tail)
 {
 	ksnap_store_release(&r->cons->tail, tail);
@@ -120,27 +147,27 @@ ksnap_ring_record(const struct ksnap_ring *r, uint64_t pos)
 }
 
 /* Tell the kernel which generation/state we have acted on (poll() stops
- * reporting it).  Release: whatever we wrote for it comes first. */
+ * reporting it).  Only poll() reads it, as a hint: relaxed. */
 static inline void ksnap_ring_set_seen(struct ksnap_ring *r, uint32_t gen,
 				       uint32_t state)
 {
-	ksnap_store_release(&r->cons->seen_state,
+	ksnap_store_relaxed(&r->cons->seen_state,
 			    (uint32_t)KSNAP_GEN_STATE(gen, state));
 }
 
-/* Every record and the statistics of gen are written out.  Release:
- * pairs with the kernel's acquire before it allows the next start. */
+/* Every record and the statistics of gen are written out.  [G] pairs
+ * with the kernel's [H] at the next start: our reads of the collection
+ * happen before it reuses the ring and resets the statistics. */
 static inline void ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen)
 {
 	ksnap_store_release(&r->cons->done_generation, gen);
 }
 
-/* The last collection the kernel counts as written out (we store it, and
- * the kernel sets it when the device is opened).  Acquire: pairs with the
- * kernel's store at open. */
+/* The last collection the kernel counts as written out: our own store
+ * (or the session's base, ksnap_ring_claim()); only we write it. */
 static inline uint32_t ksnap_ring_done(const struct ksnap_ring *r)
 {
-	return ksnap_load_acquire(&r->cons->done_generation);
+	return ksnap_load_relaxed(&r->cons->done_generation);
 }
 
 /*
@@ -164,4 +191,4 @@ static inline bool ksnap_ring_pos_valid(uint64_t head_after, uint64_t pos,
 /* Per-collection statistics; relaxed loads, as the ABI says. */
 void ksnap_ring_read_stats(const struct ksnap_ring *r, struct ksnap_stats *s);
 
-#endif /* KSNAP_RING_H */
+#endif /* KSNAPD_RING_H */

@@ -28,7 +28,8 @@
  *   guestprobe ctrl                  the control page's figures, one
  *                                    "key value" a line, as in
  *                                    /sys/kernel/ksnap/stats (plus head,
- *                                    tail, nr_records)
+ *                                    tail, start_position, nr_records,
+ *                                    reader_session)
  *   guestprobe layout                "ctrl_pages consumer_pgoff data_pgoff
  *                                    data_pages total_pages page_size"
  *   guestprobe map PGOFF NPAGES ro|rw|private
@@ -43,7 +44,11 @@
  *                                    store that tail in the consumer page,
  *                                    wait MS ms, put the tail back at head;
  *                                    prints "taken T lost L bad_tail B" (the
- *                                    increases meanwhile) on a second line
+ *                                    increases meanwhile) on a second line.
+ *                                    behind: first reads the collection
+ *                                    until head is more than a ring past
+ *                                    its start (at most 60 s), then stores
+ *                                    a tail one more than a ring behind
  *   guestprobe records SECONDS       a minimal reader: one line per record
  *                                    "seq time_ns flags v0 v1 ...", until
  *                                    the collection stops and is drained
@@ -185,6 +190,35 @@ struct dev {
 	size_t len;
 };
 
+/* Generation, state and start position, read under the seqlock. */
+static void dev_coll(const struct dev *d, uint32_t *gen, uint32_t *state,
+		     uint64_t *start)
+{
+	uint32_t seq;
+
+	do {
+		seq = __atomic_load_n(&d->ctrl->seq, __ATOMIC_ACQUIRE);
+		*gen = d->ctrl->generation;
+		*state = d->ctrl->state;
+		*start = d->ctrl->start_position;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((seq & 1) ||
+		 seq != __atomic_load_n(&d->ctrl->seq, __ATOMIC_RELAXED));
+}
+
+/* Claim the consumer page for this session, as ksnapd does (ring.c). */
+static void dev_claim(struct dev *d)
+{
+	uint32_t gen, state;
+	uint64_t start;
+
+	dev_coll(d, &gen, &state, &start);
+	d->cons->done_generation = d->ctrl->reader_done_base;
+	d->cons->seen_state = KSNAP_GEN_STATE(gen, state);
+	__atomic_store_n(&d->cons->session, d->ctrl->reader_session,
+			 __ATOMIC_RELEASE);
+}
+
 static int dev_map(struct dev *d)
 {
 	struct ksnap_ctrl c;
@@ -210,6 +244,7 @@ static int dev_map(struct dev *d)
 		goto fail;
 	}
 	d->cons = p;
+	dev_claim(d);
 	return 0;
 fail:
 	fprintf(stderr, "guestprobe: mmap: %s\n", strerror(errno));
@@ -246,11 +281,39 @@ static int cmd_ctrl(void)
 	if (ret)
 		return report(-ret);
 	print_stats(d.ctrl, "\n");
-	printf("head %llu\ntail %llu\nnr_records %u\n",
+	printf("head %llu\ntail %llu\nstart_position %llu\nnr_records %u\n"
+	       "reader_session %u\n",
 	       (unsigned long long)__atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE),
-	       (unsigned long long)d.cons->tail, d.ctrl->nr_records);
+	       (unsigned long long)d.cons->tail,
+	       (unsigned long long)d.ctrl->start_position, d.ctrl->nr_records,
+	       d.ctrl->reader_session);
 	dev_unmap(&d);
 	return 0;
+}
+
+static double now_s(void);
+
+/*
+ * A tail more than a ring behind head within the collection: a tail below
+ * the collection's start is not bad (it is the start), so read until head
+ * is far enough past the start.  Returns the tail, or head - nr - 1
+ * wrapped below the start when head did not get there in 60 s (then the
+ * kernel counts no bad tail, and the test says so).
+ */
+static uint64_t behind_tail(struct dev *d)
+{
+	uint64_t nr = d->ctrl->nr_records, start, head;
+	double end = now_s() + 60;
+	uint32_t gen, state;
+
+	dev_coll(d, &gen, &state, &start);
+	for (;;) {
+		head = __atomic_load_n(&d->ctrl->head, __ATOMIC_ACQUIRE);
+		if (head - start > nr + 1 || now_s() > end)
+			return head - nr - 1;
+		__atomic_store_n(&d->cons->tail, head, __ATOMIC_RELEASE);
+		usleep(10000);
+	}
 }
 
 static int cmd_set_tail(const char *mode, int ms)
@@ -264,7 +327,7 @@ static int cmd_set_tail(const char *mode, int ms)
 		return report(-ret);
 	head = __atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE);
 	if (!strcmp(mode, "behind"))
-		tail = head - 2ULL * d.ctrl->nr_records - 1;
+		tail = behind_tail(&d);
 	else if (!strcmp(mode, "ahead"))
 		tail = head + 1000000;
 	else if (!strcmp(mode, "ones"))
@@ -307,19 +370,16 @@ static int cmd_records(double secs)
 		return report(-ret);
 	while (now_s() < end) {
 		struct pollfd p = { .fd = d.fd, .events = POLLIN };
-		uint32_t gen, state, seq;
-		uint64_t head, tail;
+		uint64_t head, tail, start;
+		uint32_t gen, state;
 
 		poll(&p, 1, 100);
-		do {
-			seq = __atomic_load_n(&d.ctrl->seq, __ATOMIC_ACQUIRE);
-			gen = d.ctrl->generation;
-			state = d.ctrl->state;
-		} while ((seq & 1) ||
-			 seq != __atomic_load_n(&d.ctrl->seq, __ATOMIC_ACQUIRE));
+		dev_coll(&d, &gen, &state, &start);
 		head = __atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE);
 		tail = d.cons->tail;
-		if (head - tail > d.ctrl->nr_records)
+		if (tail < start)
+			tail = start;
+		if (tail > head || head - tail > d.ctrl->nr_records)
 			tail = head;
 		for (; tail != head; tail++) {
 			const struct ksnap_record *r = (const void *)

@@ -18,6 +18,7 @@
 #include "../../kmod/readers.c"
 #include "../../kmod/catalogue.c"
 #include "../../kmod/cgroup.c"
+#include "../../kmod/psi.c"
 
 static void ksnap_metrics_registry(struct kunit *test)
 {
@@ -68,38 +69,6 @@ static void ksnap_metrics_registry(struct kunit *test)
 	for (i = 0, j = 0; i < ksnap_nr_metrics; i++)
 		j += ksnap_metrics[i].by_default && !ksnap_metrics[i].per_cgroup;
 	KUNIT_EXPECT_GT_MSG(test, j, 0U, "a global metric is sampled by default");
-}
-
-/* Suggestions for a mistyped name come from the real table. */
-static void ksnap_metrics_suggest(struct kunit *test)
-{
-	unsigned int best[KSNAP_SUGGEST_MAX], n;
-
-	n = ksnap_metric_suggest("pgfalt", best, ARRAY_SIZE(best));
-	KUNIT_ASSERT_GE(test, n, 1U);
-	KUNIT_EXPECT_STREQ(test, ksnap_metrics[best[0]].name, "pgfault");
-
-	n = ksnap_metric_suggest("memory.curent", best, ARRAY_SIZE(best));
-	KUNIT_ASSERT_GE(test, n, 1U);
-	KUNIT_EXPECT_STREQ(test, ksnap_metrics[best[0]].name,
-			   "memory.current");
-
-	n = ksnap_metric_suggest("cpu.usr", best, ARRAY_SIZE(best));
-	KUNIT_ASSERT_GE(test, n, 1U);
-	KUNIT_EXPECT_STREQ(test, ksnap_metrics[best[0]].name, "cpu.user");
-
-	/* A prefix counts as close. */
-	n = ksnap_metric_suggest("meminfo.MemAv", best, ARRAY_SIZE(best));
-	KUNIT_ASSERT_GE(test, n, 1U);
-	KUNIT_EXPECT_STREQ(test, ksnap_metrics[best[0]].name,
-			   "meminfo.MemAvailable");
-
-	KUNIT_EXPECT_EQ(test, ksnap_metric_suggest("zzzzzzzzzzzzzzzz", best,
-						   ARRAY_SIZE(best)), 0U);
-	KUNIT_EXPECT_EQ(test, ksnap_metric_suggest("pgfalt", best, 1), 1U);
-	KUNIT_EXPECT_LE(test, ksnap_metric_suggest("pgscan", best,
-						   ARRAY_SIZE(best)),
-			(unsigned int)KSNAP_SUGGEST_MAX);
 }
 
 /* available_metrics: one well-formed line per metric. */
@@ -299,7 +268,6 @@ static void ksnap_metrics_cgroup_child(struct kunit *test)
 
 static struct kunit_case ksnap_metrics_cases[] = {
 	KUNIT_CASE(ksnap_metrics_registry),
-	KUNIT_CASE(ksnap_metrics_suggest),
 	KUNIT_CASE(ksnap_metrics_catalogue),
 	KUNIT_CASE(ksnap_metrics_read_in_hardirq),
 	KUNIT_CASE(ksnap_metrics_cgroup_root),

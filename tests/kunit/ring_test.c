@@ -14,11 +14,11 @@ static void ksnap_ring_layout_4k(struct kunit *test)
 	struct ksnap_layout l;
 
 	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, 1024), 0);
-	KUNIT_EXPECT_EQ_MSG(test, l.columns_offset, 320U,
+	KUNIT_EXPECT_EQ_MSG(test, l.columns_offset, 384U,
 			    "columns follow struct ksnap_ctrl, 64-aligned");
 	KUNIT_EXPECT_EQ_MSG(test, l.max_columns, KSNAP_MAX_COLUMNS,
 			    "column slots");
-	/* 320 + 256 * 512 = 131392 bytes: 33 pages of 4 KiB. */
+	/* 384 + 256 * 512 = 131456 bytes: 33 pages of 4 KiB. */
 	KUNIT_EXPECT_EQ_MSG(test, l.ctrl_pages, 33U, "control pages");
 	KUNIT_EXPECT_EQ_MSG(test, l.consumer_pgoff, 33U, "consumer page");
 	KUNIT_EXPECT_EQ_MSG(test, l.data_pgoff, 34U, "data after consumer");
@@ -203,7 +203,7 @@ static void ksnap_ring_tail(struct kunit *test)
 {
 	const struct ksnap_tail_case *c = test->param_value;
 	bool bad = false, bad2 = false;
-	u64 used, free;
+	u64 used;
 
 	KUNIT_EXPECT_EQ_MSG(test,
 			    ksnap_ring_check_tail(c->head, c->tail, c->nr),
@@ -213,9 +213,52 @@ static void ksnap_ring_tail(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, used, c->used, "used slots");
 	KUNIT_EXPECT_EQ_MSG(test, bad, c->state != KSNAP_TAIL_OK,
 			    "bad_tail flag");
-	free = ksnap_ring_free_slots(c->head, c->tail, c->nr, &bad2);
-	KUNIT_EXPECT_EQ_MSG(test, free, c->nr - c->used, "free slots");
-	KUNIT_EXPECT_EQ_MSG(test, bad2, bad, "bad_tail flag from free");
+	/* A collection that began at 0 is every position: the same answer. */
+	used = ksnap_ring_used_since(c->head, c->tail, 0, c->nr, &bad2);
+	KUNIT_EXPECT_EQ_MSG(test, used, c->used, "used slots since 0");
+	KUNIT_EXPECT_EQ_MSG(test, bad2, bad, "bad_tail flag since 0");
+}
+
+struct ksnap_since_case {
+	const char *name;
+	u64 head;
+	u64 tail;
+	u64 start;
+	bool bad;
+	u64 used;
+};
+
+static const struct ksnap_since_case ksnap_since_cases[] = {
+	{ "tail at the new start", 100, 100, 100, false, 0 },
+	{ "tail still in the last collection", 103, 90, 100, false, 3 },
+	{ "tail far before the start", 105, 3, 100, false, 5 },
+	{ "tail in this collection", 110, 104, 100, false, 6 },
+	{ "ring full since the start", 108, 0, 100, false, 8 },
+	{ "too far behind within the collection", 120, 101, 100, true, 8 },
+	{ "above head", 105, 106, 100, true, 8 },
+	{ "all ones", 105, U64_MAX, 100, true, 8 },
+};
+
+static void ksnap_since_case_desc(const struct ksnap_since_case *c,
+				  char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_since, ksnap_since_cases, ksnap_since_case_desc);
+
+/* A tail below the collection's start is the start (ksnap_abi.h). */
+static void ksnap_ring_tail_since_start(struct kunit *test)
+{
+	const struct ksnap_since_case *c = test->param_value;
+	bool bad = !c->bad;
+	u64 used;
+
+	used = ksnap_ring_used_since(c->head, c->tail, c->start, 8, &bad);
+	KUNIT_EXPECT_EQ_MSG(test, used, c->used,
+			    "unread: head %llu tail %llu start %llu",
+			    c->head, c->tail, c->start);
+	KUNIT_EXPECT_EQ_MSG(test, bad, c->bad, "bad_tail flag");
 }
 
 static void ksnap_ring_wake_marks(struct kunit *test)
@@ -242,6 +285,7 @@ static struct kunit_case ksnap_ring_cases[] = {
 	KUNIT_CASE(ksnap_ring_records_rejected),
 	KUNIT_CASE(ksnap_ring_slot_wraps),
 	KUNIT_CASE_PARAM(ksnap_ring_tail, ksnap_tail_gen_params),
+	KUNIT_CASE_PARAM(ksnap_ring_tail_since_start, ksnap_since_gen_params),
 	KUNIT_CASE(ksnap_ring_wake_marks),
 	{}
 };

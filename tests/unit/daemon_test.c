@@ -363,6 +363,55 @@ static void attached_mid_collection_writes_rows_from_the_tail(void **s)
 }
 
 /*
+ * Positions go on across collections (ksnap_abi.h): a collection that
+ * begins at position 10 with the reader's tail still at the end of the
+ * previous one, or far below it, starts at its first record, and is not a
+ * resumed one.
+ */
+static void a_collection_begins_at_its_start_position(void **s)
+{
+	static const uint64_t tails[] = { 10, 3, 0 };
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		teardown(NULL);
+		setup(NULL);
+		fr.ctrl->head = 10;
+		fake_ring_start(&fr, 4, 1, 1000, 0, 1);
+		fake_ring_push(&fr, 1000, 100);
+		fake_ring_push(&fr, 2000, 200);
+		fr.cons->tail = tails[i];
+		attach(false);
+		script = stop_now;
+		assert_int_equal(ksnapd_run(&d, -1), 0);
+		assert_contains(output(), "Time (ns)\t/ksnap/mem\n"
+				"1000\t100\n2000\t200\nSTATS\t");
+		assert_contains(output(), "\"ksnapd_first_position\":0,");
+		if (fr.cons->tail != 12)
+			fail_msg("tail %llu before: expected it at 12 after, got "
+				 "%llu", (unsigned long long)tails[i],
+				 (unsigned long long)fr.cons->tail);
+	}
+}
+
+/* Resumed in a collection that began at 10: first_position counts from 10. */
+static void a_resumed_position_counts_from_the_collection_start(void **s)
+{
+	uint64_t pos;
+
+	fr.ctrl->head = 10;
+	fake_ring_start(&fr, 4, 1, 1000, 0, 1);
+	for (pos = 0; pos < 5; pos++)
+		fake_ring_push(&fr, (pos + 1) * 1000, pos);
+	fr.cons->tail = 13;		/* the killed ksnapd got this far */
+	attach(false);
+	script = stop_now;
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_contains(output(), "Time (ns)\t/ksnap/mem\n4000\t3\n5000\t4\n");
+	assert_contains(output(), "\"ksnapd_first_position\":3,");
+}
+
+/*
  * The file of a collection an earlier reader had begun (killed, or a
  * restarted service) holds that reader's part: never truncated.  The rest
  * goes to FILE.resumed.N, the first N that does not exist yet.
@@ -1495,6 +1544,8 @@ int main(void)
 		T(collection_started_and_stopped_unseen_is_written_and_done),
 		T(stopped_unfinished_collection_of_an_earlier_reader_is_skipped),
 		T(attached_mid_collection_writes_rows_from_the_tail),
+		T(a_collection_begins_at_its_start_position),
+		T(a_resumed_position_counts_from_the_collection_start),
 		T(attached_with_a_tail_writes_a_resumed_file_never_truncating),
 		T(attached_mid_collection_at_tail_0_truncates_as_usual),
 		T(tail_above_head_is_garbage_even_when_it_wraps_close),

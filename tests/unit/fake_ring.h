@@ -56,6 +56,7 @@ static inline void fake_ring_init(struct fake_ring *f, void *mem,
 	f->ctrl = (struct ksnap_ctrl *)f->mem;
 	f->ctrl->magic = KSNAP_MAGIC;
 	f->ctrl->abi_version = KSNAP_ABI_VERSION;
+	f->ctrl->abi_compat = KSNAP_ABI_COMPAT;
 	f->ctrl->page_size = FAKE_PAGE;
 	f->ctrl->ctrl_pages = ctrl_pages;
 	f->ctrl->consumer_pgoff = ctrl_pages;
@@ -106,7 +107,8 @@ static inline void fake_ring_column(struct fake_ring *f, uint32_t i,
 	c->flags = flags;
 }
 
-/* Collection fields under the seqlock, as the module's start does. */
+/* Collection fields under the seqlock, as the module's start does:
+ * positions go on from head, the reader's tail is not touched. */
 static inline void fake_ring_start(struct fake_ring *f, uint32_t gen,
 				   uint32_t ncols, uint64_t period_ns,
 				   uint64_t mono, uint64_t real)
@@ -118,8 +120,7 @@ static inline void fake_ring_start(struct fake_ring *f, uint32_t gen,
 	f->ctrl->period_ns = period_ns;
 	f->ctrl->start_mono_ns = mono;
 	f->ctrl->start_real_ns = real;
-	f->ctrl->head = 0;
-	f->cons->tail = 0;
+	f->ctrl->start_position = f->ctrl->head;
 	memset(&f->ctrl->stats, 0, sizeof(f->ctrl->stats));
 	f->ctrl->seq++;
 }
@@ -131,14 +132,21 @@ static inline void fake_ring_stop(struct fake_ring *f)
 	f->ctrl->seq++;
 }
 
-/* What the module does when a reader opens the device: the reader is not
- * blamed for collections it did not see (kmod/device.c). */
+/* What the module does when a reader opens the device: a new session,
+ * whose base does not blame the reader for collections it did not see
+ * (kmod/device.c).  The reader then claims the page (ksnap_ring_claim()). */
 static inline void fake_ring_open(struct fake_ring *f)
 {
-	f->cons->done_generation = f->ctrl->generation -
+	f->ctrl->reader_session++;
+	f->ctrl->reader_done_base = f->ctrl->generation -
 		(f->ctrl->state == KSNAP_STATE_RUNNING);
-	f->cons->seen_state = KSNAP_GEN_STATE(f->ctrl->generation,
-					      f->ctrl->state);
+}
+
+/* What the kernel takes as the reader's done_generation (sampler.c). */
+static inline uint32_t fake_ring_reader_done(const struct fake_ring *f)
+{
+	return f->cons->session == f->ctrl->reader_session ?
+	       f->cons->done_generation : f->ctrl->reader_done_base;
 }
 
 static inline struct ksnap_record *fake_ring_slot(struct fake_ring *f,

@@ -53,10 +53,19 @@ static void setup_rejects_bad_magic_and_version(void **s)
 			 -EPROTO);
 	assert_int_equal(r.found_magic, 0x1234);
 	fr.ctrl->magic = KSNAP_MAGIC;
-	fr.ctrl->abi_version = 2;
+	fr.ctrl->abi_version = 1;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
 			 -EPROTONOSUPPORT);
-	assert_int_equal(r.found_version, 2);
+	assert_int_equal(r.found_version, 1);
+	/* A later version that this reader can still read... */
+	fr.ctrl->abi_version = KSNAP_ABI_VERSION + 1;
+	fr.ctrl->abi_compat = KSNAP_ABI_VERSION;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	/* ... and one it cannot. */
+	fr.ctrl->abi_compat = KSNAP_ABI_VERSION + 1;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
+			 -EPROTONOSUPPORT);
+	assert_int_equal(r.found_compat, KSNAP_ABI_VERSION + 1);
 }
 
 static void setup_rejects_inconsistent_layouts(void **s)
@@ -79,7 +88,7 @@ static void setup_rejects_inconsistent_layouts(void **s)
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
 			 -EINVAL);
 	assert_string_equal(r.why, "columns do not fit the control region: "
-			    "columns_offset 320 + max_columns 100 x 512 = 51520 "
+			    "columns_offset 384 + max_columns 100 x 512 = 51584 "
 			    "bytes, more than ctrl_pages 1 (4096 bytes)");
 	fr.ctrl->max_columns = 4;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len - FAKE_PAGE,
@@ -270,10 +279,40 @@ static void open_rejects_version_mismatch_and_cleans_up(void **s)
 
 	fake_device();
 	fr.ctrl->abi_version = KSNAP_ABI_VERSION + 1;
+	fr.ctrl->abi_compat = KSNAP_ABI_VERSION + 1;
 	assert_int_equal(ksnap_ring_open(&r, "/dev/ksnap"), -EPROTONOSUPPORT);
 	assert_int_equal(r.found_version, KSNAP_ABI_VERSION + 1);
+	assert_int_equal(r.found_compat, KSNAP_ABI_VERSION + 1);
 	assert_int_equal(fake_sys.munmap_calls, 1);
 	assert_int_equal(fake_sys.close_calls, 1);
+}
+
+/*
+ * The reader, not the kernel, writes the consumer page: open() claims it
+ * for the session, keeping the tail an earlier reader left.
+ */
+static void open_claims_the_consumer_page_keeping_the_tail(void **s)
+{
+	struct ksnap_ring r;
+
+	fake_device();
+	fake_ring_start(&fr, 3, 2, 1000, 0, 0);
+	fr.cons->tail = 17;
+	fr.cons->done_generation = 99;	/* an earlier reader's */
+	fr.cons->session = 4;
+	fr.ctrl->reader_session = 4;
+	fake_ring_open(&fr);
+	assert_int_equal(fake_ring_reader_done(&fr), 2);
+	assert_int_equal(ksnap_ring_open(&r, "/dev/ksnap"), 0);
+	if (fr.cons->session != 5)
+		fail_msg("expected the session 5 of this open claimed, got %u",
+			 fr.cons->session);
+	assert_int_equal(fr.cons->done_generation, 2);
+	assert_int_equal(fr.cons->seen_state,
+			 KSNAP_GEN_STATE(3, KSNAP_STATE_RUNNING));
+	assert_int_equal(fr.cons->tail, 17);
+	assert_int_equal(fake_ring_reader_done(&fr), 2);
+	ksnap_ring_close(&r);
 }
 
 static void open_undoes_mappings_when_an_mmap_fails(void **s)
@@ -326,6 +365,7 @@ int main(void)
 		T(open_reports_a_missing_device),
 		T(open_rejects_magic_mismatch_and_cleans_up),
 		T(open_rejects_version_mismatch_and_cleans_up),
+		T(open_claims_the_consumer_page_keeping_the_tail),
 		T(open_undoes_mappings_when_an_mmap_fails),
 		T(open_rejects_a_layout_that_does_not_fit),
 	};

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite ksnap_sampler: the sample path on a ring allocated as the
+ * module allocates it, driven directly (no timer unless a case starts
+ * one), with fake metrics whose values the test knows.  The test plays the
+ * reader: it writes the consumer page as ksnapd would.  The code under
+ * test is compiled into this module from kmod/sampler.c, kmod/ctrl.c and
+ * kmod/device.c; ring, metric and cgroup helpers come from the other
+ * suites' objects.
+ */
+#include <kunit/test.h>
+#include <linux/cgroup.h>
+#include <linux/fs.h>
+#include <linux/irqflags.h>
+#include <linux/percpu-refcount.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "../../kmod/sampler.c"
+#include "../../kmod/ctrl.c"
+#include "../../kmod/device.c"
+
+/* Fake metrics: item + the number of reads so far, so values move. */
+static u64 ksnap_fake_reads;
+
+static u64 ksnap_fake_read(const struct ksnap_metric *m,
+			   const struct ksnap_cgroup *cg)
+{
+	return m->item + ksnap_fake_reads++;
+}
+
+/* A counter that steps back every other read (as NOHZ idle may). */
+static u64 ksnap_fake_read_jitter(const struct ksnap_metric *m,
+				  const struct ksnap_cgroup *cg)
+{
+	return 1000 + (ksnap_fake_reads++ % 2 ? 0 : 10);
+}
+
+static const struct ksnap_metric ksnap_fake_metrics[] = {
+	{ .name = "fake.global", .desc = "a test counter", .unit = "count",
+	  .item = 1000, .read = ksnap_fake_read },
+	{ .name = "fake.cgroup", .desc = "a test counter", .unit = "count",
+	  .item = 5000, .read = ksnap_fake_read, .per_cgroup = true },
+	{ .name = "fake.monotonic", .desc = "a test counter", .unit = "ns",
+	  .read = ksnap_fake_read_jitter, .monotonic = true },
+};
+
+#define KSNAP_TEST_RECORDS	8
+
+struct ksnap_fixture {
+	struct ksnap ks;
+	struct ksnap_config cfg;
+	struct ksnap_cgroup cg;
+	struct cgroup *cgrp;	/* a fake cgroup the test can kill */
+	struct file file;	/* the reader's open file */
+};
+
+/*
+ * A module-like instance: layout, ring, sampler, control page, and a
+ * configuration of @ncols columns: fake.global, fake.cgroup for one fake
+ * cgroup, fake.monotonic.
+ */
+static struct ksnap_fixture *ksnap_fixture(struct kunit *test,
+					   unsigned int ncols)
+{
+	struct ksnap_fixture *f;
+	struct ksnap *ks;
+	struct ksnap_config *cfg;
+	unsigned int i;
+	u32 nr;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f);
+	f->cgrp = kunit_kzalloc(test, sizeof(*f->cgrp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, f->cgrp);
+	ks = &f->ks;
+	cfg = &f->cfg;
+
+	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&ks->layout, PAGE_SIZE,
+						KSNAP_RING_KB_MIN), 0);
+	ks->ring = ksnap_ring_alloc(&ks->layout);
+	KUNIT_ASSERT_NOT_NULL(test, ks->ring);
+	ks->ctrl = ks->ring;
+	ks->consumer = ks->ring +
+		       (size_t)ks->layout.consumer_pgoff * PAGE_SIZE;
+	ks->data = ks->ring + (size_t)ks->layout.data_pgoff * PAGE_SIZE;
+	mutex_init(&ks->lock);
+	ks->period_ns = NSEC_PER_MSEC;
+	ksnap_sampler_init(ks);
+
+	f->cg.cgrp = f->cgrp;
+	strscpy(f->cg.path, "/fake", sizeof(f->cg.path));
+	cfg->cgroups = &f->cg;
+	cfg->nr_cgroups = 1;
+	for (i = 0; i < ncols; i++) {
+		cfg->col[i].metric = &ksnap_fake_metrics[i];
+		cfg->col[i].cpu = KSNAP_CPU_SUM;
+		if (ksnap_fake_metrics[i].per_cgroup)
+			cfg->col[i].cg = &f->cg;
+	}
+	cfg->nr_columns = ncols;
+	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&ks->layout, ncols,
+						   &cfg->record_size, &nr), 0);
+	KUNIT_ASSERT_GE(test, nr, (u32)KSNAP_TEST_RECORDS);
+	cfg->nr_records = KSNAP_TEST_RECORDS;
+	ks->cfg = cfg;
+	ksnap_ctrl_init(ks);
+	ksnap_ctrl_publish_config(ks);
+	f->file.private_data = &ks->misc;
+	ksnap_fake_reads = 0;
+	return f;
+}
+
+static void ksnap_fixture_free(struct ksnap_fixture *f)
+{
+	ksnap_sampler_uninit(&f->ks);
+	ksnap_ring_free(f->ks.ring);
+}
+
+/* A collection as ksnap_sampler_start() begins it, without the timer. */
+static void ksnap_begin(struct ksnap_fixture *f)
+{
+	ksnap_run_reset(&f->ks);
+	ksnap_ctrl_publish_start(&f->ks);
+}
+
+static void ksnap_end(struct ksnap_fixture *f)
+{
+	ksnap_ctrl_publish_stop(&f->ks);
+}
+
+/* @n snapshots, each as the timer takes it; queued wake-ups run between. */
+static void ksnap_take(struct ksnap_fixture *f, unsigned int n, u32 flags)
+{
+	while (n--) {
+		local_irq_disable();
+		ksnap_sample(&f->ks, 0, flags);
+		local_irq_enable();
+		irq_work_sync(&f->ks.wake_work);
+	}
+}
+
+static const struct ksnap_record *ksnap_rec(struct ksnap_fixture *f, u64 pos)
+{
+	return (const void *)(f->ks.data +
+		(size_t)ksnap_ring_slot(pos, f->cfg.nr_records) *
+		f->cfg.record_size);
+}
+
+/* A fake cgroup removed (rmdir): css_is_dying() says so from now on. */
+static void ksnap_kill_cgroup(struct ksnap_fixture *f)
+{
+	f->cgrp->self.refcnt.percpu_count_ptr |= __PERCPU_REF_DEAD;
+}
+
+static void ksnap_sampler_records_carry_positions(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 1);
+	const struct ksnap_record *r;
+	u64 t = 0;
+	unsigned int i;
+
+	ksnap_begin(f);
+	ksnap_take(f, 5, 0);
+	KUNIT_EXPECT_EQ_MSG(test, f->ks.ctrl->head, 5ULL, "head after 5");
+	for (i = 0; i < 5; i++) {
+		r = ksnap_rec(f, i);
+		KUNIT_EXPECT_EQ_MSG(test, r->seq, (u64)i, "seq of record %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, r->values[0], 1000ULL + i,
+				    "value of record %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, r->flags, 0U, "flags of record %u", i);
+		KUNIT_EXPECT_GE_MSG(test, r->time_ns, t,
+				    "times never go back (record %u)", i);
+		t = r->time_ns;
+	}
+	ksnap_take(f, 1, KSNAP_REC_LAST);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_rec(f, 5)->flags, KSNAP_REC_LAST,
+			    "the stop's snapshot is flagged LAST");
+	ksnap_end(f);
+
+	/* Positions go on: the next collection starts where head is. */
+	ksnap_begin(f);
+	KUNIT_EXPECT_EQ(test, f->ks.ctrl->start_position, 6ULL);
+	KUNIT_EXPECT_EQ(test, f->ks.ctrl->generation, 2U);
+	f->ks.consumer->tail = 6;	/* the reader read everything */
+	ksnap_take(f, 1, 0);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_rec(f, 6)->seq, 6ULL,
+			    "a record's seq is its position, not its number");
+	KUNIT_EXPECT_EQ(test, f->ks.ctrl->stats.taken, 1ULL);
+	ksnap_fixture_free(f);
+}
+
+static void ksnap_sampler_drop_counts_lost(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 1);
+	const struct ksnap_stats *st = &f->ks.ctrl->stats;
+
+	ksnap_begin(f);
+	ksnap_take(f, KSNAP_TEST_RECORDS + 3, 0);
+	KUNIT_EXPECT_EQ_MSG(test, f->ks.ctrl->head, (u64)KSNAP_TEST_RECORDS,
+			    "a full ring keeps its unread records");
+	KUNIT_EXPECT_EQ(test, st->taken, KSNAP_TEST_RECORDS + 3ULL);
+	KUNIT_EXPECT_EQ(test, st->lost, 3ULL);
+	KUNIT_EXPECT_EQ(test, st->bad_tail, 0ULL);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_rec(f, 0)->seq, 0ULL,
+			    "the oldest record is not overwritten");
+
+	/* The reader frees two slots: two more are written. */
+	f->ks.consumer->tail = 2;
+	ksnap_take(f, 3, 0);
+	KUNIT_EXPECT_EQ(test, f->ks.ctrl->head, KSNAP_TEST_RECORDS + 2ULL);
+	KUNIT_EXPECT_EQ(test, st->lost, 4ULL);
+	KUNIT_EXPECT_EQ_MSG(test, st->taken, st->lost + f->ks.ctrl->head,
+			    "taken = written + lost");
+	ksnap_fixture_free(f);
+}
+
+static void ksnap_sampler_overwrite_keeps_newest(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 1);
+	const struct ksnap_stats *st = &f->ks.ctrl->stats;
+
+	f->ks.overwrite = true;
+	f->ks.consumer->tail = ~0ULL;	/* never read in this mode */
+	ksnap_begin(f);
+	KUNIT_EXPECT_EQ(test, f->ks.ctrl->flags, KSNAP_CTRL_OVERWRITE);
+	ksnap_take(f, KSNAP_TEST_RECORDS + 3, 0);
+	KUNIT_EXPECT_EQ(test, f->ks.ctrl->head, KSNAP_TEST_RECORDS + 3ULL);
+	KUNIT_EXPECT_EQ(test, st->lost, 0ULL);
+	KUNIT_EXPECT_EQ_MSG(test, st->bad_tail, 0ULL,
+			    "the tail is not looked at");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_rec(f, 0)->seq,
+			    (u64)KSNAP_TEST_RECORDS,
+			    "slot 0 holds the newest record of its slot");
+	KUNIT_EXPECT_EQ(test, ksnap_rec(f, 2)->seq, KSNAP_TEST_RECORDS + 2ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_rec(f, 3)->seq, 3ULL);
+	ksnap_fixture_free(f);
+}
+
+struct ksnap_bad_tail_case {
+	const char *name;
+	s64 from_head;	/* the tail, relative to head */
+};
+
+static const struct ksnap_bad_tail_case ksnap_bad_tail_cases[] = {
+	{ "ahead of head", 1 },
+	{ "far ahead", 1LL << 40 },
+	{ "more than a ring behind", -(KSNAP_TEST_RECORDS + 1) },
+};
+
+static void ksnap_bad_tail_desc(const struct ksnap_bad_tail_case *c,
+				char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_bad_tail, ksnap_bad_tail_cases, ksnap_bad_tail_desc);
+
+static void ksnap_sampler_bad_tail_is_full(struct kunit *test)
+{
+	const struct ksnap_bad_tail_case *c = test->param_value;
+	struct ksnap_fixture *f = ksnap_fixture(test, 1);
+	const struct ksnap_stats *st = &f->ks.ctrl->stats;
+	u64 head;
+
+	ksnap_begin(f);
+	f->ks.consumer->tail = 0;
+	ksnap_take(f, KSNAP_TEST_RECORDS, 0);
+	f->ks.consumer->tail = KSNAP_TEST_RECORDS;
+	ksnap_take(f, 2 * KSNAP_TEST_RECORDS, 0);
+	head = f->ks.ctrl->head;
+	f->ks.consumer->tail = head + c->from_head;
+	ksnap_take(f, 2, 0);
+	KUNIT_EXPECT_EQ_MSG(test, f->ks.ctrl->head, head,
+			    "nothing written past an invalid tail");
+	KUNIT_EXPECT_EQ(test, st->bad_tail, 2ULL);
+	KUNIT_EXPECT_EQ(test, st->lost, KSNAP_TEST_RECORDS + 2ULL);
+	ksnap_fixture_free(f);
+}
+
+static void ksnap_sampler_wakes_at_the_mark(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 1);
+	const struct ksnap_stats *st = &f->ks.ctrl->stats;
+
+	ksnap_begin(f);
+	f->ks.run.wake_mark = 3;
+	ksnap_take(f, 2, 0);
+	KUNIT_EXPECT_EQ_MSG(test, st->wakeups, 0ULL, "below the mark");
+	ksnap_take(f, 1, 0);
+	KUNIT_EXPECT_EQ_MSG(test, st->wakeups, 1ULL, "at the mark");
+	ksnap_take(f, 2, 0);
+	KUNIT_EXPECT_EQ_MSG(test, st->wakeups, 1ULL,
+			    "once per crossing, not per record");
+	f->ks.consumer->tail = f->ks.ctrl->head;	/* all read */
+	ksnap_take(f, 3, 0);
+	KUNIT_EXPECT_EQ_MSG(test, st->wakeups, 2ULL,
+			    "the next crossing after a read");
+	ksnap_end(f);
+
+	f->ks.overwrite = true;
+	ksnap_begin(f);
+	f->ks.run.wake_mark = 2;
+	ksnap_take(f, 7, 0);
+	KUNIT_EXPECT_EQ_MSG(test, st->wakeups, 3ULL,
+			    "overwrite: every wake_mark records");
+	ksnap_fixture_free(f);
+}
+
+static void ksnap_sampler_monotonic_never_steps_back(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 3);
+	unsigned int i;
+
+	ksnap_begin(f);
+	ksnap_take(f, 4, 0);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ksnap_rec(f, i)->values[2], 1010ULL,
+				    "record %u keeps the highest value read", i);
+	ksnap_fixture_free(f);
+}
+
+static void ksnap_sampler_gone_cgroup_freezes(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 2);
+	u64 frozen;
+
+	ksnap_begin(f);
+	ksnap_take(f, 2, 0);
+	KUNIT_EXPECT_EQ(test, ksnap_rec(f, 1)->flags, 0U);
+	frozen = ksnap_rec(f, 1)->values[1];
+	ksnap_kill_cgroup(f);
+	ksnap_take(f, 3, 0);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_rec(f, 2)->flags, KSNAP_REC_STALE,
+			    "the first record after the removal is stale");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_rec(f, 4)->values[1], frozen,
+			    "the cgroup's column keeps its last value");
+	KUNIT_EXPECT_GT_MSG(test, ksnap_rec(f, 4)->values[0],
+			    ksnap_rec(f, 1)->values[0],
+			    "a global column goes on");
+	flush_work(&f->ks.gone_work);
+	KUNIT_EXPECT_TRUE_MSG(test, test_bit(0, f->ks.gone_logged),
+			      "the removal was logged");
+	KUNIT_EXPECT_PTR_EQ_MSG(test, f->cfg.cgroups, &f->cg,
+				"the configuration is not written");
+	ksnap_end(f);
+
+	/* Removed before the next start: stale from the first record. */
+	ksnap_begin(f);
+	KUNIT_EXPECT_TRUE(test, test_bit(0, f->ks.run.gone));
+	KUNIT_EXPECT_TRUE_MSG(test, test_bit(0, f->ks.gone_logged),
+			      "logged once while held, not per collection");
+	mutex_lock(&f->ks.lock);
+	ksnap_sampler_cgroups_changed(&f->ks);
+	mutex_unlock(&f->ks.lock);
+	KUNIT_EXPECT_FALSE_MSG(test, test_bit(0, f->ks.gone_logged),
+			       "news again once the cgroups are resolved again");
+	f->ks.consumer->tail = f->ks.ctrl->start_position;
+	ksnap_take(f, 1, 0);
+	KUNIT_EXPECT_EQ(test, ksnap_rec(f, f->ks.ctrl->start_position)->flags,
+			KSNAP_REC_STALE);
+	ksnap_fixture_free(f);
+}
+
+struct ksnap_missed_case {
+	u64 step, period, missed;
+};
+
+static const struct ksnap_missed_case ksnap_missed_cases[] = {
+	{ 1000, 1000, 0 },	/* on time */
+	{ 1999, 1000, 0 },	/* late, but within the next period */
+	{ 2000, 1000, 1 },
+	{ 3500, 1000, 2 },
+	{ 4000000, 100000, 39 },	/* a 4 ms tick at 100 us */
+	{ 0, 1000, 0 },
+};
+
+static void ksnap_missed_desc(const struct ksnap_missed_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "step %llu period %llu",
+		 c->step, c->period);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_missed, ksnap_missed_cases, ksnap_missed_desc);
+
+static void ksnap_sampler_missed_periods(struct kunit *test)
+{
+	const struct ksnap_missed_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, ksnap_periods_missed(c->step, c->period),
+			c->missed);
+}
+
+/*
+ * The race of ABI version 1: a reader loads head, a stop and a start
+ * happen, the reader stores tail = that head.  Version 1 reset head and
+ * tail to 0 at start, so the stored tail was above head: every snapshot
+ * of the new collection was counted lost and bad_tail until the reader
+ * noticed.  Now positions go on and the kernel never writes the tail.
+ */
+static void ksnap_sampler_start_race_loses_nothing(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 1);
+	const struct ksnap_stats *st = &f->ks.ctrl->stats;
+	u64 head;
+
+	ksnap_begin(f);
+	ksnap_take(f, 5, 0);
+	/* The reader's [C], as skip_finished() did it. */
+	head = smp_load_acquire(&f->ks.ctrl->head);
+	ksnap_end(f);
+	ksnap_begin(f);					/* the start */
+	/* The reader's [D], with the head it loaded before the start. */
+	smp_store_release(&f->ks.consumer->tail, head);
+	ksnap_take(f, 3, 0);
+	KUNIT_EXPECT_EQ(test, st->taken, 3ULL);
+	KUNIT_EXPECT_EQ_MSG(test, st->lost, 0ULL,
+			    "no snapshot counted lost after the race");
+	KUNIT_EXPECT_EQ(test, st->bad_tail, 0ULL);
+	KUNIT_EXPECT_EQ(test, f->ks.ctrl->head, head + 3);
+	ksnap_fixture_free(f);
+}
+
+/* A reader that never read the last collection does not block this one. */
+static void ksnap_sampler_old_tail_is_free(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 1);
+	const struct ksnap_stats *st = &f->ks.ctrl->stats;
+
+	ksnap_begin(f);
+	ksnap_take(f, KSNAP_TEST_RECORDS + 2, 0);
+	KUNIT_EXPECT_EQ(test, st->lost, 2ULL);
+	ksnap_end(f);
+	ksnap_begin(f);
+	ksnap_take(f, 3, 0);
+	KUNIT_EXPECT_EQ_MSG(test, st->lost, 0ULL,
+			    "a tail below the collection's start is its start");
+	KUNIT_EXPECT_EQ(test, f->ks.ctrl->head, KSNAP_TEST_RECORDS + 3ULL);
+	ksnap_fixture_free(f);
+}
+
+/* The reader's page before anything: a pattern the kernel must not touch. */
+static void ksnap_consumer_pattern(struct ksnap_consumer *c, u32 session)
+{
+	memset(c, 0xa5, sizeof(*c));
+	c->tail = 0;
+	c->session = session;
+}
+
+/*
+ * The whole life of a collection with a reader: open, refused start,
+ * claim, start, samples, stop, done, start again.  The kernel reads the
+ * consumer page and never writes it.
+ */
+static void ksnap_sampler_reader_session(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 1);
+	struct ksnap *ks = &f->ks;
+	struct ksnap_consumer *cons = ks->consumer;
+	struct ksnap_consumer before;
+
+	/* The timer, armed by the real start, must not fire meanwhile. */
+	ks->period_ns = NSEC_PER_SEC;
+	/* Collection 1, with no reader, still running at open. */
+	ksnap_consumer_pattern(cons, 0xa5a5a5a5);
+	mutex_lock(&ks->lock);
+	KUNIT_ASSERT_EQ(test, ksnap_sampler_start(ks), 0);
+	mutex_unlock(&ks->lock);
+	KUNIT_ASSERT_EQ(test, ksnap_open(NULL, &f->file), 0);
+	KUNIT_EXPECT_EQ(test, ks->ctrl->reader_session, 1U);
+	KUNIT_EXPECT_EQ_MSG(test, ks->ctrl->reader_done_base, 0U,
+			    "the running collection is not finished");
+	KUNIT_EXPECT_FALSE(test, ksnap_reader_claimed(ks));
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_poll(&f->file, NULL),
+			    EPOLLIN | EPOLLRDNORM,
+			    "an unclaimed session is readable");
+
+	mutex_lock(&ks->lock);
+	ksnap_sampler_stop(ks);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_sampler_start(ks), -EBUSY,
+			    "collection 1 is not written out");
+	mutex_unlock(&ks->lock);
+
+	/* The reader claims the page, writes collection 1 out, is done. */
+	cons->done_generation = ks->ctrl->reader_done_base;
+	cons->seen_state = KSNAP_GEN_STATE(1, KSNAP_STATE_STOPPED);
+	cons->tail = ks->ctrl->head;
+	/* The reader's [I]: its fields first, then the session. */
+	smp_store_release(&cons->session, ks->ctrl->reader_session);
+	KUNIT_EXPECT_TRUE(test, ksnap_reader_claimed(ks));
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_poll(&f->file, NULL), 0U,
+			    "nothing to act on");
+	mutex_lock(&ks->lock);
+	KUNIT_EXPECT_EQ(test, ksnap_sampler_start(ks), -EBUSY);
+	/* The reader's [G]: done with collection 1. */
+	smp_store_release(&cons->done_generation, 1);
+	before = *cons;
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_sampler_start(ks), 0,
+			    "collection 1 is done");
+	ksnap_take(f, 2, 0);
+	ksnap_sampler_stop(ks);
+	mutex_unlock(&ks->lock);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(&before, cons, sizeof(before)), 0,
+			    "start, samples and stop write no consumer byte");
+	KUNIT_EXPECT_EQ(test, ks->ctrl->stats.lost, 0ULL);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_poll(&f->file, NULL),
+			    EPOLLIN | EPOLLRDNORM,
+			    "collection 2's records and state are news");
+
+	/* A second open is refused; a new session after the release. */
+	KUNIT_EXPECT_EQ(test, ksnap_open(NULL, &f->file), -EBUSY);
+	ksnap_release(NULL, &f->file);
+	before = *cons;
+	KUNIT_ASSERT_EQ(test, ksnap_open(NULL, &f->file), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&before, cons, sizeof(before)), 0);
+	KUNIT_EXPECT_EQ(test, ks->ctrl->reader_session, 2U);
+	KUNIT_EXPECT_EQ_MSG(test, ks->ctrl->reader_done_base, 2U,
+			    "a new reader is not blamed for collection 2");
+	mutex_lock(&ks->lock);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_sampler_start(ks), 0,
+			    "the earlier reader's done_generation is ignored");
+	ksnap_sampler_stop(ks);
+	mutex_unlock(&ks->lock);
+	ksnap_release(NULL, &f->file);
+	ksnap_fixture_free(f);
+}
+
+static struct kunit_case ksnap_sampler_cases[] = {
+	KUNIT_CASE(ksnap_sampler_records_carry_positions),
+	KUNIT_CASE(ksnap_sampler_drop_counts_lost),
+	KUNIT_CASE(ksnap_sampler_overwrite_keeps_newest),
+	KUNIT_CASE_PARAM(ksnap_sampler_bad_tail_is_full,
+			 ksnap_bad_tail_gen_params),
+	KUNIT_CASE(ksnap_sampler_wakes_at_the_mark),
+	KUNIT_CASE(ksnap_sampler_monotonic_never_steps_back),
+	KUNIT_CASE(ksnap_sampler_gone_cgroup_freezes),
+	KUNIT_CASE_PARAM(ksnap_sampler_missed_periods, ksnap_missed_gen_params),
+	KUNIT_CASE(ksnap_sampler_start_race_loses_nothing),
+	KUNIT_CASE(ksnap_sampler_old_tail_is_free),
+	KUNIT_CASE(ksnap_sampler_reader_session),
+	{}
+};
+
+static struct kunit_suite ksnap_sampler_suite = {
+	.name = "ksnap_sampler",
+	.test_cases = ksnap_sampler_cases,
+};
+
+kunit_test_suite(ksnap_sampler_suite);
