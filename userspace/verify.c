@@ -3,7 +3,8 @@
  * ksnap-verify: check a profiling-metrics stream (plain or lossy) read
  * from a file or stdin, report what is missing, cut, damaged or duplicated,
  * and optionally write the intact rows as a plain stream.  The work is in
- * verify_parse.c.
+ * ksnap_verify() (verify_report.h), over the stream parser of
+ * verify_check.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,7 @@
 #include <unistd.h>
 
 #include "ksnap_abi.h"
-#include "verify_parse.h"
+#include "verify_report.h"
 
 #ifndef KSNAP_VERSION
 #define KSNAP_VERSION "0.1"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "verify_parse.h"
+#include "verify_report.h"
 
 static FILE *null_out;
 
