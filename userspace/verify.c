@@ -219,6 +219,81 @@ static int read_all(int fd, char **bufp, size_t *lenp)
 	return 0;
 }
 
+/* The input, whole: FILE or stdin.  Says why not. */
+static int read_input(const char *input, const char *in_name, char **buf,
+		      size_t *len)
+{
+	int fd = STDIN_FILENO, ret;
+
+	if (input) {
+		fd = open(input, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			fprintf(stderr, "ksnap-verify: %s: %s\n", in_name,
+				strerror(-ret));
+			return ret;
+		}
+	}
+	ret = read_all(fd, buf, len);
+	if (input)
+		close(fd);
+	if (ret)
+		fprintf(stderr, "ksnap-verify: %s: read: %s\n", in_name,
+			strerror(-ret));
+	return ret;
+}
+
+/* --tsv FILE, or "-": stdout, the report then going to stderr. */
+static int open_tsv(const char *name, FILE **tsv, FILE **rep)
+{
+	if (!strcmp(name, "-")) {
+		*tsv = stdout;
+		*rep = stderr;
+		return 0;
+	}
+	*tsv = fopen(name, "we");
+	if (!*tsv) {
+		int ret = -errno;
+
+		fprintf(stderr, "ksnap-verify: %s: %s\n", name,
+			strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* Write errors of the TSV show when it is closed or flushed. */
+static int close_tsv(const char *name, FILE *tsv)
+{
+	if (tsv && tsv != stdout && fclose(tsv)) {
+		fprintf(stderr, "ksnap-verify: %s: %s\n", name,
+			strerror(errno));
+		return -EIO;
+	}
+	if (tsv == stdout && fflush(stdout)) {
+		fprintf(stderr, "ksnap-verify: <stdout>: %s\n",
+			strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static void print_summary(FILE *rep, const char *in_name, int status,
+			  const struct ksnap_verify_result *res)
+{
+	fprintf(rep, "%s: %s: %u stream%s, %llu rows intact, %llu cut or "
+		"damaged, %llu missing, %llu duplicate lines, %llu foreign "
+		"lines\n", in_name,
+		status == KSNAP_VERIFY_INTACT ? "intact" :
+		status == KSNAP_VERIFY_DAMAGED ? "damaged, rows recovered" :
+		"unusable", res->streams, res->streams == 1 ? "" : "s",
+		(unsigned long long)res->rows,
+		(unsigned long long)res->rows_bad,
+		(unsigned long long)res->rows_missing,
+		(unsigned long long)res->dup_lines,
+		(unsigned long long)res->foreign);
+}
+
 int main(int argc, char **argv)
 {
 	struct ksnap_verify_opts vo = { 0 };
@@ -228,65 +303,25 @@ int main(int argc, char **argv)
 	FILE *tsv = NULL, *rep = stdout;
 	char *buf = NULL;
 	size_t len = 0;
-	int fd = STDIN_FILENO, ret, status;
+	int status;
 
 	parse_options(argc, argv, &opt);
 	in_name = opt.input ? opt.input : "<stdin>";
-	if (opt.input) {
-		fd = open(opt.input, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			fprintf(stderr, "ksnap-verify: %s: %s\n", in_name,
-				strerror(errno));
-			return KSNAP_VERIFY_UNUSABLE;
-		}
-	}
-	ret = read_all(fd, &buf, &len);
-	if (opt.input)
-		close(fd);
-	if (ret) {
-		fprintf(stderr, "ksnap-verify: %s: read: %s\n", in_name,
-			strerror(-ret));
+	if (read_input(opt.input, in_name, &buf, &len))
 		return KSNAP_VERIFY_UNUSABLE;
-	}
 	if (opt.tsv) {
-		if (!strcmp(opt.tsv, "-")) {
-			tsv = stdout;
-			rep = stderr;
-		} else {
-			tsv = fopen(opt.tsv, "we");
-			if (!tsv) {
-				fprintf(stderr, "ksnap-verify: %s: %s\n",
-					opt.tsv, strerror(errno));
-				free(buf);
-				return KSNAP_VERIFY_UNUSABLE;
-			}
+		if (open_tsv(opt.tsv, &tsv, &rep)) {
+			free(buf);
+			return KSNAP_VERIFY_UNUSABLE;
 		}
 		vo.tsv_stream = opt.stream;
 	}
 	vo.quiet = opt.quiet;
 
 	status = ksnap_verify(buf, len, &vo, rep, tsv, &res);
-	fprintf(rep, "%s: %s: %u stream%s, %llu rows intact, %llu cut or "
-		"damaged, %llu missing, %llu duplicate lines, %llu foreign "
-		"lines\n", in_name,
-		status == KSNAP_VERIFY_INTACT ? "intact" :
-		status == KSNAP_VERIFY_DAMAGED ? "damaged, rows recovered" :
-		"unusable", res.streams, res.streams == 1 ? "" : "s",
-		(unsigned long long)res.rows,
-		(unsigned long long)res.rows_bad,
-		(unsigned long long)res.rows_missing,
-		(unsigned long long)res.dup_lines,
-		(unsigned long long)res.foreign);
+	print_summary(rep, in_name, status, &res);
 	free(buf);
-	if (tsv && tsv != stdout && fclose(tsv)) {
-		fprintf(stderr, "ksnap-verify: %s: %s\n", opt.tsv,
-			strerror(errno));
+	if (close_tsv(opt.tsv, tsv))
 		return KSNAP_VERIFY_UNUSABLE;
-	}
-	if (tsv == stdout && fflush(stdout)) {
-		fprintf(stderr, "ksnap-verify: <stdout>: %s\n",
-			strerror(errno));
-		return KSNAP_VERIFY_UNUSABLE;
-	}
 	return status;
 }
