@@ -84,31 +84,61 @@ static inline void sb_adler(struct sb *b)
 	sb_raw(b, "GVISOR_METRICS\tADLER32\t0x%lx\n", b->sum);
 }
 
-#define SB_STATS_FMT "STATS\t{\"collection_rate\":%u,\"cheap_start_nanos\":0," \
-	"\"cheap_last_collection_nanos\":%u,\"total_snapshots\":%u}"
-
-/*
- * A whole stream: META for metric "m" and "n", START_TIME, header with
- * columns m and n[x], rows at t = 1000 * (i + 1) for i in [0, rows)
- * except those in skip (a bit mask), STATS for rows written at period
- * 1000, and (lossy) ADLER32.
- */
-static inline void sb_stream(struct sb *b, unsigned int rows,
-			     unsigned long skip)
+/* META for metrics "m" and "n", START_TIME, header: columns m and n[x]. */
+static inline void sb_head(struct sb *b)
 {
-	unsigned int i;
-
 	sb_line(b, "META\tm\t{\"name\":\"m\"}");
 	sb_line(b, "META\tn\t{\"name\":\"n\"}");
 	sb_line(b, "START_TIME\t1700000000000000000");
 	sb_line(b, "Time (ns)\tm\tn[x]%s", b->lossy ? "\tChecksum" : "");
+}
+
+/* Row i: at t = 1000 * (i + 1), values 10 * i and 10 * i + 1. */
+static inline void sb_row(struct sb *b, unsigned int i)
+{
+	sb_line(b, "%u\t%u\t%u", 1000 * (i + 1), 10 * i, 10 * i + 1);
+}
+
+/* STATS: period 1000, rows written, more keys (",\"k\":v..." or ""). */
+static inline void sb_stats(struct sb *b, unsigned int rows, const char *more)
+{
+	sb_line(b, "STATS\t{\"collection_rate\":1000,\"cheap_start_nanos\":0,"
+		"\"cheap_last_collection_nanos\":%u,\"total_snapshots\":%u%s}",
+		1000 * rows, rows, more);
+}
+
+/*
+ * A whole stream: sb_head(), rows 0 to rows - 1, STATS saying they were
+ * written, and (lossy) ADLER32.  Lines: 1-2 META, 3 START_TIME, 4 the
+ * header, row i at line 5 + i.
+ */
+static inline void sb_stream(struct sb *b, unsigned int rows)
+{
+	unsigned int i;
+
+	sb_head(b);
 	for (i = 0; i < rows; i++)
-		if (!(skip & (1UL << i)))
-			sb_line(b, "%u\t%u\t%u", 1000 * (i + 1), 10 * i,
-				10 * i + 1);
-	sb_line(b, SB_STATS_FMT, 1000, 1000 * rows, rows);
+		sb_row(b, i);
+	sb_stats(b, rows, "");
 	if (b->lossy)
 		sb_adler(b);
+}
+
+/* Remove line no (1-based) from the log, as a lossy pipeline would. */
+static inline void sb_drop(struct sb *b, unsigned int no)
+{
+	char *p = b->buf, *end = b->buf + b->len, *eol;
+
+	while (--no) {
+		eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			return;
+		p = eol + 1;
+	}
+	eol = memchr(p, '\n', (size_t)(end - p));
+	eol = eol ? eol + 1 : end;
+	memmove(p, eol, (size_t)(end - eol));
+	b->len -= (size_t)(eol - p);
 }
 
 #endif /* KSNAP_TEST_VERIFY_BUILD_H */
