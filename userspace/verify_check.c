@@ -106,9 +106,10 @@ static void check_structure(struct ksv_stream *s)
 		missing_line(s, KSV_K_START, 0);
 	if (!s->info.has_header)
 		missing_line(s, KSV_K_HEADER, 0);
+	/* Nothing lost (the sum says), nothing dropped (a line whose
+	 * prefix or "<TAB>0x" was altered is kept): ended so on purpose. */
 	if (!s->has_stats && s->info.lossy && s->has_adler &&
-	    s->sum_all == s->said && !s->info.bad_lines) {
-		/* Nothing lost (the sum says): ended so on purpose. */
+	    s->sum_all == s->said && s->info.bad_lines == s->repaired) {
 		struct ksv_finding f = { .what = KSV_ENDED_NO_STATS };
 
 		ksv_emit(s, &f);

@@ -144,6 +144,7 @@ static void repaired_line(struct ksv_stream *s, const struct ksv_line *l)
 
 	ksv_flush_dups(s);
 	s->info.bad_lines++;
+	s->repaired++;
 	about_line(&f, l);
 	f.bad.state = KSV_S_DAMAGED;
 	f.bad.prefix_bad = l->prefix_bad;

@@ -40,6 +40,7 @@ struct ksv_stream {
 	uint32_t *bad_after;
 	size_t cap_bad;
 	uint64_t rows_bad;		/* cut or damaged rows */
+	uint64_t repaired;		/* bad lines whose content was kept */
 	uint64_t orphans;		/* rows before any header */
 	uLong sum_all, sum_nodup;	/* whole-stream, lossy */
 	uint32_t said;			/* the ADLER32 line's */

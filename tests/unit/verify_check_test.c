@@ -211,6 +211,28 @@ static void lossy_file_ended_without_stats_is_intact(void **state)
 	assert_int_equal(g.info[0].status, KSNAP_VERIFY_INTACT);
 }
 
+/* A prefix byte altered loses nothing: the file still ended on purpose. */
+static void kept_line_does_not_make_an_ended_file_miss_stats(void **state)
+{
+	unsigned int i;
+
+	sb_init(&b, true);
+	sb_head(&b);
+	for (i = 0; i < 3; i++)
+		sb_row(&b, i);
+	sb_adler(&b);
+	b.buf[b.buf[0] == 'G' ? 1 : 0] = 'x';	/* line 1: "GxISOR_..." */
+	walk(&g, b.buf, b.len);
+	must_find(&g, KSV_REPAIRED_LINE, 0);
+	must_find(&g, KSV_ENDED_NO_STATS, 0);
+	if (find(&g, KSV_MISSING_LINE, 0))
+		fail_msg("expected no missing line (the checksum matches), "
+			 "got the %s line missing",
+			 find(&g, KSV_MISSING_LINE, 0)->kind == KSV_K_STATS ?
+			 "STATS" : "another");
+	expect_u64("missing lines", 0, g.info[0].missing_lines);
+}
+
 static void gap_the_module_made_is_explained(void **state)
 {
 	const struct ksv_finding *f;
@@ -278,6 +300,7 @@ int main(void)
 		cmocka_unit_test(new_start_time_takes_the_meta_lines_before_it),
 		cmocka_unit_test(header_column_without_meta_is_missing),
 		cmocka_unit_test(lossy_file_ended_without_stats_is_intact),
+		cmocka_unit_test(kept_line_does_not_make_an_ended_file_miss_stats),
 		cmocka_unit_test(gap_the_module_made_is_explained),
 		cmocka_unit_test(checksum_mismatch_alone_counts_a_missing_line),
 		cmocka_unit_test(row_before_the_header_is_an_orphan),
