@@ -36,9 +36,16 @@
  *      ksv_stream_stats_each()  every STATS key and value as text;
  *      ksv_stream_stats_json()  the STATS JSON as written.
  *
- * A non-zero return from begin or end stops the walk and is returned.
- * ksv_walk() returns 0, -ENOENT when the log holds no stream (log->lines
- * says how many lines it read), -ENOMEM.
+ * A non-zero return from begin or end stops the walk and is returned, as
+ * does one from an accessor's callback stop the accessor.  ksv_walk()
+ * returns 0, -ENOENT when the log holds no stream (log->lines says how
+ * many lines it read), -ENOMEM.  log also has the variant, the number
+ * of lines, of foreign lines and of streams checked.
+ *
+ * For a chart: the rows give the series; the findings with a line and a
+ * time (BAD_LINE, REPAIRED_LINE, DUPLICATE, OUT_OF_ORDER) and the GAP
+ * findings (every gap in time, explained ones included: those STATS
+ * accounts for as the module's drops) give where the data is damaged.
  *
  * Memory: the walk keeps, per stream, one small record per intact row
  * (its time and where its line is, for duplicates and time order) and
@@ -121,7 +128,8 @@ enum ksv_what {
 	KSV_EARLIER_FILES,	/* STATS counts rows of the files before a
 				 * reopen (information) */
 	KSV_EXTRA_ROWS,		/* more rows than STATS says (a note) */
-	KSV_GAP,		/* rows missing between two intact rows */
+	KSV_GAP,		/* a gap in time between two intact rows,
+				 * one per gap */
 	KSV_GAPS_UNCOUNTED,	/* gaps, and no STATS to count rows by */
 	KSV_GAPS_DROPPED,	/* the gaps are the module's drops (note) */
 	KSV_MISSING_ROWS,	/* rows STATS counts, not in the stream */
@@ -146,8 +154,9 @@ struct ksv_where {
 struct ksv_finding {
 	enum ksv_what what;
 	/* The line: BAD_LINE, REPAIRED_LINE, ORPHAN_ROW, OUT_OF_ORDER,
-	 * AFTER_ADLER; the header's for NO_META; MISSING_LINE of an
-	 * ADLER32: the stream's last line.  0: none. */
+	 * AFTER_ADLER; DUPLICATE: its first; GAP: the row after it; the
+	 * header's for NO_META; MISSING_LINE of an ADLER32: the stream's
+	 * last line.  0: none. */
 	uint32_t line;
 	enum ksv_kind kind;	/* its type; MISSING_LINE: the one missing */
 	bool has_t;		/* t: the row's time (BAD_LINE: as read from */
@@ -176,7 +185,8 @@ struct ksv_finding {
 			uint64_t slots;		/* rows that fit in it */
 			uint32_t from_line, to_line;
 			uint64_t from_t, to_t;
-			bool explained;	/* STATS counts no row missing */
+			bool explained;	/* STATS counts no row missing:
+					 * not lines lost */
 		} gap;
 		struct {		/* FOREIGN */
 			uint64_t count;
