@@ -3,7 +3,8 @@
  * ksnap-verify: check a profiling-metrics stream (plain or lossy) read
  * from a file or stdin, report what is missing, cut, damaged or duplicated,
  * and optionally write the intact rows as a plain stream.  The work is in
- * verify_parse.c.
+ * ksnap_verify() (verify_report.h), over the stream parser of
+ * verify_check.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,99 +15,13 @@
 #include <unistd.h>
 
 #include "ksnap_abi.h"
-#include "verify_parse.h"
+#include "verify_report.h"
+/* usage_text: ksnap-verify.1 as --help prints it (gen-usage). */
+#include "ksnap-verify-usage.h"
 
 #ifndef KSNAP_VERSION
 #define KSNAP_VERSION "0.1"
 #endif
-
-static const char usage_text[] =
-"Usage: ksnap-verify [-q] [--tsv FILE|-] [--stream N] [FILE|-]\n"
-"       ksnap-verify -h | --help\n"
-"       ksnap-verify -V | --version\n"
-"\n"
-"Check a gVisor profiling-metrics stream written by ksnapd (or gVisor).\n"
-"\n"
-"DESCRIPTION\n"
-"  ksnap-verify reads FILE (default, or \"-\": standard input), finds the\n"
-"  stream in it and tells whether it is intact.  The variant is detected:\n"
-"  lossy if the first stream line starts with \"GVISOR_METRICS<TAB>\", plain\n"
-"  if it is a META, START_TIME or \"Time (ns)\" line.  Lines that are not\n"
-"  part of the stream (other programs' log lines before, after and between\n"
-"  its lines; in a lossy log, every line without the prefix) are skipped\n"
-"  and counted; empty lines are skipped silently.\n"
-"\n"
-"  Every lossy line's Adler-32 is checked, then the whole-stream Adler-32\n"
-"  of the final ADLER32 line.  Each finding names the input line number\n"
-"  and, for rows, the row time (ns since the collection started):\n"
-"\n"
-"  cut        a stream line that ends early: no \"<TAB>0x<hex>\" checksum\n"
-"             at its end, or one cut inside its digits, fewer fields than\n"
-"             the header, or (plain) no newline at the end of the input.\n"
-"  damaged    a line whose own checksum does not match (or has a digit\n"
-"             replaced), or whose contents are invalid (bad number,\n"
-"             unknown line type, a second header or STATS line that\n"
-"             differs from the first).  A lossy line with one byte of its\n"
-"             \"GVISOR_METRICS<TAB>\" prefix or of the \"<TAB>0x\" of its\n"
-"             checksum altered is damaged, not foreign or cut; it is kept\n"
-"             when its checksum still matches its content.\n"
-"  duplicate  a line identical to an earlier one of the same stream (rows:\n"
-"             same time, same values), e.g. a flush block written twice.\n"
-"             Reported as ranges of lines and dropped.\n"
-"  missing    rows: STATS' total_snapshots (the rows the writer wrote)\n"
-"             minus the rows found, intact or not.  They are located by\n"
-"             the gaps in time larger than 1.5 periods between consecutive\n"
-"             rows; snapshots the module itself dropped (STATS\n"
-"             ksnap_snapshots_lost, ksnap_periods_missed) also leave gaps\n"
-"             and are not counted as missing.  Other lines: a stream\n"
-"             without START_TIME, header, STATS or (lossy) ADLER32, or a\n"
-"             column without its META line.  A whole-stream checksum that\n"
-"             does not match although every line present is intact also\n"
-"             reports lines missing or altered.  A file ksnapd began at a\n"
-"             SIGHUP (log rotation) is a whole stream: its STATS counts\n"
-"             the rows of the files before it apart\n"
-"             (ksnapd_rows_in_earlier_files); those files have no STATS,\n"
-"             which is not missing in a lossy one whose whole-stream\n"
-"             checksum matches.\n"
-"\n"
-"  Then it prints the STATS figures with gVisor's warnings: capture below\n"
-"  99% of the expected snapshots, average lateness (sleep timing error)\n"
-"  or read time (collection timing error) above 10% of the period,\n"
-"  backoff above 5% of the capture.  With ksnapd's keys it checks the\n"
-"  accounting: ksnap_snapshots_taken = total_snapshots (rows) +\n"
-"  ksnap_snapshots_lost + ksnapd_rows_dropped +\n"
-"  ksnapd_snapshots_overwritten + ksnapd_first_position (snapshots read\n"
-"  by an earlier ksnapd, whose rows are in another file: a stream that\n"
-"  resumed a collection, FILE.resumed.N; the capture counts them).\n"
-"\n"
-"  A log may hold several streams, one per collection (ksnapd writing to\n"
-"  standard output): a new stream begins at a META or START_TIME line after\n"
-"  a STATS or ADLER32 line, or at a START_TIME with another value.  Each\n"
-"  is checked and numbered from 1.\n"
-"\n"
-"OPTIONS\n"
-"      --tsv FILE     Write the intact lines of the stream (META,\n"
-"                     START_TIME, header, rows in time order, STATS) as a\n"
-"                     plain stream to FILE (\"-\": standard output; the\n"
-"                     report then goes to standard error).  Cut, damaged and\n"
-"                     duplicate lines are left out.\n"
-"      --stream N     With --tsv: the stream to write (default 1).\n"
-"  -q, --quiet        Report only the summary, not every finding.\n"
-"  -h, --help         Show this help and exit.\n"
-"  -V, --version      Show the version and exit.\n"
-"\n"
-"EXIT STATUS\n"
-"  0  every stream is complete and intact (foreign lines do not count)\n"
-"  1  damage found (lines cut, damaged, duplicated or missing), but the\n"
-"     column header is intact and the intact rows were recovered\n"
-"  2  unusable: no stream found, no column header (in a log of several\n"
-"     streams: no stream with one, e.g. a journal that starts in the middle\n"
-"     of a stream is status 1 if a later stream yields rows), or the input\n"
-"     could not be read; also usage errors\n"
-"\n"
-"EXAMPLES\n"
-"  ksnap-verify /var/log/ksnap/ksnap.tsv\n"
-"  journalctl -u ksnapd -o cat | ksnap-verify --tsv recovered.tsv\n";
 
 struct options {
 	const char *input;	/* NULL: stdin */
@@ -218,6 +133,81 @@ static int read_all(int fd, char **bufp, size_t *lenp)
 	return 0;
 }
 
+/* The input, whole: FILE or stdin.  Says why not. */
+static int read_input(const char *input, const char *in_name, char **buf,
+		      size_t *len)
+{
+	int fd = STDIN_FILENO, ret;
+
+	if (input) {
+		fd = open(input, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			fprintf(stderr, "ksnap-verify: %s: %s\n", in_name,
+				strerror(-ret));
+			return ret;
+		}
+	}
+	ret = read_all(fd, buf, len);
+	if (input)
+		close(fd);
+	if (ret)
+		fprintf(stderr, "ksnap-verify: %s: read: %s\n", in_name,
+			strerror(-ret));
+	return ret;
+}
+
+/* --tsv FILE, or "-": stdout, the report then going to stderr. */
+static int open_tsv(const char *name, FILE **tsv, FILE **rep)
+{
+	if (!strcmp(name, "-")) {
+		*tsv = stdout;
+		*rep = stderr;
+		return 0;
+	}
+	*tsv = fopen(name, "we");
+	if (!*tsv) {
+		int ret = -errno;
+
+		fprintf(stderr, "ksnap-verify: %s: %s\n", name,
+			strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* Write errors of the TSV show when it is closed or flushed. */
+static int close_tsv(const char *name, FILE *tsv)
+{
+	if (tsv && tsv != stdout && fclose(tsv)) {
+		fprintf(stderr, "ksnap-verify: %s: %s\n", name,
+			strerror(errno));
+		return -EIO;
+	}
+	if (tsv == stdout && fflush(stdout)) {
+		fprintf(stderr, "ksnap-verify: <stdout>: %s\n",
+			strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static void print_summary(FILE *rep, const char *in_name, int status,
+			  const struct ksnap_verify_result *res)
+{
+	fprintf(rep, "%s: %s: %u stream%s, %llu rows intact, %llu cut or "
+		"damaged, %llu missing, %llu duplicate lines, %llu foreign "
+		"lines\n", in_name,
+		status == KSNAP_VERIFY_INTACT ? "intact" :
+		status == KSNAP_VERIFY_DAMAGED ? "damaged, rows recovered" :
+		"unusable", res->streams, res->streams == 1 ? "" : "s",
+		(unsigned long long)res->rows,
+		(unsigned long long)res->rows_bad,
+		(unsigned long long)res->rows_missing,
+		(unsigned long long)res->dup_lines,
+		(unsigned long long)res->foreign);
+}
+
 int main(int argc, char **argv)
 {
 	struct ksnap_verify_opts vo = { 0 };
@@ -227,65 +217,25 @@ int main(int argc, char **argv)
 	FILE *tsv = NULL, *rep = stdout;
 	char *buf = NULL;
 	size_t len = 0;
-	int fd = STDIN_FILENO, ret, status;
+	int status;
 
 	parse_options(argc, argv, &opt);
 	in_name = opt.input ? opt.input : "<stdin>";
-	if (opt.input) {
-		fd = open(opt.input, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			fprintf(stderr, "ksnap-verify: %s: %s\n", in_name,
-				strerror(errno));
-			return KSNAP_VERIFY_UNUSABLE;
-		}
-	}
-	ret = read_all(fd, &buf, &len);
-	if (opt.input)
-		close(fd);
-	if (ret) {
-		fprintf(stderr, "ksnap-verify: %s: read: %s\n", in_name,
-			strerror(-ret));
+	if (read_input(opt.input, in_name, &buf, &len))
 		return KSNAP_VERIFY_UNUSABLE;
-	}
 	if (opt.tsv) {
-		if (!strcmp(opt.tsv, "-")) {
-			tsv = stdout;
-			rep = stderr;
-		} else {
-			tsv = fopen(opt.tsv, "we");
-			if (!tsv) {
-				fprintf(stderr, "ksnap-verify: %s: %s\n",
-					opt.tsv, strerror(errno));
-				free(buf);
-				return KSNAP_VERIFY_UNUSABLE;
-			}
+		if (open_tsv(opt.tsv, &tsv, &rep)) {
+			free(buf);
+			return KSNAP_VERIFY_UNUSABLE;
 		}
 		vo.tsv_stream = opt.stream;
 	}
 	vo.quiet = opt.quiet;
 
 	status = ksnap_verify(buf, len, &vo, rep, tsv, &res);
-	fprintf(rep, "%s: %s: %u stream%s, %llu rows intact, %llu cut or "
-		"damaged, %llu missing, %llu duplicate lines, %llu foreign "
-		"lines\n", in_name,
-		status == KSNAP_VERIFY_INTACT ? "intact" :
-		status == KSNAP_VERIFY_DAMAGED ? "damaged, rows recovered" :
-		"unusable", res.streams, res.streams == 1 ? "" : "s",
-		(unsigned long long)res.rows,
-		(unsigned long long)res.rows_bad,
-		(unsigned long long)res.rows_missing,
-		(unsigned long long)res.dup_lines,
-		(unsigned long long)res.foreign);
+	print_summary(rep, in_name, status, &res);
 	free(buf);
-	if (tsv && tsv != stdout && fclose(tsv)) {
-		fprintf(stderr, "ksnap-verify: %s: %s\n", opt.tsv,
-			strerror(errno));
+	if (close_tsv(opt.tsv, tsv))
 		return KSNAP_VERIFY_UNUSABLE;
-	}
-	if (tsv == stdout && fflush(stdout)) {
-		fprintf(stderr, "ksnap-verify: <stdout>: %s\n",
-			strerror(errno));
-		return KSNAP_VERIFY_UNUSABLE;
-	}
 	return status;
 }

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ksnap-verify's checker: walk a log with the stream parser
+ * (verify_check.h), write the human-readable report of every finding and
+ * of each stream's STATS with gVisor's warnings, and optionally write one
+ * stream's intact lines back out as a plain stream (verify_tsv.h).  Pure:
+ * reads a buffer, writes to two FILEs, so the fuzz target and the tests
+ * call it directly.
+ */
+#ifndef KSNAP_VERIFY_REPORT_H
+#define KSNAP_VERIFY_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "verify_check.h"
+
+struct ksnap_verify_opts {
+	unsigned int tsv_stream;	/* stream (1-based) for tsv; 0: none */
+	bool quiet;			/* only the summary, no per-line list */
+};
+
+struct ksnap_verify_result {
+	int status;			/* KSNAP_VERIFY_* */
+	bool lossy;
+	unsigned int streams;
+	uint64_t lines;			/* input lines */
+	uint64_t foreign;		/* lines skipped as not ours */
+	uint64_t rows;			/* intact rows, all streams */
+	uint64_t rows_bad;		/* cut or damaged rows */
+	uint64_t rows_missing;		/* by STATS' count */
+	uint64_t dup_lines;		/* duplicate lines dropped */
+	uint64_t bad_lines;		/* cut or damaged lines, rows included */
+	uint64_t missing_lines;		/* non-row lines missing */
+	bool sum_ok;			/* every lossy stream's ADLER32 matched */
+};
+
+/*
+ * Check the log in buf[0, len).  The report goes to rep (may be NULL);
+ * when o->tsv_stream names a stream and tsv is not NULL, its intact lines
+ * are written to tsv as a plain stream.  Returns res->status.
+ */
+int ksnap_verify(const char *buf, size_t len,
+		 const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
+		 struct ksnap_verify_result *res);
+
+#endif /* KSNAP_VERIFY_REPORT_H */
