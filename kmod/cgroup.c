@@ -7,6 +7,25 @@
 
 #include "ksnap.h"
 
+/*
+ * The cgroup's own css of a controller, held, or NULL when the controller
+ * is not enabled for it (its parent's subtree_control lacks it) or it is
+ * going away.  As cgroup_get_e_css() without the walk to an ancestor,
+ * which 5.10 does not export.
+ */
+static struct cgroup_subsys_state *ksnap_cgroup_own_css(struct cgroup *cgrp,
+							int ssid)
+{
+	struct cgroup_subsys_state *css;
+
+	rcu_read_lock();
+	css = rcu_dereference(cgrp->subsys[ssid]);
+	if (css && !css_tryget_online(css))
+		css = NULL;
+	rcu_read_unlock();
+	return css;
+}
+
 /**
  * ksnap_cgroup_get() - resolve a cgroup v2 path and hold it
  * @cg: filled on success; release with ksnap_cgroup_put()
@@ -31,13 +50,10 @@ int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path)
 	}
 
 	memset(cg, 0, sizeof(*cg));
-	/* The effective css is an ancestor's when memory is not enabled. */
-	css = cgroup_get_e_css(cgrp, &memory_cgrp_subsys);
-	if (css && css->cgroup == cgrp) {
+	css = ksnap_cgroup_own_css(cgrp, memory_cgrp_id);
+	if (css) {
 		cg->memory = css;
 		cg->memcg = mem_cgroup_from_css(css);
-	} else if (css) {
-		css_put(css);
 	}
 	cg->cgrp = cgrp;
 	cg->psi = ksnap_cgroup_psi(cgrp);

@@ -12,6 +12,7 @@
 #include <linux/poll.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "ksnap.h"
 
 static struct ksnap *ksnap_from_file(struct file *file)
@@ -76,14 +77,14 @@ static int ksnap_mmap(struct file *file, struct vm_area_struct *vma)
 		if (!(vma->vm_flags & VM_SHARED)) {
 			if (vma->vm_flags & VM_WRITE)
 				return -EINVAL;
-			vma->vm_flags &= ~VM_MAYWRITE;
+			vm_flags_clear(vma, VM_MAYWRITE);
 		}
 	} else {
 		if (vma->vm_flags & VM_WRITE)
 			return -EPERM;
-		vma->vm_flags &= ~VM_MAYWRITE;
+		vm_flags_clear(vma, VM_MAYWRITE);
 	}
-	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND;
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND);
 	return remap_vmalloc_range(vma, ks->ring, pgoff);
 }
 
@@ -118,7 +119,7 @@ static const struct file_operations ksnap_fops = {
 	.release = ksnap_release,
 	.mmap = ksnap_mmap,
 	.poll = ksnap_poll,
-	.llseek = no_llseek,
+	/* No .llseek: nonseekable_open() makes lseek() fail with ESPIPE. */
 };
 
 int ksnap_device_init(struct ksnap *ks)

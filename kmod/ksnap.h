@@ -5,6 +5,11 @@
 
 #include <linux/bitmap.h>
 #include <linux/hrtimer.h>
+#include <linux/kernel_stat.h>
+#include <linux/memcontrol.h>
+#include <linux/mmzone.h>
+#include <linux/psi_types.h>
+#include <linux/vm_event_item.h>
 #include <linux/irq_work.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
@@ -35,6 +40,24 @@ enum ksnap_needs {
 	KSNAP_NEEDS_PSI,	/* pressure stall information on */
 };
 
+/*
+ * The kernel counter a metric reads, typed by the enum it belongs to: an
+ * item moved to another enum (PGDEMOTE_* became node stats in 6.12,
+ * NR_PAGETABLE was a zone stat in 5.10) breaks the build under
+ * -Werror=enum-conversion (Kbuild) instead of reading the wrong slot.
+ */
+union ksnap_item {
+	enum vm_event_item vm;
+	enum zone_stat_item zone;
+	enum node_stat_item node;
+	enum cpu_usage_stat cpu;
+	enum memcg_memory_event memcg_event;
+#ifdef CONFIG_PSI
+	enum psi_states psi;
+#endif
+	int other;		/* a reader's own enum (readers.h), softirqs */
+};
+
 /* metrics.c: the registry; adding a counter is one table entry. */
 struct ksnap_metric {
 	const char *name;
@@ -46,7 +69,7 @@ struct ksnap_metric {
 	bool by_default;	/* in the list when metrics= is empty */
 	u8 needs;		/* enum ksnap_needs */
 	bool monotonic;		/* may step back a little: never shown so */
-	int item;		/* the reader's argument (enum item) */
+	union ksnap_item item;	/* the reader's argument */
 	u32 scale;		/* the reader's unit conversion, if any */
 	/*
 	 * Called from the hrtimer (hardirq): no sleeping, no locks.  A metric

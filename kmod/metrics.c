@@ -52,6 +52,7 @@
 #include <linux/tick.h>
 #include <linux/vmstat.h>
 
+#include "compat.h"
 #include "ksnap.h"
 #include "parse.h"
 
@@ -62,7 +63,7 @@
  * each states the unit after its last comma.
  */
 #define __KSNAP_VM_EVENT(_name, _item, _default) {			\
-	.name = _name, .item = _item, .unit = "count",			\
+	.name = _name, .item.vm = _item, .unit = "count",		\
 	.desc = "VM event counter of /proc/vmstat, summed over CPUs, count", \
 	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,	\
 	.by_default = _default, .read_cpu = ksnap_read_vm_event,	\
@@ -73,7 +74,7 @@
 	__KSNAP_VM_EVENT(_name, _item, true)
 
 #define __KSNAP_ZONE_STATE(_name, _item, _default) {			\
-	.name = _name, .item = _item, .unit = "pages",			\
+	.name = _name, .item.zone = _item, .unit = "pages",		\
 	.desc = "zone page state of /proc/vmstat, all zones, pages",	\
 	.freshness = KSNAP_FRESH_1S, .by_default = _default,		\
 	.read = ksnap_read_zone_state,					\
@@ -85,32 +86,32 @@
 	__KSNAP_ZONE_STATE(_name, _item, true)
 
 #define KSNAP_NODE_PAGES(_name, _item) {				\
-	.name = _name, .item = _item, .unit = "pages",			\
+	.name = _name, .item.node = _item, .unit = "pages",			\
 	.desc = "node page state of /proc/vmstat, all nodes, pages",	\
 	.freshness = KSNAP_FRESH_1S, .read = ksnap_read_node_state,	\
 }
 
 #define KSNAP_NODE_KIB(_name, _item) {					\
-	.name = _name, .item = _item, .unit = "KiB",			\
+	.name = _name, .item.node = _item, .unit = "KiB",			\
 	.desc = "node state of /proc/vmstat, all nodes, KiB",		\
 	.freshness = KSNAP_FRESH_1S, .read = ksnap_read_node_state,	\
 }
 
 #define KSNAP_NODE_COUNT(_name, _item) {				\
-	.name = _name, .item = _item, .unit = "count",			\
+	.name = _name, .item.node = _item, .unit = "count",			\
 	.desc = "node state of /proc/vmstat, all nodes, count",	\
 	.freshness = KSNAP_FRESH_1S, .read = ksnap_read_node_state,	\
 }
 
 #define KSNAP_NODE_EVENT(_name, _item) {				\
-	.name = _name, .item = _item, .unit = "count",			\
+	.name = _name, .item.node = _item, .unit = "count",			\
 	.desc = "node event counter of /proc/vmstat, all nodes, count",	\
 	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_1S,	\
 	.read = ksnap_read_node_state,					\
 }
 
 #define __KSNAP_CPU_TIME(_key, _item, _desc, _monotonic) {		\
-	.name = "cpu." _key, .item = _item, .unit = "ns",		\
+	.name = "cpu." _key, .item.cpu = _item, .unit = "ns",		\
 	.desc = _desc ", /proc/stat cpu line, all CPUs, ns",		\
 	.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,		\
 	.freshness = KSNAP_FRESH_TICK, .read_cpu = ksnap_read_cpu_time,	\
@@ -124,20 +125,21 @@
 	__KSNAP_CPU_TIME(_key, _item, _desc, true)
 
 #define KSNAP_SOFTIRQ(_key, _item) {					\
-	.name = "softirqs." _key, .item = _item, .unit = "count",	\
+	.name = "softirqs." _key, .item.other = _item, .unit = "count",	\
 	.desc = "softirqs of this type run (/proc/softirqs), count",	\
 	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,	\
 	.read_cpu = ksnap_read_softirq,					\
 }
 
 #define KSNAP_LOADAVG(_key, _item) {					\
-	.name = "loadavg." _key, .item = _item, .unit = "load/1000",	\
+	.name = "loadavg." _key, .item.other = _item,			\
+	.unit = "load/1000",						\
 	.desc = "load average of /proc/loadavg x1000 (5 s updates), load/1000", \
 	.freshness = KSNAP_FRESH_LIVE, .read = ksnap_read_loadavg,	\
 }
 
 #define KSNAP_PSI(_name, _item) {					\
-	.name = _name, .item = _item, .unit = "ns",			\
+	.name = _name, .item.psi = _item, .unit = "ns",			\
 	.desc = "system stall total of /proc/pressure/ (total=, in us there), ns", \
 	.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,		\
 	.freshness = KSNAP_FRESH_2S, .needs = KSNAP_NEEDS_PSI,		\
@@ -145,7 +147,7 @@
 }
 
 #define KSNAP_CG_PSI(_name, _item) {					\
-	.name = _name, .item = _item, .unit = "ns",			\
+	.name = _name, .item.psi = _item, .unit = "ns",			\
 	.desc = "stall total of the cgroup's *.pressure (total=, in us there), ns", \
 	.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,		\
 	.freshness = KSNAP_FRESH_2S, .per_cgroup = true,		\
@@ -153,7 +155,7 @@
 }
 
 #define KSNAP_MEMCG(_name, _item, _desc, _default) {			\
-	.name = _name, .item = _item, .unit = "bytes",			\
+	.name = _name, .item.other = _item, .unit = "bytes",		\
 	.desc = _desc ", bytes",					\
 	.freshness = KSNAP_FRESH_LIVE, .per_cgroup = true,		\
 	.needs = KSNAP_NEEDS_MEMCG, .by_default = _default,		\
@@ -161,7 +163,7 @@
 }
 
 #define KSNAP_MEMCG_EVENT(_name, _item) {				\
-	.name = _name, .item = _item, .unit = "count",			\
+	.name = _name, .item.memcg_event = _item, .unit = "count",	\
 	.desc = "memory event of the cgroup and its descendants, count", \
 	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,	\
 	.per_cgroup = true, .needs = KSNAP_NEEDS_MEMCG,			\
@@ -169,16 +171,18 @@
 }
 
 #define KSNAP_MEMCG_STAT(_name, _item, _scale) {			\
-	.name = _name, .item = _item, .unit = "bytes", .scale = _scale,	\
-	.desc = "memory.stat item, subtree, as of the last rstat flush, bytes", \
-	.freshness = KSNAP_FRESH_2S, .per_cgroup = true,		\
+	.name = _name, .item.node = _item, .unit = "bytes",		\
+	.scale = _scale, .freshness = KSNAP_MEMCG_STAT_FRESH,		\
+	.desc = "memory.stat item, subtree, " KSNAP_MEMCG_STAT_WHEN ", bytes", \
+	.per_cgroup = true,						\
 	.needs = KSNAP_NEEDS_MEMCG, .read = ksnap_read_memcg_stat,	\
 }
 
 #define KSNAP_MEMCG_STAT_EVENT(_name, _item) {				\
-	.name = _name, .item = _item, .unit = "count",			\
-	.desc = "memory.stat event, subtree, as of the last rstat flush, count", \
-	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_2S,	\
+	.name = _name, .item.node = _item, .unit = "count",		\
+	.desc = "memory.stat event, subtree, " KSNAP_MEMCG_STAT_WHEN ", count", \
+	.flags = KSNAP_COL_CUMULATIVE,					\
+	.freshness = KSNAP_MEMCG_STAT_FRESH,				\
 	.per_cgroup = true, .needs = KSNAP_NEEDS_MEMCG,			\
 	.read = ksnap_read_memcg_stat,					\
 }
@@ -200,7 +204,7 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("pgalloc_high", PGALLOC_HIGH),
 #endif
 	KSNAP_VM_EVENT("pgalloc_movable", PGALLOC_MOVABLE),
-#ifdef CONFIG_ZONE_DEVICE
+#if defined(CONFIG_ZONE_DEVICE) && KSNAP_SINCE(6, 0)
 	KSNAP_VM_EVENT("pgalloc_device", PGALLOC_DEVICE),
 #endif
 #ifdef CONFIG_ZONE_DMA
@@ -214,7 +218,7 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("allocstall_high", ALLOCSTALL_HIGH),
 #endif
 	KSNAP_VM_EVENT("allocstall_movable", ALLOCSTALL_MOVABLE),
-#ifdef CONFIG_ZONE_DEVICE
+#if defined(CONFIG_ZONE_DEVICE) && KSNAP_SINCE(6, 0)
 	KSNAP_VM_EVENT("allocstall_device", ALLOCSTALL_DEVICE),
 #endif
 #ifdef CONFIG_ZONE_DMA
@@ -228,7 +232,7 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("pgskip_high", PGSCAN_SKIP_HIGH),
 #endif
 	KSNAP_VM_EVENT("pgskip_movable", PGSCAN_SKIP_MOVABLE),
-#ifdef CONFIG_ZONE_DEVICE
+#if defined(CONFIG_ZONE_DEVICE) && KSNAP_SINCE(6, 0)
 	KSNAP_VM_EVENT("pgskip_device", PGSCAN_SKIP_DEVICE),
 #endif
 	KSNAP_VM_EVENT("pgfree", PGFREE),
@@ -242,8 +246,11 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("pgreuse", PGREUSE),
 	KSNAP_VM_EVENT("pgsteal_kswapd", PGSTEAL_KSWAPD),
 	KSNAP_VM_EVENT("pgsteal_direct", PGSTEAL_DIRECT),
+#if KSNAP_SINCE(5, 18) && !KSNAP_SINCE(6, 11)
+	/* VM events until they became node stats (below). */
 	KSNAP_VM_EVENT("pgdemote_kswapd", PGDEMOTE_KSWAPD),
 	KSNAP_VM_EVENT("pgdemote_direct", PGDEMOTE_DIRECT),
+#endif
 	KSNAP_VM_EVENT("pgscan_kswapd", PGSCAN_KSWAPD),
 	KSNAP_VM_EVENT("pgscan_direct", PGSCAN_DIRECT),
 	KSNAP_VM_EVENT("pgscan_direct_throttle", PGSCAN_DIRECT_THROTTLE),
@@ -293,7 +300,7 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("htlb_buddy_alloc_success", HTLB_BUDDY_PGALLOC),
 	KSNAP_VM_EVENT("htlb_buddy_alloc_fail", HTLB_BUDDY_PGALLOC_FAIL),
 #endif
-#ifdef CONFIG_CMA
+#if defined(CONFIG_CMA) && KSNAP_SINCE(5, 16)
 	KSNAP_VM_EVENT("cma_alloc_success", CMA_ALLOC_SUCCESS),
 	KSNAP_VM_EVENT("cma_alloc_fail", CMA_ALLOC_FAIL),
 #endif
@@ -318,9 +325,11 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("thp_split_page_failed", THP_SPLIT_PAGE_FAILED),
 	KSNAP_VM_EVENT("thp_deferred_split_page", THP_DEFERRED_SPLIT_PAGE),
 	KSNAP_VM_EVENT("thp_split_pmd", THP_SPLIT_PMD),
+#if KSNAP_SINCE(5, 12)
 	KSNAP_VM_EVENT("thp_scan_exceed_none_pte", THP_SCAN_EXCEED_NONE_PTE),
 	KSNAP_VM_EVENT("thp_scan_exceed_swap_pte", THP_SCAN_EXCEED_SWAP_PTE),
 	KSNAP_VM_EVENT("thp_scan_exceed_share_pte", THP_SCAN_EXCEED_SHARED_PTE),
+#endif
 #ifdef CONFIG_HAVE_ARCH_TRANSPARENT_HUGEPAGE_PUD
 	KSNAP_VM_EVENT("thp_split_pud", THP_SPLIT_PUD),
 #endif
@@ -345,18 +354,18 @@ const struct ksnap_metric ksnap_metrics[] = {
 #ifdef CONFIG_SWAP
 	KSNAP_VM_EVENT("swap_ra", SWAP_RA),
 	KSNAP_VM_EVENT("swap_ra_hit", SWAP_RA_HIT),
-#ifdef CONFIG_KSM
+#if defined(CONFIG_KSM) && KSNAP_SINCE(6, 1)
 	KSNAP_VM_EVENT("ksm_swpin_copy", KSM_SWPIN_COPY),
 #endif
 #endif
-#ifdef CONFIG_KSM
+#if defined(CONFIG_KSM) && KSNAP_SINCE(6, 1)
 	KSNAP_VM_EVENT("cow_ksm", COW_KSM),
 #endif
-#ifdef CONFIG_ZSWAP
+#if defined(CONFIG_ZSWAP) && KSNAP_SINCE(5, 19)
 	KSNAP_VM_EVENT("zswpin", ZSWPIN),
 	KSNAP_VM_EVENT("zswpout", ZSWPOUT),
 #endif
-#ifdef CONFIG_X86
+#if defined(CONFIG_X86) && KSNAP_SINCE(5, 18)
 	KSNAP_VM_EVENT("direct_map_level2_splits", DIRECT_MAP_LEVEL2_SPLIT),
 	KSNAP_VM_EVENT("direct_map_level3_splits", DIRECT_MAP_LEVEL3_SPLIT),
 #endif
@@ -407,7 +416,9 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_NODE_EVENT("nr_vmscan_immediate_reclaim", NR_VMSCAN_IMMEDIATE),
 	KSNAP_NODE_EVENT("nr_dirtied", NR_DIRTIED),
 	KSNAP_NODE_EVENT("nr_written", NR_WRITTEN),
+#if KSNAP_SINCE(5, 16)
 	KSNAP_NODE_EVENT("nr_throttled_written", NR_THROTTLED_WRITTEN),
+#endif
 	KSNAP_NODE_PAGES("nr_kernel_misc_reclaimable", NR_KERNEL_MISC_RECLAIMABLE),
 	KSNAP_NODE_EVENT("nr_foll_pin_acquired", NR_FOLL_PIN_ACQUIRED),
 	KSNAP_NODE_EVENT("nr_foll_pin_released", NR_FOLL_PIN_RELEASED),
@@ -415,24 +426,37 @@ const struct ksnap_metric ksnap_metrics[] = {
 #if IS_ENABLED(CONFIG_SHADOW_CALL_STACK)
 	KSNAP_NODE_KIB("nr_shadow_call_stack", NR_KERNEL_SCS_KB),
 #endif
+#if KSNAP_SINCE(5, 11)
 	KSNAP_NODE_PAGES("nr_page_table_pages", NR_PAGETABLE),
+#else
+	/* A zone stat before 5.11. */
+	KSNAP_ZONE_STATE("nr_page_table_pages", NR_PAGETABLE),
+#endif
+#if KSNAP_SINCE(6, 0)
 	KSNAP_NODE_PAGES("nr_sec_page_table_pages", NR_SECONDARY_PAGETABLE),
-#ifdef CONFIG_SWAP
+#endif
+#if defined(CONFIG_SWAP) && KSNAP_SINCE(5, 12)
 	KSNAP_NODE_PAGES("nr_swapcached", NR_SWAPCACHE),
 #endif
-#ifdef CONFIG_NUMA_BALANCING
+#if defined(CONFIG_NUMA_BALANCING) && KSNAP_SINCE(6, 0)
 	KSNAP_NODE_EVENT("pgpromote_success", PGPROMOTE_SUCCESS),
 	KSNAP_NODE_EVENT("pgpromote_candidate", PGPROMOTE_CANDIDATE),
 #endif
+#if KSNAP_SINCE(6, 11)
+	KSNAP_NODE_EVENT("pgdemote_kswapd", PGDEMOTE_KSWAPD),
+	KSNAP_NODE_EVENT("pgdemote_direct", PGDEMOTE_DIRECT),
+	KSNAP_NODE_EVENT("pgdemote_khugepaged", PGDEMOTE_KHUGEPAGED),
+#endif
 	/* /proc/meminfo */
 	{
-		.name = "meminfo.MemTotal", .item = KSNAP_MEM_TOTAL,
+		.name = "meminfo.MemTotal", .item.other = KSNAP_MEM_TOTAL,
 		.unit = "bytes", .read = ksnap_read_meminfo,
 		.desc = "usable RAM (/proc/meminfo MemTotal), bytes",
 		.freshness = KSNAP_FRESH_LIVE,
 	},
 	{
-		.name = "meminfo.MemAvailable", .item = KSNAP_MEM_AVAILABLE,
+		.name = "meminfo.MemAvailable",
+		.item.other = KSNAP_MEM_AVAILABLE,
 		.unit = "bytes", .read = ksnap_read_meminfo,
 		.desc = "memory available without swapping (MemAvailable), bytes",
 		.freshness = KSNAP_FRESH_1S,
@@ -455,13 +479,13 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_CPU_TIME("guest_nice", CPUTIME_GUEST_NICE,
 		       "CPU time running niced guests"),
 	{
-		.name = "stat.intr", .item = 0, .unit = "count",
+		.name = "stat.intr", .unit = "count",
 		.desc = "IRQs via the generic IRQ layer (no x86 LOC/NMI/IPI), count",
 		.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,
 		.read_cpu = ksnap_read_intr,
 	},
 	{
-		.name = "stat.softirq", .item = -1, .unit = "count",
+		.name = "stat.softirq", .item.other = -1, .unit = "count",
 		.desc = "softirqs run, all types (/proc/stat softirq), count",
 		.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,
 		.read_cpu = ksnap_read_softirq,
@@ -481,18 +505,18 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_LOADAVG("5", 1),
 	KSNAP_LOADAVG("15", 2),
 	{
-		.name = "loadavg.threads", .item = 0, .unit = "count",
+		.name = "loadavg.threads", .unit = "count",
 		.desc = "PIDs in use in the initial PID namespace (~threads), count",
 		.freshness = KSNAP_FRESH_LIVE, .read = ksnap_read_pids,
 	},
-#ifdef CONFIG_PSI
+#if defined(CONFIG_PSI) && KSNAP_HAVE_PSI_SYSTEM
 	/* /proc/pressure/ (CPU full is undefined system-wide) */
 	KSNAP_PSI("pressure.cpu.some", PSI_CPU_SOME),
 	KSNAP_PSI("pressure.memory.some", PSI_MEM_SOME),
 	KSNAP_PSI("pressure.memory.full", PSI_MEM_FULL),
 	KSNAP_PSI("pressure.io.some", PSI_IO_SOME),
 	KSNAP_PSI("pressure.io.full", PSI_IO_FULL),
-#ifdef CONFIG_IRQ_TIME_ACCOUNTING
+#if defined(CONFIG_IRQ_TIME_ACCOUNTING) && KSNAP_SINCE(6, 1)
 	KSNAP_PSI("pressure.irq.full", PSI_IRQ_FULL),
 #endif
 #endif
@@ -522,12 +546,15 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_MEMCG_EVENT("memory.events.max", MEMCG_MAX),
 	KSNAP_MEMCG_EVENT("memory.events.oom", MEMCG_OOM),
 	KSNAP_MEMCG_EVENT("memory.events.oom_kill", MEMCG_OOM_KILL),
+#if KSNAP_SINCE(5, 16)
 	KSNAP_MEMCG_EVENT("memory.events.oom_group_kill", MEMCG_OOM_GROUP_KILL),
+#endif
 #ifdef CONFIG_SWAP
 	KSNAP_MEMCG_EVENT("memory.swap.events.high", MEMCG_SWAP_HIGH),
 	KSNAP_MEMCG_EVENT("memory.swap.events.max", MEMCG_SWAP_MAX),
 	KSNAP_MEMCG_EVENT("memory.swap.events.fail", MEMCG_SWAP_FAIL),
 #endif
+#if KSNAP_HAVE_MEMCG_STAT
 	/* memory.stat items kept per node (mm/memcontrol.c memory_stats[]) */
 	KSNAP_MEMCG_STAT("memory.stat.anon", NR_ANON_MAPPED,
 			 PAGE_SIZE),
@@ -535,10 +562,14 @@ const struct ksnap_metric ksnap_metrics[] = {
 			 PAGE_SIZE),
 	KSNAP_MEMCG_STAT("memory.stat.kernel_stack", NR_KERNEL_STACK_KB,
 			 1024),
+#if KSNAP_SINCE(5, 11)
 	KSNAP_MEMCG_STAT("memory.stat.pagetables", NR_PAGETABLE,
 			 PAGE_SIZE),
+#endif
+#if KSNAP_SINCE(6, 0)
 	KSNAP_MEMCG_STAT("memory.stat.sec_pagetables", NR_SECONDARY_PAGETABLE,
 			 PAGE_SIZE),
+#endif
 	KSNAP_MEMCG_STAT("memory.stat.shmem", NR_SHMEM,
 			 PAGE_SIZE),
 	KSNAP_MEMCG_STAT("memory.stat.file_mapped", NR_FILE_MAPPED,
@@ -547,17 +578,17 @@ const struct ksnap_metric ksnap_metrics[] = {
 			 PAGE_SIZE),
 	KSNAP_MEMCG_STAT("memory.stat.file_writeback", NR_WRITEBACK,
 			 PAGE_SIZE),
-#ifdef CONFIG_SWAP
+#if defined(CONFIG_SWAP) && KSNAP_SINCE(5, 12)
 	KSNAP_MEMCG_STAT("memory.stat.swapcached", NR_SWAPCACHE,
 			 PAGE_SIZE),
 #endif
 #ifdef CONFIG_TRANSPARENT_HUGEPAGE
 	KSNAP_MEMCG_STAT("memory.stat.anon_thp", NR_ANON_THPS,
-			 PAGE_SIZE),
+			 KSNAP_MEMCG_THP_UNIT),
 	KSNAP_MEMCG_STAT("memory.stat.file_thp", NR_FILE_THPS,
-			 PAGE_SIZE),
+			 KSNAP_MEMCG_THP_UNIT),
 	KSNAP_MEMCG_STAT("memory.stat.shmem_thp", NR_SHMEM_THPS,
-			 PAGE_SIZE),
+			 KSNAP_MEMCG_THP_UNIT),
 #endif
 	KSNAP_MEMCG_STAT("memory.stat.inactive_anon", NR_INACTIVE_ANON,
 			 PAGE_SIZE),
@@ -587,6 +618,7 @@ const struct ksnap_metric ksnap_metrics[] = {
 			       WORKINGSET_RESTORE_FILE),
 	KSNAP_MEMCG_STAT_EVENT("memory.stat.workingset_nodereclaim",
 			       WORKINGSET_NODERECLAIM),
+#endif /* KSNAP_HAVE_MEMCG_STAT */
 	/* cgroup v2: CPU (rstat base statistics: no controller needed) */
 	{
 		.name = "cpu.stat.usage", .unit = "ns",
@@ -604,12 +636,14 @@ const struct ksnap_metric ksnap_metrics[] = {
 	},
 #ifdef CONFIG_PSI
 	KSNAP_CG_PSI("cpu.pressure.some", PSI_CPU_SOME),
+#if KSNAP_SINCE(5, 13)
 	KSNAP_CG_PSI("cpu.pressure.full", PSI_CPU_FULL),
+#endif
 	KSNAP_CG_PSI("memory.pressure.some", PSI_MEM_SOME),
 	KSNAP_CG_PSI("memory.pressure.full", PSI_MEM_FULL),
 	KSNAP_CG_PSI("io.pressure.some", PSI_IO_SOME),
 	KSNAP_CG_PSI("io.pressure.full", PSI_IO_FULL),
-#ifdef CONFIG_IRQ_TIME_ACCOUNTING
+#if defined(CONFIG_IRQ_TIME_ACCOUNTING) && KSNAP_SINCE(6, 1)
 	KSNAP_CG_PSI("irq.pressure.full", PSI_IRQ_FULL),
 #endif
 #endif

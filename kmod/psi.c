@@ -8,6 +8,7 @@
 #include <linux/psi_types.h>
 #include <linux/rculist.h>
 
+#include "compat.h"
 #include "ksnap.h"
 
 #ifdef CONFIG_PSI
@@ -20,6 +21,14 @@ struct psi_group *ksnap_psi_system_group(void)
 	return READ_ONCE(ksnap_psi_system);
 }
 
+#if KSNAP_HAVE_PSI_SYSTEM
+static struct psi_group *ksnap_psi_root_of(struct psi_group *psi)
+{
+	while (psi && ksnap_psi_parent(psi))
+		psi = ksnap_psi_parent(psi);
+	return psi;
+}
+
 /*
  * The system's psi_group: the root of the parent chain of any cgroup's
  * psi_group (the root cgroup itself has none of its own).  Process context.
@@ -29,27 +38,21 @@ static struct psi_group *ksnap_psi_find(struct cgroup *cgrp)
 	struct cgroup_subsys_state *css;
 	struct psi_group *psi = NULL;
 
-	if (cgroup_parent(cgrp)) {
-		psi = cgrp->psi;
-	} else {
-		/*
-		 * A child's psi_group is freed an RCU grace period after the
-		 * child is removed: walk up to the system's (static) group
-		 * before leaving the read-side section.
-		 */
-		rcu_read_lock();
-		list_for_each_entry_rcu(css, &cgrp->self.children, sibling) {
-			psi = css->cgroup->psi;
-			if (psi)
-				break;
-		}
-		while (psi && psi->parent)
-			psi = psi->parent;
-		rcu_read_unlock();
-		return psi;
+	if (cgroup_parent(cgrp))
+		return ksnap_psi_root_of(ksnap_cgroup_psi_group(cgrp));
+	/*
+	 * A child's psi_group is freed an RCU grace period after the child
+	 * is removed: walk up to the system's (static) group before leaving
+	 * the read-side section.
+	 */
+	rcu_read_lock();
+	list_for_each_entry_rcu(css, &cgrp->self.children, sibling) {
+		psi = ksnap_cgroup_psi_group(css->cgroup);
+		if (psi)
+			break;
 	}
-	while (psi && psi->parent)
-		psi = psi->parent;
+	psi = ksnap_psi_root_of(psi);
+	rcu_read_unlock();
 	return psi;
 }
 
@@ -68,6 +71,13 @@ int ksnap_psi_resolve(void)
 	return READ_ONCE(ksnap_psi_system) ? 0 : -ENOENT;
 }
 #else
+/* No way from a cgroup to the system's group on this kernel (compat.h). */
+int ksnap_psi_resolve(void)
+{
+	return -ENOENT;
+}
+#endif
+#else
 struct psi_group *ksnap_psi_system_group(void)
 {
 	return NULL;
@@ -85,7 +95,7 @@ struct psi_group *ksnap_cgroup_psi(struct cgroup *cgrp)
 #ifdef CONFIG_PSI
 	if (!cgroup_parent(cgrp))
 		return ksnap_psi_resolve() ? NULL : ksnap_psi_system;
-	return cgrp->psi;
+	return ksnap_cgroup_psi_group(cgrp);
 #else
 	return NULL;
 #endif

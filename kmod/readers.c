@@ -24,27 +24,33 @@
 #include <linux/tick.h>
 #include <linux/vmstat.h>
 
+#include "compat.h"
 #include "ksnap.h"
 #include "readers.h"
 
 /* A VM event (/proc/vmstat) of one CPU, live. */
 u64 ksnap_read_vm_event(const struct ksnap_metric *m, int cpu)
 {
-	return READ_ONCE(per_cpu(vm_event_states, cpu).event[m->item]);
+	return READ_ONCE(per_cpu(vm_event_states, cpu).event[m->item.vm]);
 }
 
 /* A zone page state counter, folded about every second. */
 u64 ksnap_read_zone_state(const struct ksnap_metric *m,
 			  const struct ksnap_cgroup *cg)
 {
-	return global_zone_page_state(m->item);
+	return global_zone_page_state(m->item.zone);
 }
 
-/* A node page state counter in /proc/vmstat's unit (bytes -> pages). */
+/*
+ * A node page state counter in /proc/vmstat's unit: bytes become pages,
+ * and the THP items, kept in pages, are shown in THPs (compat.h).
+ */
 u64 ksnap_read_node_state(const struct ksnap_metric *m,
 			  const struct ksnap_cgroup *cg)
 {
-	return global_node_page_state_pages(m->item);
+	unsigned long v = global_node_page_state_pages(m->item.node);
+
+	return ksnap_vmstat_in_thp(m->item.node) ? v / KSNAP_HPAGE_PMD_NR : v;
 }
 
 u64 ksnap_read_meminfo(const struct ksnap_metric *m,
@@ -52,7 +58,7 @@ u64 ksnap_read_meminfo(const struct ksnap_metric *m,
 {
 	unsigned long pages;
 
-	if (m->item == KSNAP_MEM_TOTAL)
+	if (m->item.other == KSNAP_MEM_TOTAL)
 		pages = totalram_pages();
 	else
 		pages = max_t(long, si_mem_available(), 0);
@@ -64,7 +70,7 @@ u64 ksnap_read_meminfo(const struct ksnap_metric *m,
  * The live figure may step back a little; the metric is flagged monotonic
  * and the sampler never shows it so (sampler.c).
  */
-static u64 ksnap_read_idle_like(int cpu, int item)
+static u64 ksnap_read_idle_like(int cpu, enum cpu_usage_stat item)
 {
 	u64 us = -1ULL;
 
@@ -79,9 +85,9 @@ static u64 ksnap_read_idle_like(int cpu, int item)
 /* CPU time of one CPU in one state (enum cpu_usage_stat), ns. */
 u64 ksnap_read_cpu_time(const struct ksnap_metric *m, int cpu)
 {
-	if (m->item == CPUTIME_IDLE || m->item == CPUTIME_IOWAIT)
-		return ksnap_read_idle_like(cpu, m->item);
-	return READ_ONCE(kcpustat_cpu(cpu).cpustat[m->item]);
+	if (m->item.cpu == CPUTIME_IDLE || m->item.cpu == CPUTIME_IOWAIT)
+		return ksnap_read_idle_like(cpu, m->item.cpu);
+	return READ_ONCE(kcpustat_cpu(cpu).cpustat[m->item.cpu]);
 }
 
 /* Interrupts handled through the generic IRQ layer on one CPU. */
@@ -96,8 +102,8 @@ u64 ksnap_read_softirq(const struct ksnap_metric *m, int cpu)
 	u64 sum = 0;
 	int i;
 
-	if (m->item >= 0)
-		return kstat_softirqs_cpu(m->item, cpu);
+	if (m->item.other >= 0)
+		return kstat_softirqs_cpu(m->item.other, cpu);
 	for (i = 0; i < NR_SOFTIRQS; i++)
 		sum += kstat_softirqs_cpu(i, cpu);
 	return sum;
@@ -107,7 +113,7 @@ u64 ksnap_read_softirq(const struct ksnap_metric *m, int cpu)
 u64 ksnap_read_loadavg(const struct ksnap_metric *m,
 		       const struct ksnap_cgroup *cg)
 {
-	return ((u64)READ_ONCE(avenrun[m->item]) * 1000 + FIXED_1 / 2) >>
+	return ((u64)READ_ONCE(avenrun[m->item.other]) * 1000 + FIXED_1 / 2) >>
 	       FSHIFT;
 }
 
@@ -118,8 +124,8 @@ u64 ksnap_read_pids(const struct ksnap_metric *m,
 }
 
 #ifdef CONFIG_PSI
-/* A pressure total (enum psi_states), ns, refreshed about every 2 s. */
-static u64 ksnap_psi_total(const struct psi_group *psi, int state)
+/* A pressure total, ns, refreshed about every 2 s. */
+static u64 ksnap_psi_total(const struct psi_group *psi, enum psi_states state)
 {
 	return psi ? READ_ONCE(psi->total[PSI_AVGS][state]) : 0;
 }
@@ -127,13 +133,13 @@ static u64 ksnap_psi_total(const struct psi_group *psi, int state)
 u64 ksnap_read_psi_system(const struct ksnap_metric *m,
 			  const struct ksnap_cgroup *cg)
 {
-	return ksnap_psi_total(ksnap_psi_system_group(), m->item);
+	return ksnap_psi_total(ksnap_psi_system_group(), m->item.psi);
 }
 
 u64 ksnap_read_cg_psi(const struct ksnap_metric *m,
 		      const struct ksnap_cgroup *cg)
 {
-	return ksnap_psi_total(cg->psi, m->item);
+	return ksnap_psi_total(cg->psi, m->item.psi);
 }
 #endif
 
@@ -147,7 +153,7 @@ u64 ksnap_read_memcg(const struct ksnap_metric *m,
 {
 	struct mem_cgroup *memcg = cg->memcg;
 
-	switch (m->item) {
+	switch (m->item.other) {
 	case KSNAP_MEMCG_CURRENT:
 		return (u64)page_counter_read(&memcg->memory) * PAGE_SIZE;
 	case KSNAP_MEMCG_MIN:
@@ -174,14 +180,15 @@ u64 ksnap_read_memcg(const struct ksnap_metric *m,
 u64 ksnap_read_memcg_event(const struct ksnap_metric *m,
 			   const struct ksnap_cgroup *cg)
 {
-	return atomic_long_read(&cg->memcg->memory_events[m->item]);
+	return atomic_long_read(&cg->memcg->memory_events[m->item.memcg_event]);
 }
 
+#if KSNAP_HAVE_MEMCG_STAT
 /*
  * memory.stat node items: the sum over nodes of the per-node hierarchical
- * statistics, as fresh as the last rstat flush.  item is the node stat
- * item, scale its unit in bytes (1 for *_B, PAGE_SIZE for pages, 1024 for
- * KiB) or 0 for events.
+ * statistics (compat.h says how fresh).  item is the node stat item,
+ * scale its unit in bytes (1 for *_B, PAGE_SIZE for pages, 1024 for KiB)
+ * or 0 for events.
  */
 u64 ksnap_read_memcg_stat(const struct ksnap_metric *m,
 			  const struct ksnap_cgroup *cg)
@@ -190,10 +197,11 @@ u64 ksnap_read_memcg_stat(const struct ksnap_metric *m,
 	int nid;
 
 	for_each_node(nid)
-		sum += READ_ONCE(cg->memcg->nodeinfo[nid]->lruvec_stats.state[m->item]);
+		sum += ksnap_memcg_node_stat(cg->memcg, nid, m->item.node);
 	sum = max(sum, 0L);
 	return m->scale ? (u64)sum * m->scale : sum;
 }
+#endif
 
 /* cpu.stat usage of the whole subtree, as of the last rstat flush, ns. */
 u64 ksnap_read_cg_usage(const struct ksnap_metric *m,

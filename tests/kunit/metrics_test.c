@@ -71,6 +71,30 @@ static void ksnap_metrics_registry(struct kunit *test)
 	KUNIT_EXPECT_GT_MSG(test, j, 0U, "a global metric is sampled by default");
 }
 
+#if KSNAP_HAVE_MEMCG_STAT
+/*
+ * Every memory.stat item the table reads has a place in this kernel's
+ * memcg statistics: on 6.12 that place comes from a copy of a table
+ * private to mm/memcontrol.c (compat.h).
+ */
+static void ksnap_metrics_memcg_stat_items_known(struct kunit *test)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ksnap_nr_metrics; i++) {
+		const struct ksnap_metric *m = &ksnap_metrics[i];
+
+		if (m->read != ksnap_read_memcg_stat)
+			continue;
+		n++;
+		KUNIT_EXPECT_TRUE_MSG(test, ksnap_memcg_stat_known(m->item.node),
+				      "%s: node item %d has no memcg slot",
+				      m->name, m->item.node);
+	}
+	KUNIT_EXPECT_GT_MSG(test, n, 0U, "memory.stat items in the table");
+}
+#endif
+
 /* available_metrics: one well-formed line per metric. */
 static void ksnap_metrics_catalogue(struct kunit *test)
 {
@@ -268,6 +292,9 @@ static void ksnap_metrics_cgroup_child(struct kunit *test)
 
 static struct kunit_case ksnap_metrics_cases[] = {
 	KUNIT_CASE(ksnap_metrics_registry),
+#if KSNAP_HAVE_MEMCG_STAT
+	KUNIT_CASE(ksnap_metrics_memcg_stat_items_known),
+#endif
 	KUNIT_CASE(ksnap_metrics_catalogue),
 	KUNIT_CASE(ksnap_metrics_read_in_hardirq),
 	KUNIT_CASE(ksnap_metrics_cgroup_root),

@@ -27,7 +27,7 @@ static u64 ksnap_fake_reads;
 static u64 ksnap_fake_read(const struct ksnap_metric *m,
 			   const struct ksnap_cgroup *cg)
 {
-	return m->item + ksnap_fake_reads++;
+	return m->item.other + ksnap_fake_reads++;
 }
 
 /* A counter that steps back every other read (as NOHZ idle may). */
@@ -39,9 +39,9 @@ static u64 ksnap_fake_read_jitter(const struct ksnap_metric *m,
 
 static const struct ksnap_metric ksnap_fake_metrics[] = {
 	{ .name = "fake.global", .desc = "a test counter", .unit = "count",
-	  .item = 1000, .read = ksnap_fake_read },
+	  .item.other = 1000, .read = ksnap_fake_read },
 	{ .name = "fake.cgroup", .desc = "a test counter", .unit = "count",
-	  .item = 5000, .read = ksnap_fake_read, .per_cgroup = true },
+	  .item.other = 5000, .read = ksnap_fake_read, .per_cgroup = true },
 	{ .name = "fake.monotonic", .desc = "a test counter", .unit = "ns",
 	  .read = ksnap_fake_read_jitter, .monotonic = true },
 };
