@@ -1,0 +1,77 @@
+# Sourced by scripts/kernel and scripts/debug-kernel: a private apt list of
+# Debian's suites (bullseye, bookworm and its updates, security and
+# backports, trixie) under $cache/apt, used to look up and download
+# packages without installing them and without touching the host's apt
+# configuration.  Needs $cache and a log function.
+# shellcheck shell=sh
+mirror=${KSNAP_DEBIAN_MIRROR:-http://deb.debian.org}
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+apt_dir=$cache/apt
+APT_OPTS="-o Dir::Etc::SourceList=$apt_dir/sources.list
+ -o Dir::Etc::SourceParts=/nonexistent -o Dir::State::Lists=$apt_dir/lists
+ -o Dir::Cache=$apt_dir/cache -o Dir::Cache::Archives=$apt_dir/archives
+ -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q"
+
+apt_update() {
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" \
+		"$apt_dir/cache"
+	{
+		for s in bullseye bookworm bookworm-updates bookworm-backports trixie; do
+			echo "deb [signed-by=$keyring] $mirror/debian $s main"
+		done
+		echo "deb [signed-by=$keyring] $mirror/debian-security bookworm-security main"
+	} > "$apt_dir/sources.list"
+	# Lists read within the last hour are recent enough.
+	if [ -n "$(find "$apt_dir/lists/.ksnap-stamp" -mmin -60 2>/dev/null)" ]; then
+		return 0
+	fi
+	log "reading Debian's package lists (bullseye, bookworm, backports, trixie)"
+	# shellcheck disable=SC2086
+	apt-get $APT_OPTS update </dev/null >"$apt_dir/update.log" 2>&1 ||
+		{ tail -5 "$apt_dir/update.log" >&2; return 1; }
+	touch "$apt_dir/lists/.ksnap-stamp"
+}
+
+# The newest version of package PKG in suites SUITES ("a b c"): prints
+# "version" or nothing.
+apt_newest() { # PKG SUITES
+	# shellcheck disable=SC2086
+	apt-cache $APT_OPTS madison "$1" 2>/dev/null | awk -F'|' -v suites=" $2 " '
+		{ v = $2; gsub(/ /, "", v); s = $3; sub(/^ *[^ ]* /, "", s); sub(/\/.*/, "", s); sub(/ .*/, "", s) }
+		index(suites, " " s " ") { print v }' |
+		sort -V | tail -1
+}
+
+# The package a metapackage version depends on whose name starts with
+# PREFIX (linux-image-, linux-source-...).
+apt_dep_of() { # METAPKG VERSION PREFIX
+	# shellcheck disable=SC2086
+	apt-cache $APT_OPTS show "$1=$2" 2>/dev/null | sed -n 's/^Depends: //p' |
+		head -1 | tr ',' '\n' | sed -n "s/^ *\($3[^ |]*\).*/\1/p" | head -1
+}
+
+# The kernel image package a metapackage version depends on.
+apt_image_of() { # METAPKG VERSION
+	# shellcheck disable=SC2086
+	apt-cache $APT_OPTS show "$1=$2" 2>/dev/null |
+		sed -n 's/^Depends: .*\(linux-image-[^ ,]*\).*/\1/p' | head -1
+}
+
+# The linux-headers-* and linux-kbuild-* packages PKG=VERSION depends on.
+apt_header_deps() { # PKG VERSION
+	# shellcheck disable=SC2086
+	apt-cache $APT_OPTS show "$1=$2" 2>/dev/null |
+		sed -n 's/^Depends: //p' | head -1 | tr ',' '\n' |
+		sed -n 's/^ *\(linux-\(headers\|kbuild\)-[^ |]*\).*/\1/p'
+}
+
+apt_download() { # DIR PKG=VERSION...
+	d=$1
+	shift
+	mkdir -p "$d"
+	# shellcheck disable=SC2086
+	(cd "$d" && apt-get $APT_OPTS download "$@" </dev/null >download.log 2>&1) ||
+		{ tail -5 "$d/download.log" >&2; return 1; }
+}
+
