@@ -426,7 +426,8 @@ static int open_collection_output(struct ksnapd *d)
 	if (d->first_position) {
 		ret = open_resumed(d, base);
 	} else {
-		memcpy(d->cur_path, base, sizeof(d->cur_path));
+		/* The name, not the PATH_MAX bytes of base past its end. */
+		memcpy(d->cur_path, base, strlen(base) + 1);
 		ret = open_output(d, O_TRUNC);
 	}
 	if (ret)
