@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "summary.h"
 #include "sys.h"
 
 int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
@@ -157,81 +158,6 @@ int ksnapd_open_ring(struct ksnap_ring *r, const char *dev, bool wait,
 			return -EINTR;
 		ms = ksnapd_backoff_next(ms);
 	}
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-int ksnapd_summary(FILE *log, uint32_t gen,
-		   const struct ksnap_stream_stats *st)
-{
-	uint64_t dur = st->cheap_last_collection_nanos - st->cheap_start_nanos;
-	uint64_t rate = st->collection_rate_nanos, n = st->total_snapshots;
-	uint64_t expected = rate ? dur / rate : 0;
-	uint64_t late = n ? st->total_sleep_timing_error_nanos / n : 0;
-	uint64_t rd = n ? st->total_collection_timing_error_nanos / n : 0;
-	/* Resumed: the collection's first snapshots are an earlier
-	 * reader's rows, in another file, not missing ones. */
-	uint64_t seen = n + st->ksnapd_first_position;
-	double cap;
-	int warnings = 0;
-
-	/* As gVisor's CollectionStats.Log: one extra snapshot is normal. */
-	if (seen == expected + 1)
-		expected = seen;
-	cap = pct(seen, expected);
-	if (!log)
-		return 0;
-	fprintf(log, "ksnapd: collection %u: %llu snapshots, capture %.2f%% "
-		"(%llu expected), lateness %llu ns (%.2f%% of the %llu ns "
-		"period), read time %llu ns (%.2f%%), %llu lost (ring full), "
-		"%llu periods missed\n", gen, (unsigned long long)n, cap,
-		(unsigned long long)expected, (unsigned long long)late,
-		pct(late, rate), (unsigned long long)rate,
-		(unsigned long long)rd, pct(rd, rate),
-		(unsigned long long)st->ksnap_snapshots_lost,
-		(unsigned long long)st->ksnap_periods_missed);
-	if (st->ksnapd_first_position)
-		fprintf(log, "ksnapd: collection %u: resumed at position %llu: "
-			"the capture counts the %llu snapshots an earlier "
-			"reader read\n", gen,
-			(unsigned long long)st->ksnapd_first_position,
-			(unsigned long long)st->ksnapd_first_position);
-	if (st->ksnapd_snapshots_overwritten)
-		fprintf(log, "ksnapd: collection %u: %llu snapshots "
-			"overwritten before they were read (overflow="
-			"overwrite)\n", gen,
-			(unsigned long long)st->ksnapd_snapshots_overwritten);
-	if (st->ksnapd_rows_dropped) {
-		warnings++;
-		fprintf(log, "ksnapd: warning: collection %u: %llu rows "
-			"dropped because the output was full\n", gen,
-			(unsigned long long)st->ksnapd_rows_dropped);
-	}
-	if (cap < 99.0) {
-		warnings++;
-		fprintf(log, "ksnapd: warning: collection %u: capture rate "
-			"%.2f%% is below 99%%: %llu snapshots lost, %llu "
-			"periods missed\n", gen, cap,
-			(unsigned long long)st->ksnap_snapshots_lost,
-			(unsigned long long)st->ksnap_periods_missed);
-	}
-	if (pct(late, rate) > 10.0) {
-		warnings++;
-		fprintf(log, "ksnapd: warning: collection %u: average "
-			"lateness is %.2f%% of the period (above 10%%)\n",
-			gen, pct(late, rate));
-	}
-	if (pct(rd, rate) > 10.0) {
-		warnings++;
-		fprintf(log, "ksnapd: warning: collection %u: average read "
-			"time is %.2f%% of the period (above 10%%)\n", gen,
-			pct(rd, rate));
-	}
-	fflush(log);
-	return warnings;
 }
 
 /* Collection n's output file, truncated, as gVisor does at a start. */

@@ -191,13 +191,4 @@ unsigned int ksnapd_backoff_next(unsigned int ms);
 int ksnapd_open_ring(struct ksnap_ring *r, const char *dev, bool wait,
 		     int sigfd, FILE *log);
 
-/*
- * The end-of-collection summary on log: capture rate, average lateness
- * and read time against the period, loss; warnings at gVisor's thresholds
- * (capture below 99%, lateness or read time above 10% of the period).
- * Returns the number of warnings.
- */
-int ksnapd_summary(FILE *log, uint32_t gen,
-		   const struct ksnap_stream_stats *st);
-
 #endif /* KSNAP_DAEMON_H */

@@ -1211,60 +1211,6 @@ static void sighup_while_full_reopens_once_the_buffer_is_out(void **s)
 	close(sig_pipe[1]);
 }
 
-static void summary_warns_at_gvisor_thresholds(void **s)
-{
-	struct ksnap_stream_stats st0 = {
-		.collection_rate_nanos = 1000,
-		.cheap_start_nanos = 0,
-		.cheap_last_collection_nanos = 100000,
-		.total_snapshots = 100,
-		.total_sleep_timing_error_nanos = 100 * 50,
-		.total_collection_timing_error_nanos = 100 * 20,
-	};
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
-
-	assert_int_equal(ksnapd_summary(f, 3, &st0), 0);
-	st0.total_snapshots = 90;
-	st0.ksnap_snapshots_lost = 10;
-	st0.total_sleep_timing_error_nanos = 90 * 150;
-	st0.total_collection_timing_error_nanos = 90 * 101;
-	assert_int_equal(ksnapd_summary(f, 4, &st0), 3);
-	fclose(f);
-	assert_contains(log, "ksnapd: collection 3: 100 snapshots, capture "
-			"100.00% (100 expected), lateness 50 ns (5.00% of the "
-			"1000 ns period), read time 20 ns (2.00%)");
-	assert_contains(log, "ksnapd: warning: collection 4: capture rate "
-			"90.00% is below 99%: 10 snapshots lost");
-	assert_contains(log, "average lateness is 15.00% of the period");
-	assert_contains(log, "average read time is 10.10% of the period");
-	free(log);
-}
-
-static void summary_counts_an_earlier_readers_snapshots_in_the_capture(
-	void **s)
-{
-	struct ksnap_stream_stats st0 = {
-		.collection_rate_nanos = 1000,
-		.cheap_last_collection_nanos = 100000,
-		.total_snapshots = 60,
-		.ksnapd_first_position = 40,
-	};
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
-
-	assert_int_equal(ksnapd_summary(f, 3, &st0), 0);
-	fclose(f);
-	assert_contains(log, "ksnapd: collection 3: 60 snapshots, capture "
-			"100.00% (100 expected)");
-	assert_contains(log, "ksnapd: collection 3: resumed at position 40: "
-			"the capture counts the 40 snapshots an earlier reader "
-			"read\n");
-	free(log);
-}
-
 /*
  * Output full (ENOSPC) mid-collection: the ring is kept drained, rows are
  * dropped and counted, the buffered block goes out when there is room.
@@ -1596,8 +1542,6 @@ int main(void)
 		T(sighup_lossy_files_each_end_with_their_own_adler32),
 		T(sighup_without_rotation_keeps_writing_the_same_file),
 		T(sighup_while_full_reopens_once_the_buffer_is_out),
-		T(summary_warns_at_gvisor_thresholds),
-		T(summary_counts_an_earlier_readers_snapshots_in_the_capture),
 		T(full_output_drops_counts_and_resumes),
 		T(stats_waits_for_room_when_the_end_finds_the_output_full),
 		T(stop_signal_while_full_gives_up_with_enospc),
