@@ -114,52 +114,6 @@ int ksnapd_check_output_dir(const char *path, char *err, size_t len)
 	return ret;
 }
 
-unsigned int ksnapd_backoff_next(unsigned int ms)
-{
-	unsigned int next = ms + ms * 3 / 10;
-
-	return next > KSNAPD_WAIT_MAX_MS ? KSNAPD_WAIT_MAX_MS : next;
-}
-
-/* A stop signal on sigfd?  Other signals (SIGHUP) are consumed. */
-static bool stop_signalled(int sigfd)
-{
-	struct signalfd_siginfo si;
-
-	while (ksnap_sys_read(sigfd, &si, sizeof(si)) == sizeof(si))
-		if (si.ssi_signo != SIGHUP)
-			return true;
-	return false;
-}
-
-int ksnapd_open_ring(struct ksnap_ring *r, const char *dev, bool wait,
-		     int sigfd, FILE *log)
-{
-	unsigned int ms = KSNAPD_WAIT_FIRST_MS;
-	struct pollfd p;
-	int ret;
-
-	for (;;) {
-		ret = ksnap_ring_open(r, dev);
-		if (!wait || (ret != -ENOENT && ret != -ENODEV &&
-			      ret != -ENXIO))
-			return ret;
-		if (log)
-			fprintf(log, "ksnapd: %s: %s: waiting for it, next try "
-				"in %u.%u s\n", dev, strerror(-ret), ms / 1000,
-				ms % 1000 / 100);
-		p.fd = sigfd;
-		p.events = POLLIN;
-		p.revents = 0;
-		ret = ksnap_sys_poll(&p, 1, (int)ms);
-		if (ret < 0 && ret != -EINTR)
-			return ret;
-		if (ret > 0 && (p.revents & POLLIN) && stop_signalled(sigfd))
-			return -EINTR;
-		ms = ksnapd_backoff_next(ms);
-	}
-}
-
 /* Collection n's output file, truncated, as gVisor does at a start. */
 static int open_output(struct ksnapd *d, int flags)
 {

@@ -64,10 +64,6 @@ enum ksnapd_phase {
 #define KSNAPD_FILE_POLL_MS	1
 #define KSNAPD_RETRY_MS		1
 
-/* Waiting for a missing device: 1 s, then x1.3 per try, up to 30 s. */
-#define KSNAPD_WAIT_FIRST_MS	1000
-#define KSNAPD_WAIT_MAX_MS	30000
-
 struct ksnapd {
 	struct ksnap_ring *ring;
 	struct ksnap_stream *stream;
@@ -178,17 +174,5 @@ int ksnapd_check_output_dir(const char *path, char *err, size_t len);
 
 /* Tries of FILE.resumed.1, .2, ... before giving up (EEXIST). */
 #define KSNAPD_RESUMED_MAX	1000
-
-/* The next wait for the device after waiting ms: x1.3, capped. */
-unsigned int ksnapd_backoff_next(unsigned int ms);
-
-/*
- * Open the ring at dev.  When wait is set and the device does not exist
- * (yet), try again after 1 s, 1.3 s, ... up to 30 s between tries, saying
- * so on log; a SIGINT/SIGTERM on sigfd ends the wait with -EINTR.
- * Returns 0 or what ksnap_ring_open() returned.
- */
-int ksnapd_open_ring(struct ksnap_ring *r, const char *dev, bool wait,
-		     int sigfd, FILE *log);
 
 #endif /* KSNAP_DAEMON_H */

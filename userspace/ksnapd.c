@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "devwait.h"
 #include "kmodload.h"
 #include "output.h"
 #include "ring.h"

@@ -931,66 +931,6 @@ static void unwritable_output_directory_is_reported_up_front(void **s)
 	assert_string_equal(fake_sys.accessed, "/");
 }
 
-static void backoff_grows_by_1_3_up_to_30_s(void **s)
-{
-	unsigned int ms = KSNAPD_WAIT_FIRST_MS, i;
-
-	assert_int_equal(ms, 1000);
-	ms = ksnapd_backoff_next(ms);
-	assert_int_equal(ms, 1300);
-	ms = ksnapd_backoff_next(ms);
-	assert_int_equal(ms, 1690);
-	for (i = 0; i < 30; i++)
-		ms = ksnapd_backoff_next(ms);
-	assert_int_equal(ms, 30000);
-}
-
-static int waits[8], nr_waits;
-
-static int missing_device_poll(struct pollfd *fds, nfds_t n, int timeout)
-{
-	assert_int_equal(n, 1);
-	if (nr_waits < 8)
-		waits[nr_waits++] = timeout;
-	if (nr_waits == 3)
-		fake_sys.open_err = 0;	/* the module is loaded now */
-	return 0;
-}
-
-static void missing_device_is_waited_for_with_backoff(void **s)
-{
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
-
-	fake_sys.open_err = -ENOENT;
-	fake_sys.poll_hook = missing_device_poll;
-	nr_waits = 0;
-	assert_int_equal(ksnapd_open_ring(&ring, "/dev/ksnap", true, -1, f), 0);
-	fclose(f);
-	assert_int_equal(nr_waits, 3);
-	assert_int_equal(waits[0], 1000);
-	assert_int_equal(waits[1], 1300);
-	assert_int_equal(waits[2], 1690);
-	assert_contains(log, "ksnapd: /dev/ksnap: No such file or directory: "
-			"waiting for it, next try in 1.0 s\n");
-	assert_contains(log, "next try in 1.6 s\n");
-	free(log);
-	/* attach() in teardown's order: the ring is open */
-	assert_int_equal(ksnap_out_init(&out, 1, false, false, 4096), 0);
-	assert_int_equal(ksnapd_init(&d, &ring, &st, "out.tsv"), 0);
-}
-
-static void missing_device_without_wait_fails_at_once(void **s)
-{
-	fake_sys.open_err = -ENOENT;
-	assert_int_equal(ksnapd_open_ring(&ring, "/dev/ksnap", false, -1,
-					  NULL), -ENOENT);
-	assert_int_equal(fake_sys.poll_calls, 0);
-	memset(&d, 0, sizeof(d));
-	memset(&out, 0, sizeof(out));
-}
-
 static void hup_then_stop(int call)
 {
 	struct signalfd_siginfo si = { .ssi_signo = SIGHUP };
@@ -1535,9 +1475,6 @@ int main(void)
 		T(second_stream_adler32_sums_its_own_lines_alone),
 		T(output_names),
 		T(unwritable_output_directory_is_reported_up_front),
-		T(backoff_grows_by_1_3_up_to_30_s),
-		T(missing_device_is_waited_for_with_backoff),
-		T(missing_device_without_wait_fails_at_once),
 		T(sighup_starts_a_whole_stream_in_the_reopened_file),
 		T(sighup_lossy_files_each_end_with_their_own_adler32),
 		T(sighup_without_rotation_keeps_writing_the_same_file),
