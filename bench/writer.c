@@ -182,10 +182,8 @@ static struct result run(uint32_t ncols, bool lossy, const char *sink,
 	if (ret)
 		die("ksnap_out_init", -ret);
 	ksnap_stream_init(&s, &out, lossy);
-	if (ksnapd_init(&d, &r, &s, sink))
+	if (ksnapd_init(&d, &r, &s, &(struct ksnapd_config){ .once = true }))
 		die("ksnapd_init", ENOMEM);
-	d.once = true;
-	d.lossy = lossy;
 
 	fake_ring_start(&f, 1, ncols, 20000, 1000, 1700000000000000000ULL);
 	/* Header, META: not timed. */

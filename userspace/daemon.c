@@ -14,12 +14,14 @@
 #include "sys.h"
 
 int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
-		struct ksnap_stream *s, const char *out_name)
+		struct ksnap_stream *s, const struct ksnapd_config *cfg)
 {
 	memset(d, 0, sizeof(*d));
 	d->ring = r;
 	d->stream = s;
-	d->out_name = out_name;
+	d->cfg = *cfg;
+	d->out_name = cfg->out_path ? cfg->out_path : "<stdout>";
+	d->stop_ret = KSNAPD_STOP_NOT_CALLED;
 	d->phase = KSNAPD_WAIT_START;
 	d->coll.columns = calloc(r->max_columns ? r->max_columns : 1,
 				 sizeof(*d->coll.columns));
@@ -146,7 +148,7 @@ static int close_output(struct ksnapd *d)
 	struct ksnap_out *out = d->stream->out;
 	int ret;
 
-	if (!d->out_path || out->fd < 0)
+	if (!d->cfg.out_path || out->fd < 0)
 		return 0;
 	ret = ksnap_sys_close(out->fd);
 	out->fd = -1;
@@ -201,7 +203,7 @@ static int reopen_output(struct ksnapd *d)
 {
 	int ret;
 
-	if (!d->out_path || d->stats_queued) {
+	if (!d->cfg.out_path || d->stats_queued) {
 		d->reopen = false;
 		return 0;
 	}
@@ -209,8 +211,8 @@ static int reopen_output(struct ksnapd *d)
 		return 0;
 	if (!output_rotated(d)) {
 		d->reopen = false;
-		if (d->log)
-			fprintf(d->log, "ksnapd: SIGHUP: %s was not moved: "
+		if (d->cfg.log)
+			fprintf(d->cfg.log, "ksnapd: SIGHUP: %s was not moved: "
 				"still writing it\n", d->cur_path);
 		return 0;
 	}
@@ -228,8 +230,8 @@ static int reopen_output(struct ksnapd *d)
 		ret = open_output(d, O_APPEND);
 	if (ret)
 		return ret;
-	if (d->log)
-		fprintf(d->log, "ksnapd: SIGHUP: reopened %s\n", d->cur_path);
+	if (d->cfg.log)
+		fprintf(d->cfg.log, "ksnapd: SIGHUP: reopened %s\n", d->cur_path);
 	d->rows_in_earlier_files = d->rows;
 	return stream_head(d);
 }
@@ -296,11 +298,11 @@ static int open_collection_output(struct ksnapd *d)
 	char base[PATH_MAX];
 	int ret;
 
-	ret = ksnapd_output_name(base, sizeof(base), d->out_path,
+	ret = ksnapd_output_name(base, sizeof(base), d->cfg.out_path,
 				 d->collections, c->generation);
 	if (ret) {
 		snprintf(d->err, sizeof(d->err), "%.200s: output file name "
-			 "too long", d->out_path);
+			 "too long", d->cfg.out_path);
 		return ret;
 	}
 	if (d->first_position) {
@@ -312,8 +314,8 @@ static int open_collection_output(struct ksnapd *d)
 	}
 	if (ret)
 		return ret;
-	if (d->log && (!d->once || d->first_position))
-		fprintf(d->log, "ksnapd: collection %u: writing %s\n",
+	if (d->cfg.log && (!d->cfg.once || d->first_position))
+		fprintf(d->cfg.log, "ksnapd: collection %u: writing %s\n",
 			c->generation, d->cur_path);
 	return 0;
 }
@@ -326,12 +328,12 @@ static int begin_collection(struct ksnapd *d)
 
 	d->collections++;
 	resume_position(d);
-	if (d->first_position && d->log)
-		fprintf(d->log, "ksnapd: collection %u: resuming at position "
+	if (d->first_position && d->cfg.log)
+		fprintf(d->cfg.log, "ksnapd: collection %u: resuming at position "
 			"%llu: the snapshots before it were read by an "
 			"earlier reader (STATS ksnapd_first_position)\n",
 			c->generation, (unsigned long long)d->first_position);
-	if (d->out_path) {
+	if (d->cfg.out_path) {
 		ret = open_collection_output(d);
 		if (ret)
 			return ret;
@@ -367,8 +369,8 @@ static void skip_finished(struct ksnapd *d)
 	if (head == tail)
 		return;
 	ksnap_ring_set_tail(r, head);
-	if (d->log && tail < head)
-		fprintf(d->log, "ksnapd: collection %u had stopped with %llu "
+	if (d->cfg.log && tail < head)
+		fprintf(d->cfg.log, "ksnapd: collection %u had stopped with %llu "
 			"snapshots unread by an earlier reader: not written\n",
 			d->coll.generation,
 			(unsigned long long)(head - tail));
@@ -442,11 +444,11 @@ static void output_full(struct ksnapd *d, int err)
 		return;
 	d->sink_full = true;
 	d->dropped_now = 0;
-	if (d->log) {
-		fprintf(d->log, "ksnapd: %s: write: %s: dropping rows (counted "
+	if (d->cfg.log) {
+		fprintf(d->cfg.log, "ksnapd: %s: write: %s: dropping rows (counted "
 			"in STATS ksnapd_rows_dropped) until there is room "
 			"again\n", d->out_name, strerror(-err));
-		fflush(d->log);
+		fflush(d->cfg.log);
 	}
 }
 
@@ -470,11 +472,11 @@ static int retry_output(struct ksnapd *d)
 	if (ret)
 		return out_failed(d, ret);
 	d->sink_full = false;
-	if (d->log) {
-		fprintf(d->log, "ksnapd: %s: writing again, %llu rows dropped "
+	if (d->cfg.log) {
+		fprintf(d->cfg.log, "ksnapd: %s: writing again, %llu rows dropped "
 			"while the output was full\n", d->out_name,
 			(unsigned long long)d->dropped_now);
-		fflush(d->log);
+		fflush(d->cfg.log);
 	}
 	return 0;
 }
@@ -547,11 +549,11 @@ static int end_collection(struct ksnapd *d, uint32_t state)
 	ret = close_output(d);
 	if (ret)
 		return ret;
-	ksnapd_summary(d->log, d->coll.generation, &d->final);
+	ksnapd_summary(d->cfg.log, d->coll.generation, &d->final);
 	if (state == KSNAP_STATE_STOPPED)
 		ksnap_ring_set_done(d->ring, d->coll.generation);
 	ksnap_ring_set_seen(d->ring, d->coll.generation, state);
-	if (d->once || d->stop) {
+	if (d->cfg.once || d->stop) {
 		d->phase = KSNAPD_DONE;
 		return 1;
 	}
@@ -571,10 +573,9 @@ static int stream(struct ksnapd *d)
 	/* --stop-on-exit and a stop signal: stop the collection first, so
 	 * that the state read below is STOPPED and the head includes the
 	 * kernel's last snapshot. */
-	if (d->stop && d->stop_collection && !d->stop_called) {
-		d->stop_called = true;
-		d->stop_collection(d);
-	}
+	if (d->stop && d->cfg.stop_collection &&
+	    d->stop_ret == KSNAPD_STOP_NOT_CALLED)
+		d->stop_ret = d->cfg.stop_collection(d->cfg.stop_arg);
 
 	/* State first, head second: once STOPPED is seen, the head loaded
 	 * after it includes the last record (the kernel publishes head
@@ -693,7 +694,6 @@ static int read_signal(struct ksnapd *d, int sigfd)
 			 n < 0 ? strerror((int)-n) : "short read");
 		return n < 0 ? (int)n : -EIO;
 	}
-	d->signo = (int)si.ssi_signo;
 	if (si.ssi_signo == SIGHUP)
 		d->reopen = true;
 	else

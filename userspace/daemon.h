@@ -16,7 +16,7 @@
  * an earlier reader's) is not written, but its unread records are skipped
  * (tail = head) so that poll() can sleep.
  *
- * With stop_collection set (--stop-on-exit), a SIGINT/SIGTERM during a
+ * With cfg.stop_collection set (--stop-on-exit), a SIGINT/SIGTERM during a
  * collection first stops it in the kernel, then drains the ring up to and
  * including the kernel's last snapshot (KSNAP_REC_LAST), then writes STATS.
  *
@@ -64,7 +64,31 @@ enum ksnapd_phase {
 #define KSNAPD_FILE_POLL_MS	1
 #define KSNAPD_RETRY_MS		1
 
+/* How ksnapd runs, given once to ksnapd_init(). */
+struct ksnapd_config {
+	/* -o FILE (ksnapd_output_name()), or NULL: standard output. */
+	const char *out_path;
+	bool once;			/* exit after the first collection */
+	FILE *log;			/* summaries and notices, or NULL */
+
+	/*
+	 * --stop-on-exit: stop the collection in the kernel (write 0 to
+	 * enable), or NULL.  Called once, when a stop signal has arrived and
+	 * a collection is being written, before the ring is drained: the
+	 * kernel's stop is synchronous, so the drain that follows ends with
+	 * its last snapshot and the collection is handed back as done.
+	 * Returns 0 or -errno (then the drain ends as without it), which
+	 * ksnapd keeps in stop_ret.
+	 */
+	int (*stop_collection)(void *arg);
+	void *stop_arg;
+};
+
+/* ksnapd.stop_ret before stop_collection() is called (it returns <= 0). */
+#define KSNAPD_STOP_NOT_CALLED	1
+
 struct ksnapd {
+	struct ksnapd_config cfg;
 	struct ksnap_ring *ring;
 	struct ksnap_stream *stream;
 	const char *out_name;		/* for messages */
@@ -78,26 +102,11 @@ struct ksnapd {
 	uint64_t last_time_ns;		/* time of the last row */
 	bool stop;			/* SIGINT/SIGTERM received */
 	bool reopen;			/* SIGHUP received */
-	int signo;
+	/* KSNAPD_STOP_NOT_CALLED, or what cfg.stop_collection() returned */
+	int stop_ret;
 
-	/* Life cycle (set after ksnapd_init()). */
-	bool once;			/* exit after the first collection */
-	bool lossy;
-	const char *out_path;		/* NULL: keep the sink as it is */
-	FILE *log;			/* summaries and notices, or NULL */
 	unsigned int collections;	/* collections begun in this run */
 	char cur_path[PATH_MAX];	/* the current output file */
-
-	/*
-	 * --stop-on-exit: stop the collection in the kernel (write 0 to
-	 * enable), or NULL.  Called once, when a stop signal has arrived and
-	 * a collection is being written, before the ring is drained: the
-	 * kernel's stop is synchronous, so the drain that follows ends with
-	 * its last snapshot and the collection is handed back as done.
-	 * Returns 0 or -errno (then the drain ends as without it).
-	 */
-	int (*stop_collection)(struct ksnapd *d);
-	bool stop_called;		/* stop_collection() was called */
 
 	/*
 	 * Overwrite mode (KSNAP_CTRL_OVERWRITE): records the kernel overwrote
@@ -139,7 +148,7 @@ struct ksnapd {
 
 /* Returns 0 or -ENOMEM. */
 int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
-		struct ksnap_stream *s, const char *out_name);
+		struct ksnap_stream *s, const struct ksnapd_config *cfg);
 void ksnapd_fini(struct ksnapd *d);
 
 /*

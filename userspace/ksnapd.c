@@ -309,13 +309,10 @@ static int set_enable(bool on)
 }
 
 /* --stop-on-exit, on SIGINT/SIGTERM: stop before the drain (daemon.c). */
-static int stop_ret;
-
-static int stop_collection(struct ksnapd *d)
+static int stop_collection(void *arg)
 {
-	(void)d;
-	stop_ret = set_enable(false);
-	return stop_ret;
+	(void)arg;
+	return set_enable(false);
 }
 
 /* Block SIGINT/SIGTERM/SIGHUP and receive them through a descriptor. */
@@ -341,11 +338,12 @@ int main(int argc, char **argv)
 	struct ksnap_ring ring;
 	struct ksnap_out out;
 	struct ksnap_stream stream;
+	struct ksnapd_config cfg;
 	struct ksnapd d;
 	const char *out_name;
 	struct stat st;
 	int out_fd, sigfd, ret, status = EXIT_RUNTIME;
-	bool stopped = false;		/* stop_collection() already ran */
+	int stop_ret = KSNAPD_STOP_NOT_CALLED;
 
 	parse_options(argc, argv, &opt);
 	out_name = opt.output ? opt.output : "<stdout>";
@@ -405,22 +403,22 @@ int main(int argc, char **argv)
 		goto err_ring;
 	}
 	ksnap_stream_init(&stream, &out, opt.lossy);
-	ret = ksnapd_init(&d, &ring, &stream, out_name);
+	cfg = (struct ksnapd_config){
+		.out_path = opt.output,
+		.once = opt.once,
+		.log = stderr,
+		.stop_collection = opt.stop_on_exit ? stop_collection : NULL,
+	};
+	ret = ksnapd_init(&d, &ring, &stream, &cfg);
 	if (ret) {
 		fprintf(stderr, "ksnapd: %s\n", strerror(-ret));
 		goto err_out;
 	}
-	d.once = opt.once;
-	d.lossy = opt.lossy;
-	d.out_path = opt.output;
-	d.log = stderr;
-	if (opt.stop_on_exit)
-		d.stop_collection = stop_collection;
 	if (opt.start && set_enable(true))
 		goto err_daemon;
 
 	ret = ksnapd_run(&d, sigfd);
-	stopped = d.stop_called;
+	stop_ret = d.stop_ret;
 	if (ret) {
 		fprintf(stderr, "ksnapd: %s\n", d.err);
 		if (ret == -ENOSPC || ret == -EDQUOT)
@@ -437,9 +435,13 @@ err_daemon:
 err_out:
 	ksnap_out_fini(&out);
 err_ring:
-	if (opt.stop_on_exit && (stopped ? stop_ret : set_enable(false)) &&
-	    !status)
-		status = EXIT_RUNTIME;
+	if (opt.stop_on_exit) {
+		/* Not stopped yet (no signal, or no collection then): now. */
+		if (stop_ret == KSNAPD_STOP_NOT_CALLED)
+			stop_ret = set_enable(false);
+		if (stop_ret && !status)
+			status = EXIT_RUNTIME;
+	}
 	ksnap_ring_close(&ring);
 err_sigfd:
 	close(sigfd);

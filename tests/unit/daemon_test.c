@@ -26,6 +26,8 @@ static struct ksnap_ring ring;
 static struct ksnap_out out;
 static struct ksnap_stream st;
 static struct ksnapd d;
+/* What attach() gives ksnapd_init(): set by a test before attach(). */
+static struct ksnapd_config cfg;
 
 /* What the "kernel" does at each poll() call (1-based), then returns. */
 static void (*script)(int call);
@@ -58,6 +60,7 @@ static int setup(void **state)
 	fake_sys.capture = true;
 	fake_sys.poll_hook = scripted_poll;
 	script = NULL;
+	cfg = (struct ksnapd_config){ .once = true };
 	return 0;
 }
 
@@ -68,8 +71,7 @@ static void attach(bool lossy)
 	assert_int_equal(ksnap_ring_open(&ring, "/dev/ksnap"), 0);
 	assert_int_equal(ksnap_out_init(&out, 1, false, lossy, 65536), 0);
 	ksnap_stream_init(&st, &out, lossy);
-	assert_int_equal(ksnapd_init(&d, &ring, &st, "out.tsv"), 0);
-	d.once = true;
+	assert_int_equal(ksnapd_init(&d, &ring, &st, &cfg), 0);
 }
 
 static int teardown(void **state)
@@ -461,8 +463,8 @@ static void attached_with_a_tail_writes_a_resumed_file_never_truncating(
 		fake_ring_push(&fr, (pos + 1) * 1000, pos);
 	fr.cons->tail = 4;		/* the killed ksnapd got this far */
 	fake_sys.exists[0] = "out.tsv.resumed.1";	/* an older resume */
+	cfg.out_path = "out.tsv";
 	attach(false);
-	d.out_path = "out.tsv";
 	script = stop_now;
 
 	assert_int_equal(ksnapd_run(&d, -1), 0);
@@ -486,8 +488,8 @@ static void attached_mid_collection_at_tail_0_truncates_as_usual(void **s)
 {
 	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 0);
+	cfg.out_path = "out.tsv";
 	attach(false);
-	d.out_path = "out.tsv";
 	script = stop_now;
 
 	assert_int_equal(ksnapd_run(&d, -1), 0);
@@ -583,7 +585,7 @@ static void sigterm_drains_writes_stats_and_exits_zero(void **s)
 	script = push_then_signal;
 
 	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
-	assert_int_equal(d.signo, SIGTERM);
+	assert_true(d.stop);
 	assert_contains(output(), "4000\t4\n5000\t5\nSTATS\t");
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 	/* Still running: not handed back as done (5 is, since the open). */
@@ -597,7 +599,7 @@ static void sigterm_drains_writes_stats_and_exits_zero(void **s)
 static int stop_calls;
 static bool stats_before_stop;
 
-static int kernel_stop(struct ksnapd *dd)
+static int kernel_stop(void *arg)
 {
 	stop_calls++;
 	stats_before_stop = strstr(output(), "STATS\t") != NULL;
@@ -611,8 +613,8 @@ static void sigterm_with_stop_on_exit_stops_then_drains_the_last_snapshot(
 {
 	fake_ring_start(&fr, 6, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 4000, 4);
+	cfg.stop_collection = kernel_stop;
 	attach(false);
-	d.stop_collection = kernel_stop;
 	stop_calls = 0;
 	stats_before_stop = false;
 	assert_int_equal(pipe(sig_pipe), 0);
@@ -620,9 +622,9 @@ static void sigterm_with_stop_on_exit_stops_then_drains_the_last_snapshot(
 	script = push_then_signal;
 
 	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
-	assert_int_equal(d.signo, SIGTERM);
+	assert_true(d.stop);
 	assert_int_equal(stop_calls, 1);
-	assert_true(d.stop_called);
+	assert_int_equal(d.stop_ret, 0);
 	assert_false(stats_before_stop);
 	/* The stop's snapshot is the last row, then STATS counts it. */
 	assert_contains(output(), "4000\t4\n5000\t5\n6000\t6\nSTATS\t");
@@ -638,7 +640,7 @@ static void sigterm_with_stop_on_exit_stops_then_drains_the_last_snapshot(
 	close(sig_pipe[1]);
 }
 
-static int failing_stop(struct ksnapd *dd)
+static int failing_stop(void *arg)
 {
 	stop_calls++;
 	return -EACCES;
@@ -648,8 +650,8 @@ static void stop_on_exit_failure_still_writes_stats(void **s)
 {
 	fake_ring_start(&fr, 6, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 4000, 4);
+	cfg.stop_collection = failing_stop;
 	attach(false);
-	d.stop_collection = failing_stop;
 	stop_calls = 0;
 	assert_int_equal(pipe(sig_pipe), 0);
 	fake_sys.poll_hook = signal_poll;
@@ -657,6 +659,8 @@ static void stop_on_exit_failure_still_writes_stats(void **s)
 
 	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
 	assert_int_equal(stop_calls, 1);
+	/* What the stop returned, for ksnapd's exit status. */
+	assert_int_equal(d.stop_ret, -EACCES);
 	assert_contains(output(), "4000\t4\n5000\t5\nSTATS\t");
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 	assert_int_equal(fr.cons->done_generation, 5);
@@ -668,13 +672,13 @@ static void stop_on_exit_is_not_called_without_a_signal(void **s)
 {
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1, 1);
+	cfg.stop_collection = failing_stop;
 	attach(false);
-	d.stop_collection = failing_stop;
 	stop_calls = 0;
 	script = stop_now;
 	assert_int_equal(ksnapd_run(&d, -1), 0);
 	assert_int_equal(stop_calls, 0);
-	assert_false(d.stop_called);
+	assert_int_equal(d.stop_ret, KSNAPD_STOP_NOT_CALLED);
 }
 
 static void sigterm_while_waiting_exits_without_output(void **s)
@@ -691,6 +695,7 @@ static void write_error_names_the_output_file(void **s)
 {
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1, 1);
+	cfg.out_path = "out.tsv";
 	attach(false);
 	fake_sys.write_err = -EIO;
 
@@ -794,8 +799,7 @@ static void regular_file_device_is_read_like_the_device(void **s)
 	assert_true(ring.regular_file);
 	assert_int_equal(ksnap_out_init(&out, 1, false, false, 65536), 0);
 	ksnap_stream_init(&st, &out, false);
-	assert_int_equal(ksnapd_init(&d, &ring, &st, "out.tsv"), 0);
-	d.once = true;
+	assert_int_equal(ksnapd_init(&d, &ring, &st, &cfg), 0);
 	script = push_two_and_stop;
 	assert_int_equal(ksnapd_run(&d, -1), 0);
 	assert_contains(output(), "1000\t10\t11\t12\n"
@@ -826,9 +830,9 @@ static void two_collections(int call)
 static void each_collection_goes_to_its_own_file(void **s)
 {
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	cfg.once = false;
+	cfg.out_path = "out.tsv";
 	attach(true);
-	d.once = false;
-	d.out_path = "out.tsv";
 	script = two_collections;
 
 	assert_int_equal(ksnapd_run(&d, -1), 0);
@@ -862,8 +866,8 @@ static void second_stream_adler32_sums_its_own_lines_alone(void **s)
 	const char *adler1, *start2;
 
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	cfg.once = false;
 	attach(true);
-	d.once = false;
 	script = two_collections;
 	assert_int_equal(ksnapd_run(&d, -1), 0);
 
@@ -987,8 +991,8 @@ static void sighup_starts_a_whole_stream_in_the_reopened_file(void **s)
 
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 1);
+	cfg.out_path = "out.tsv";
 	attach(false);
-	d.out_path = "out.tsv";
 	assert_int_equal(pipe(sig_pipe), 0);
 	fake_sys.poll_hook = hup_poll;
 	script = hup_then_stop;
@@ -1026,8 +1030,8 @@ static void sighup_lossy_files_each_end_with_their_own_adler32(void **s)
 
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 1);
+	cfg.out_path = "out.tsv";
 	attach(true);
-	d.out_path = "out.tsv";
 	assert_int_equal(pipe(sig_pipe), 0);
 	fake_sys.poll_hook = hup_poll;
 	script = hup_then_stop;
@@ -1058,8 +1062,8 @@ static void sighup_without_rotation_keeps_writing_the_same_file(void **s)
 {
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 1);
+	cfg.out_path = "out.tsv";
 	attach(false);
-	d.out_path = "out.tsv";
 	fake_sys.stat_same = true;
 	assert_int_equal(pipe(sig_pipe), 0);
 	fake_sys.poll_hook = hup_poll;
@@ -1120,9 +1124,9 @@ static void sighup_while_full_reopens_once_the_buffer_is_out(void **s)
 
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 1);
+	cfg.out_path = "out.tsv";
 	attach(true);
 	out.regular = true;
-	d.out_path = "out.tsv";
 	assert_int_equal(pipe(sig_pipe), 0);
 	fake_sys.poll_hook = hup_full_poll;
 	script = hup_while_full;
@@ -1187,12 +1191,12 @@ static void full_output_drops_counts_and_resumes(void **s)
 	fake_ring_push(&fr, 2000, 20);
 	attach(true);
 	out.regular = true;
-	d.log = open_memstream(&logbuf, &loglen);
+	d.cfg.log = open_memstream(&logbuf, &loglen);
 	script = full_script;
 
 	assert_int_equal(ksnapd_run(&d, -1), 0);
-	fclose(d.log);
-	d.log = NULL;
+	fclose(d.cfg.log);
+	d.cfg.log = NULL;
 	/* The block of rows 3000..5000 was buffered when the disk filled:
 	 * written later; 6000 and 7000 came while full: dropped. */
 	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
@@ -1212,9 +1216,9 @@ static void full_output_drops_counts_and_resumes(void **s)
 	assert_int_equal(d.rows + fr.ctrl->stats.lost + d.dropped,
 			 fr.ctrl->stats.taken);
 	/* Said once, and said when it writes again. */
-	assert_int_equal(count_lines_starting(logbuf, "ksnapd: out.tsv: "
+	assert_int_equal(count_lines_starting(logbuf, "ksnapd: <stdout>: "
 			 "write: No space left on device: dropping rows"), 1);
-	assert_int_equal(count_lines_starting(logbuf, "ksnapd: out.tsv: "
+	assert_int_equal(count_lines_starting(logbuf, "ksnapd: <stdout>: "
 			 "writing again, 2 rows dropped"), 1);
 	assert_contains(logbuf, "2 rows dropped because the output was full");
 	/* The tail follows head: the kernel never saw a full ring. */
@@ -1321,7 +1325,7 @@ static void stop_signal_while_full_gives_up_with_enospc(void **s)
 	d.stop = true;
 
 	assert_int_equal(ksnapd_run(&d, -1), -ENOSPC);
-	assert_contains(d.err, "out.tsv: write: No space left on device: "
+	assert_contains(d.err, "<stdout>: write: No space left on device: "
 			"stopping with ");
 	assert_string_equal(output(), "");
 	assert_int_equal(fr.cons->done_generation, 0);
@@ -1338,7 +1342,7 @@ static void stop_signal_while_over_quota_gives_up_with_edquot(void **s)
 	d.stop = true;
 
 	assert_int_equal(ksnapd_run(&d, -1), -EDQUOT);
-	assert_contains(d.err, "out.tsv: write: Disk quota exceeded: "
+	assert_contains(d.err, "<stdout>: write: Disk quota exceeded: "
 			"stopping with ");
 }
 
