@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * ksnapd: write the samples of ksnap.ko as a gVisor profiling-metrics
- * stream.  Options and set-up here; the work is in daemon.c.
+ * stream.  Options and set-up here; the work is in daemon.c and the
+ * files it puts together.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -19,7 +19,6 @@
 #include "kmodload.h"
 #include "output.h"
 #include "ring.h"
-#include "stream.h"
 #include "sys.h"
 
 #ifndef KSNAP_VERSION
@@ -308,7 +307,7 @@ static int set_enable(bool on)
 	return ret;
 }
 
-/* --stop-on-exit, on SIGINT/SIGTERM: stop before the drain (daemon.c). */
+/* --stop-on-exit, on SIGINT/SIGTERM: stop before the drain (collect.c). */
 static int stop_collection(void *arg)
 {
 	(void)arg;
@@ -332,93 +331,46 @@ static int signals_setup(void)
 	return fd < 0 ? -errno : fd;
 }
 
-int main(int argc, char **argv)
+/* --load: returns 0, or -errno when ksnapd cannot go on. */
+static int load_module(const struct options *o)
 {
-	struct options opt;
-	struct ksnap_ring ring;
-	struct ksnap_out out;
-	struct ksnap_stream stream;
-	struct ksnapd_config cfg;
-	struct ksnapd d;
-	const char *out_name;
-	struct stat st;
-	int out_fd, sigfd, ret, status = EXIT_RUNTIME;
-	int stop_ret = KSNAPD_STOP_NOT_CALLED;
+	char err[256];
+	int ret;
 
-	parse_options(argc, argv, &opt);
-	out_name = opt.output ? opt.output : "<stdout>";
-	if (opt.output) {
-		char err[320];
+	ret = ksnapd_load_module("ksnap", o->load_params, err, sizeof(err));
+	if (ret < 0)
+		fprintf(stderr, "ksnapd: --load: %s\n", err);
+	else if (ret > 0)
+		fprintf(stderr, "ksnapd: --load: warning: %s\n", err);
+	return ret < 0 ? ret : 0;
+}
 
-		/* Now, not when the first collection starts. */
-		if (ksnapd_check_output_dir(opt.output, err, sizeof(err))) {
-			fprintf(stderr, "ksnapd: -o %s: %s\n", opt.output, err);
-			return EXIT_RUNTIME;
-		}
-	}
-
-	sigfd = signals_setup();
-	if (sigfd < 0) {
-		fprintf(stderr, "ksnapd: signalfd: %s\n", strerror(-sigfd));
-		return EXIT_RUNTIME;
-	}
-
-	if (opt.load) {
-		char err[256];
-
-		ret = ksnapd_load_module("ksnap", opt.load_params, err,
-					 sizeof(err));
-		if (ret < 0) {
-			fprintf(stderr, "ksnapd: --load: %s\n", err);
-			goto err_sigfd;
-		}
-		if (ret > 0)
-			fprintf(stderr, "ksnapd: --load: warning: %s\n", err);
-	}
-	ret = ksnapd_open_ring(&ring, opt.device, !opt.no_wait, sigfd, stderr);
-	if (ret == -EINTR) {
-		status = 0;		/* stopped while waiting */
-		goto err_sigfd;
-	}
-	if (ret) {
-		ring_error(&ring, opt.device, ret);
-		goto err_sigfd;
-	}
-
-	/* A file is opened when its collection starts (daemon.c). */
-	out_fd = opt.output ? -1 : STDOUT_FILENO;
-	if (!opt.output) {
-		ret = ksnap_sys_fstat(out_fd, &st);
-		if (ret) {
-			fprintf(stderr, "ksnapd: %s: fstat: %s\n", out_name,
-				strerror(-ret));
-			goto err_ring;
-		}
-	}
-
-	ret = ksnap_out_init(&out, out_fd, !opt.output && S_ISREG(st.st_mode),
-			     opt.lossy, KSNAP_OUT_DEFAULT_SIZE);
-	if (ret) {
-		fprintf(stderr, "ksnapd: %s\n", strerror(-ret));
-		goto err_ring;
-	}
-	ksnap_stream_init(&stream, &out, opt.lossy);
-	cfg = (struct ksnapd_config){
-		.out_path = opt.output,
-		.once = opt.once,
+/*
+ * ksnapd on the open ring, until done.  *stop_ret: what --stop-on-exit's
+ * stop returned if the run called it.  Returns the exit status.
+ */
+static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
+	       int *stop_ret)
+{
+	const struct ksnapd_config cfg = {
+		.out_path = o->output,
+		.lossy = o->lossy,
+		.once = o->once,
 		.log = stderr,
-		.stop_collection = opt.stop_on_exit ? stop_collection : NULL,
+		.stop_collection = o->stop_on_exit ? stop_collection : NULL,
 	};
-	ret = ksnapd_init(&d, &ring, &stream, &cfg);
-	if (ret) {
-		fprintf(stderr, "ksnapd: %s\n", strerror(-ret));
-		goto err_out;
-	}
-	if (opt.start && set_enable(true))
-		goto err_daemon;
+	struct ksnapd d;
+	int ret, status = EXIT_RUNTIME;
 
+	ret = ksnapd_init(&d, ring, &cfg);
+	if (ret) {
+		fprintf(stderr, "ksnapd: %s\n", d.err);
+		return status;
+	}
+	if (o->start && set_enable(true))
+		goto out;
 	ret = ksnapd_run(&d, sigfd);
-	stop_ret = d.stop_ret;
+	*stop_ret = d.col.stop_ret;
 	if (ret) {
 		fprintf(stderr, "ksnapd: %s\n", d.err);
 		if (ret == -ENOSPC || ret == -EDQUOT)
@@ -427,14 +379,44 @@ int main(int argc, char **argv)
 	} else {
 		status = 0;
 	}
-	if (opt.output && out.fd >= 0)
-		ksnap_sys_close(out.fd);
-
-err_daemon:
+out:
 	ksnapd_fini(&d);
-err_out:
-	ksnap_out_fini(&out);
-err_ring:
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	struct ksnap_ring ring;
+	char err[320];
+	int sigfd, ret, status = EXIT_RUNTIME;
+	int stop_ret = KSNAPD_STOP_NOT_CALLED;
+
+	parse_options(argc, argv, &opt);
+	/* Now, not when the first collection starts. */
+	if (opt.output && ksnapd_check_output_dir(opt.output, err,
+						  sizeof(err))) {
+		fprintf(stderr, "ksnapd: -o %s: %s\n", opt.output, err);
+		return EXIT_RUNTIME;
+	}
+	sigfd = signals_setup();
+	if (sigfd < 0) {
+		fprintf(stderr, "ksnapd: signalfd: %s\n", strerror(-sigfd));
+		return EXIT_RUNTIME;
+	}
+	if (opt.load && load_module(&opt))
+		goto out_sigfd;
+	ret = ksnapd_open_ring(&ring, opt.device, !opt.no_wait, sigfd, stderr);
+	if (ret == -EINTR) {
+		status = 0;		/* stopped while waiting */
+		goto out_sigfd;
+	}
+	if (ret) {
+		ring_error(&ring, opt.device, ret);
+		goto out_sigfd;
+	}
+
+	status = run(&opt, &ring, sigfd, &stop_ret);
 	if (opt.stop_on_exit) {
 		/* Not stopped yet (no signal, or no collection then): now. */
 		if (stop_ret == KSNAPD_STOP_NOT_CALLED)
@@ -443,7 +425,7 @@ err_ring:
 			status = EXIT_RUNTIME;
 	}
 	ksnap_ring_close(&ring);
-err_sigfd:
+out_sigfd:
 	close(sigfd);
 	return status;
 }

@@ -23,8 +23,6 @@
 
 static struct fake_ring fr;
 static struct ksnap_ring ring;
-static struct ksnap_out out;
-static struct ksnap_stream st;
 static struct ksnapd d;
 /* What attach() gives ksnapd_init(): set by a test before attach(). */
 static struct ksnapd_config cfg;
@@ -69,15 +67,16 @@ static void attach(bool lossy)
 {
 	fake_ring_open(&fr);
 	assert_int_equal(ksnap_ring_open(&ring, "/dev/ksnap"), 0);
-	assert_int_equal(ksnap_out_init(&out, 1, false, lossy, 65536), 0);
-	ksnap_stream_init(&st, &out, lossy);
-	assert_int_equal(ksnapd_init(&d, &ring, &st, &cfg), 0);
+	cfg.lossy = lossy;
+	assert_int_equal(ksnapd_init(&d, &ring, &cfg), 0);
+	/* Standard output is a pipe here, whatever the test runs with;
+	 * tests of a regular file's full disk say so. */
+	d.out.sink.regular = false;
 }
 
 static int teardown(void **state)
 {
 	ksnapd_fini(&d);
-	ksnap_out_fini(&out);
 	ksnap_ring_close(&ring);
 	fake_ring_free(&fr);
 	fake_sys_reset();
@@ -476,10 +475,10 @@ static void attached_with_a_tail_writes_a_resumed_file_never_truncating(
 	assert_string_equal(fake_sys.opened[1], "out.tsv.resumed.1");
 	assert_string_equal(fake_sys.opened[2], "out.tsv.resumed.2");
 	assert_true(fake_sys.opened_flags[2] & O_EXCL);
-	assert_string_equal(d.cur_path, "out.tsv.resumed.2");
+	assert_string_equal(d.out.path, "out.tsv.resumed.2");
 	assert_contains(output(), "Time (ns)\t/ksnap/mem\n5000\t4\n6000\t5\n");
 	assert_contains(output(), "\"ksnapd_first_position\":4");
-	assert_int_equal(4 + d.rows + fr.ctrl->stats.lost,
+	assert_int_equal(4 + d.out.count.rows + fr.ctrl->stats.lost,
 			 fr.ctrl->stats.taken);
 }
 
@@ -516,9 +515,9 @@ static void tail_above_head_is_garbage_even_when_it_wraps_close(void **s)
 	script = stop_now;
 
 	assert_int_equal(ksnapd_run(&d, -1), 0);
-	if (d.rows != 0)
+	if (d.out.count.rows != 0)
 		fail_msg("expected no rows from a garbage tail, got %llu:\n%s",
-			 (unsigned long long)d.rows, output());
+			 (unsigned long long)d.out.count.rows, output());
 	assert_contains(output(), "Time (ns)\t/ksnap/mem\nSTATS\t");
 	assert_int_equal(fr.cons->tail, 5);
 }
@@ -585,7 +584,7 @@ static void sigterm_drains_writes_stats_and_exits_zero(void **s)
 	script = push_then_signal;
 
 	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
-	assert_true(d.stop);
+	assert_true(d.col.stop);
 	assert_contains(output(), "4000\t4\n5000\t5\nSTATS\t");
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 	/* Still running: not handed back as done (5 is, since the open). */
@@ -622,9 +621,9 @@ static void sigterm_with_stop_on_exit_stops_then_drains_the_last_snapshot(
 	script = push_then_signal;
 
 	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
-	assert_true(d.stop);
+	assert_true(d.col.stop);
 	assert_int_equal(stop_calls, 1);
-	assert_int_equal(d.stop_ret, 0);
+	assert_int_equal(d.col.stop_ret, 0);
 	assert_false(stats_before_stop);
 	/* The stop's snapshot is the last row, then STATS counts it. */
 	assert_contains(output(), "4000\t4\n5000\t5\n6000\t6\nSTATS\t");
@@ -660,7 +659,7 @@ static void stop_on_exit_failure_still_writes_stats(void **s)
 	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
 	assert_int_equal(stop_calls, 1);
 	/* What the stop returned, for ksnapd's exit status. */
-	assert_int_equal(d.stop_ret, -EACCES);
+	assert_int_equal(d.col.stop_ret, -EACCES);
 	assert_contains(output(), "4000\t4\n5000\t5\nSTATS\t");
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 	assert_int_equal(fr.cons->done_generation, 5);
@@ -678,7 +677,7 @@ static void stop_on_exit_is_not_called_without_a_signal(void **s)
 	script = stop_now;
 	assert_int_equal(ksnapd_run(&d, -1), 0);
 	assert_int_equal(stop_calls, 0);
-	assert_int_equal(d.stop_ret, KSNAPD_STOP_NOT_CALLED);
+	assert_int_equal(d.col.stop_ret, KSNAPD_STOP_NOT_CALLED);
 }
 
 static void sigterm_while_waiting_exits_without_output(void **s)
@@ -686,7 +685,7 @@ static void sigterm_while_waiting_exits_without_output(void **s)
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_stop(&fr);
 	attach(false);
-	d.stop = true;
+	d.col.stop = true;
 	assert_int_equal(ksnapd_run(&d, -1), 0);
 	assert_string_equal(output(), "");
 }
@@ -797,9 +796,8 @@ static void regular_file_device_is_read_like_the_device(void **s)
 	assert_int_equal(ksnap_ring_open(&ring, path), 0);
 	unlink(path);		/* stays mapped; nothing left behind */
 	assert_true(ring.regular_file);
-	assert_int_equal(ksnap_out_init(&out, 1, false, false, 65536), 0);
-	ksnap_stream_init(&st, &out, false);
-	assert_int_equal(ksnapd_init(&d, &ring, &st, &cfg), 0);
+	assert_int_equal(ksnapd_init(&d, &ring, &cfg), 0);
+	d.out.sink.regular = false;
 	script = push_two_and_stop;
 	assert_int_equal(ksnapd_run(&d, -1), 0);
 	assert_contains(output(), "1000\t10\t11\t12\n"
@@ -823,7 +821,7 @@ static void two_collections(int call)
 	} else if (call == 3) {
 		fake_ring_stop(&fr);
 	} else if (call == 4) {
-		d.stop = true;
+		d.col.stop = true;
 	}
 }
 
@@ -851,7 +849,7 @@ static void each_collection_goes_to_its_own_file(void **s)
 	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
 					      "ADLER32\t"), 2);
 	assert_int_equal(fr.cons->done_generation, 2);
-	assert_int_equal(d.phase, KSNAPD_DONE);
+	assert_int_equal(d.col.state, KSNAPD_DONE);
 }
 
 /*
@@ -1017,7 +1015,7 @@ static void sighup_starts_a_whole_stream_in_the_reopened_file(void **s)
 	/* STATS counts every row, and says how many are in earlier files. */
 	assert_contains(output() + at, "\"total_snapshots\":2,");
 	assert_contains(output() + at, "\"ksnapd_rows_in_earlier_files\":1");
-	assert_false(d.stop);
+	assert_false(d.col.stop);
 	close(sig_pipe[0]);
 	close(sig_pipe[1]);
 }
@@ -1126,7 +1124,7 @@ static void sighup_while_full_reopens_once_the_buffer_is_out(void **s)
 	fake_ring_push(&fr, 1000, 1);
 	cfg.out_path = "out.tsv";
 	attach(true);
-	out.regular = true;
+	d.out.sink.regular = true;
 	assert_int_equal(pipe(sig_pipe), 0);
 	fake_sys.poll_hook = hup_full_poll;
 	script = hup_while_full;
@@ -1189,14 +1187,13 @@ static void full_output_drops_counts_and_resumes(void **s)
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 10);
 	fake_ring_push(&fr, 2000, 20);
+	cfg.log = open_memstream(&logbuf, &loglen);
 	attach(true);
-	out.regular = true;
-	d.cfg.log = open_memstream(&logbuf, &loglen);
+	d.out.sink.regular = true;
 	script = full_script;
 
 	assert_int_equal(ksnapd_run(&d, -1), 0);
-	fclose(d.cfg.log);
-	d.cfg.log = NULL;
+	fclose(cfg.log);
 	/* The block of rows 3000..5000 was buffered when the disk filled:
 	 * written later; 6000 and 7000 came while full: dropped. */
 	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
@@ -1213,7 +1210,7 @@ static void full_output_drops_counts_and_resumes(void **s)
 	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
 					      "ADLER32\t0x"), 1);
 	assert_true(fake_sys.enospc_calls >= 2);
-	assert_int_equal(d.rows + fr.ctrl->stats.lost + d.dropped,
+	assert_int_equal(d.out.count.rows + fr.ctrl->stats.lost + d.out.count.dropped,
 			 fr.ctrl->stats.taken);
 	/* Said once, and said when it writes again. */
 	assert_int_equal(count_lines_starting(logbuf, "ksnapd: <stdout>: "
@@ -1245,7 +1242,7 @@ static void stats_waits_for_room_when_the_end_finds_the_output_full(void **s)
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 10);
 	attach(false);
-	out.regular = true;
+	d.out.sink.regular = true;
 	script = end_script;
 
 	assert_int_equal(ksnapd_run(&d, -1), 0);
@@ -1265,7 +1262,7 @@ static void stats_waits_for_room_when_the_end_finds_the_output_full(void **s)
 static void adler_end_script(int call)
 {
 	/* Room for exactly what is buffered (with its frame bytes). */
-	size_t block = ksnap_out_pending(&out) + 2;
+	size_t block = ksnap_out_pending(&d.out.sink) + 2;
 
 	switch (call) {
 	case 1:
@@ -1292,7 +1289,7 @@ static void lossy_end_while_full_keeps_adler32_last_and_unframed(void **s)
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 10);
 	attach(true);
-	out.regular = true;
+	d.out.sink.regular = true;
 	script = adler_end_script;
 
 	assert_int_equal(ksnapd_run(&d, -1), 0);
@@ -1319,10 +1316,10 @@ static void stop_signal_while_full_gives_up_with_enospc(void **s)
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 10);
 	attach(false);
-	out.regular = true;
+	d.out.sink.regular = true;
 	fake_sys.space_limited = true;
 	fake_sys.space = 0;
-	d.stop = true;
+	d.col.stop = true;
 
 	assert_int_equal(ksnapd_run(&d, -1), -ENOSPC);
 	assert_contains(d.err, "<stdout>: write: No space left on device: "
@@ -1337,9 +1334,9 @@ static void stop_signal_while_over_quota_gives_up_with_edquot(void **s)
 	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 10);
 	attach(false);
-	out.regular = true;
+	d.out.sink.regular = true;
 	fake_sys.write_err = -EDQUOT;
-	d.stop = true;
+	d.col.stop = true;
 
 	assert_int_equal(ksnapd_run(&d, -1), -EDQUOT);
 	assert_contains(d.err, "<stdout>: write: Disk quota exceeded: "
@@ -1373,11 +1370,11 @@ static void overwrite_mode_counts_what_was_overwritten(void **s)
 	assert_int_equal(count_lines_starting(output(), "12000\t"), 0);
 	assert_int_equal(count_lines_starting(output(), "13000\t"), 1);
 	assert_int_equal(count_lines_starting(output(), "20000\t"), 1);
-	assert_int_equal(d.rows, 8);
-	assert_int_equal(d.overwritten, 12);
+	assert_int_equal(d.out.count.rows, 8);
+	assert_int_equal(d.col.overwritten, 12);
 	assert_contains(output(), "\"total_snapshots\":8,");
 	assert_contains(output(), "\"ksnapd_snapshots_overwritten\":12,");
-	assert_int_equal(d.rows + d.overwritten, fr.ctrl->stats.taken);
+	assert_int_equal(d.out.count.rows + d.col.overwritten, fr.ctrl->stats.taken);
 }
 
 static void lap_running(int call)
@@ -1405,9 +1402,9 @@ static void overwrite_mode_running_skips_the_slot_being_written(void **s)
 	assert_int_equal(count_lines_starting(output(), "13000\t"), 0);
 	assert_int_equal(count_lines_starting(output(), "14000\t"), 1);
 	assert_int_equal(count_lines_starting(output(), "21000\t"), 1);
-	assert_int_equal(d.rows, 8);
-	assert_int_equal(d.overwritten, 13);
-	assert_int_equal(d.rows + d.overwritten, fr.ctrl->stats.taken);
+	assert_int_equal(d.out.count.rows, 8);
+	assert_int_equal(d.col.overwritten, 13);
+	assert_int_equal(d.out.count.rows + d.col.overwritten, fr.ctrl->stats.taken);
 }
 
 static void torn(int call)
@@ -1431,8 +1428,8 @@ static void overwrite_mode_checks_each_record_seq(void **s)
 
 	assert_int_equal(ksnapd_run(&d, -1), 0);
 	assert_int_equal(count_lines_starting(output(), "2000\t"), 0);
-	assert_int_equal(d.rows, 2);
-	assert_int_equal(d.overwritten, 1);
+	assert_int_equal(d.out.count.rows, 2);
+	assert_int_equal(d.col.overwritten, 1);
 }
 
 static void position_valid_below_a_ring_behind_head(void **s)
@@ -1444,6 +1441,120 @@ static void position_valid_below_a_ring_behind_head(void **s)
 	/* Modulo 2^64. */
 	assert_true(ksnap_ring_pos_valid(2, UINT64_MAX, 8));
 	assert_false(ksnap_ring_pos_valid(2, 11, 8));	/* ahead of head */
+}
+
+/* --- the consumer interface -------------------------------------------- */
+
+/* A second consumer beside the output file: what it saw. */
+struct recorder {
+	int begins, ends, end_calls;
+	uint32_t gen;
+	uint64_t first_position, taken;
+	uint64_t times[16];
+	int rows;
+	int not_yet;		/* end() says "not yet" this many times */
+	bool stopping;
+};
+
+static int rec_begin(void *self, const struct ksnap_coll *c, uint64_t first)
+{
+	struct recorder *r = self;
+
+	r->begins++;
+	r->gen = c->generation;
+	r->first_position = first;
+	return 0;
+}
+
+static int rec_row(void *self, const struct ksnap_record *rec)
+{
+	struct recorder *r = self;
+
+	if (r->rows < 16)
+		r->times[r->rows] = rec->time_ns;
+	r->rows++;
+	return 0;
+}
+
+static int rec_end(void *self, const struct ksnapd_end *e)
+{
+	struct recorder *r = self;
+
+	r->end_calls++;
+	r->stopping = e->stopping;
+	if (r->not_yet) {
+		r->not_yet--;
+		return 1;
+	}
+	r->ends++;
+	r->taken = e->stats.ksnap_snapshots_taken;
+	return 0;
+}
+
+/* No wake(), no flush(): they may be NULL. */
+static const struct ksnapd_consumer_ops recorder_ops = {
+	.begin = rec_begin,
+	.row = rec_row,
+	.end = rec_end,
+};
+
+static struct recorder rec;
+
+static void a_second_consumer_sees_the_rows_the_output_gets(void **s)
+{
+	fake_ring_start(&fr, 3, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 1);
+	fr.cons->tail = 1;		/* an earlier reader's first row */
+	fake_ring_push(&fr, 2000, 2);
+	attach(false);
+	memset(&rec, 0, sizeof(rec));
+	assert_int_equal(ksnapd_collect_add(&d.col, &recorder_ops, &rec), 0);
+	/* Room for two: the output file and this one. */
+	assert_int_equal(ksnapd_collect_add(&d.col, &recorder_ops, &rec),
+			 -ENOSPC);
+	script = push_two_and_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_contains(output(), "2000\t2\n3000\t30\n4000\t40\nSTATS\t");
+	assert_int_equal(rec.begins, 1);
+	assert_int_equal(rec.gen, 3);
+	assert_int_equal(rec.first_position, 1);
+	assert_int_equal(rec.rows, 3);
+	assert_int_equal(rec.times[0], 2000);
+	assert_int_equal(rec.times[1], 3000);
+	assert_int_equal(rec.times[2], 4000);
+	assert_int_equal(rec.ends, 1);
+	assert_int_equal(rec.taken, 4);
+	assert_false(rec.stopping);
+	assert_int_equal(fr.cons->done_generation, 3);
+}
+
+/*
+ * A consumer not done with the end holds the collection back from the
+ * kernel; the one that is done is not asked again (one STATS line).
+ */
+static void the_collection_is_handed_back_once_every_consumer_has_ended(
+	void **s)
+{
+	fake_ring_start(&fr, 3, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 1);
+	attach(false);
+	memset(&rec, 0, sizeof(rec));
+	rec.not_yet = 2;
+	assert_int_equal(ksnapd_collect_add(&d.col, &recorder_ops, &rec), 0);
+	fake_ring_stop(&fr);
+
+	assert_int_equal(ksnapd_step(&d), 0);
+	assert_int_equal(d.col.state, KSNAPD_END);
+	assert_int_equal(fr.cons->done_generation, 2);
+	assert_int_equal(fr.cons->seen_state,
+			 KSNAP_GEN_STATE(3, KSNAP_STATE_STOPPED));
+	assert_int_equal(ksnapd_step(&d), 0);
+	assert_int_equal(fr.cons->done_generation, 2);
+	assert_int_equal(ksnapd_step(&d), 1);
+	assert_int_equal(fr.cons->done_generation, 3);
+	assert_int_equal(rec.end_calls, 3);
+	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 }
 
 int main(void)
@@ -1492,6 +1603,8 @@ int main(void)
 		T(overwrite_mode_running_skips_the_slot_being_written),
 		T(overwrite_mode_checks_each_record_seq),
 		T(position_valid_below_a_ring_behind_head),
+		T(a_second_consumer_sees_the_rows_the_output_gets),
+		T(the_collection_is_handed_back_once_every_consumer_has_ended),
 	};
 
 	return cmocka_run_group_tests_name("daemon", tests, NULL, NULL);
