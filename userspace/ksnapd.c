@@ -51,10 +51,59 @@ static void usage_error(const char *fmt, const char *arg)
 	exit(EXIT_USAGE);
 }
 
+enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
+       OPT_START, OPT_STOP_ON_EXIT };
+
+/* One option (getopt_long()'s c, with optarg) into o; exits on -h, -V. */
+static void set_option(int c, char **argv, struct options *o)
+{
+	switch (c) {
+	case 'o':
+		if (!*optarg)
+			usage_error("-o: empty file name", "");
+		o->output = strcmp(optarg, "-") ? optarg : NULL;
+		break;
+	case OPT_DEVICE:
+		if (!*optarg)
+			usage_error("--device: empty path", "");
+		o->device = optarg;
+		break;
+	case OPT_LOSSY:
+		o->lossy = true;
+		break;
+	case OPT_ONCE:
+		o->once = true;
+		break;
+	case OPT_NO_WAIT:
+		o->no_wait = true;
+		break;
+	case OPT_LOAD:
+		o->load = true;
+		o->load_params = optarg && *optarg ? optarg : NULL;
+		break;
+	case OPT_START:
+		o->start = true;
+		break;
+	case OPT_STOP_ON_EXIT:
+		o->stop_on_exit = true;
+		break;
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(0);
+	case 'V':
+		printf("ksnapd %s (ring ABI %d)\n", KSNAP_VERSION,
+		       KSNAP_ABI_VERSION);
+		exit(0);
+	case ':':
+		usage_error("option '%s' needs an argument", argv[optind - 1]);
+		break;
+	default:
+		usage_error("unknown option '%s'", argv[optind - 1]);
+	}
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
-	       OPT_START, OPT_STOP_ON_EXIT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "device", required_argument, NULL, OPT_DEVICE },
@@ -73,52 +122,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->device = KSNAP_DEVICE_PATH;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!*optarg)
-				usage_error("-o: empty file name", "");
-			o->output = strcmp(optarg, "-") ? optarg : NULL;
-			break;
-		case OPT_DEVICE:
-			if (!*optarg)
-				usage_error("--device: empty path", "");
-			o->device = optarg;
-			break;
-		case OPT_LOSSY:
-			o->lossy = true;
-			break;
-		case OPT_ONCE:
-			o->once = true;
-			break;
-		case OPT_NO_WAIT:
-			o->no_wait = true;
-			break;
-		case OPT_LOAD:
-			o->load = true;
-			o->load_params = optarg && *optarg ? optarg : NULL;
-			break;
-		case OPT_START:
-			o->start = true;
-			break;
-		case OPT_STOP_ON_EXIT:
-			o->stop_on_exit = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(0);
-		case 'V':
-			printf("ksnapd %s (ring ABI %d)\n", KSNAP_VERSION,
-			       KSNAP_ABI_VERSION);
-			exit(0);
-		case ':':
-			usage_error("option '%s' needs an argument",
-				    argv[optind - 1]);
-			break;
-		default:
-			usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1)
+		set_option(c, argv, o);
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
 }
