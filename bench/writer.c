@@ -133,14 +133,12 @@ static struct result run(uint32_t ncols, bool lossy, const char *sink,
 {
 	struct fake_ring f;
 	struct ksnap_ring r;
-	struct ksnap_out out;
-	struct ksnap_stream s;
 	struct ksnapd d;
 	struct result res = { 0 };
 	char path[64];
 	size_t len = fake_ring_size(ncols, nrec);
 	void *mem;
-	int mfd, ofd, ret;
+	int mfd, ret;
 	uint32_t i;
 	uint64_t pos = 0;
 	double t0;
@@ -169,23 +167,11 @@ static struct result run(uint32_t ncols, bool lossy, const char *sink,
 	if (ret)
 		die("ksnap_ring_open", -ret);
 
-	ofd = open(sink, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (ofd < 0)
-		die(sink, errno);
-	{
-		struct stat st;
-
-		fstat(ofd, &st);
-		ret = ksnap_out_init(&out, ofd, S_ISREG(st.st_mode), lossy,
-				     KSNAP_OUT_DEFAULT_SIZE);
-	}
+	/* ksnapd opens (and truncates) sink when the collection starts. */
+	ret = ksnapd_init(&d, &r, &(struct ksnapd_config){
+		.out_path = sink, .lossy = lossy, .once = true });
 	if (ret)
-		die("ksnap_out_init", -ret);
-	ksnap_stream_init(&s, &out, lossy);
-	if (ksnapd_init(&d, &r, &s, sink))
-		die("ksnapd_init", ENOMEM);
-	d.once = true;
-	d.lossy = lossy;
+		die(d.err, -ret);
 
 	fake_ring_start(&f, 1, ncols, 20000, 1000, 1700000000000000000ULL);
 	/* Header, META: not timed. */
@@ -208,7 +194,7 @@ static struct result run(uint32_t ncols, bool lossy, const char *sink,
 		if (now() - t0 > 4 * seconds + 5)
 			break;
 	}
-	res.rows = d.rows;
+	res.rows = d.out.count.rows;
 	res.bytes = written;
 	res.allocs = nalloc;
 	nalloc = 0;
@@ -218,8 +204,6 @@ static struct result run(uint32_t ncols, bool lossy, const char *sink,
 	if (ret < 0)
 		die(d.err, -ret);
 	ksnapd_fini(&d);
-	ksnap_out_fini(&out);
-	close(ofd);
 	ksnap_ring_close(&r);
 	munmap(mem, len);
 	close(mfd);

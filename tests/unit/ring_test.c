@@ -347,6 +347,17 @@ static void open_rejects_a_layout_that_does_not_fit(void **s)
 	assert_int_equal(fake_sys.close_calls, 1);
 }
 
+static void position_valid_below_a_ring_behind_head(void **s)
+{
+	assert_true(ksnap_ring_pos_valid(10, 9, 8));
+	assert_true(ksnap_ring_pos_valid(10, 3, 8));
+	assert_false(ksnap_ring_pos_valid(10, 2, 8));	/* 10 may be writing */
+	assert_false(ksnap_ring_pos_valid(10, 1, 8));
+	/* Modulo 2^64. */
+	assert_true(ksnap_ring_pos_valid(2, UINT64_MAX, 8));
+	assert_false(ksnap_ring_pos_valid(2, 11, 8));	/* ahead of head */
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -368,6 +379,7 @@ int main(void)
 		T(open_claims_the_consumer_page_keeping_the_tail),
 		T(open_undoes_mappings_when_an_mmap_fails),
 		T(open_rejects_a_layout_that_does_not_fit),
+		T(position_valid_below_a_ring_behind_head),
 	};
 
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);

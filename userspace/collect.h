@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ksnapd's collector: the state machine that follows the kernel's
+ * collections in the ring and hands their rows to the consumers
+ * (consumer.h: the output file, and whatever comes beside it).
+ *
+ *   state       leaves when                                 for
+ *   WAIT_START  a collection to write is there              STREAM
+ *               a stop signal came                          DONE
+ *   STREAM      it has stopped, or a stop signal came,      END
+ *               and the ring is drained
+ *   END         every consumer has ended it                 WAIT_START, or
+ *                                                           DONE (--once,
+ *                                                           a stop signal)
+ *   DONE        never: ksnapd exits
+ *
+ * WAIT_START: a collection is to be written when it is running, or when it
+ * was started and stopped again before ksnapd looked (echo 1; echo 0:
+ * STOPPED with a generation that is not done_generation): it must be
+ * drained and handed back, or the kernel would refuse every later start.
+ * A stopped collection that is done (the kernel counts the last one as
+ * done when the device is opened: an earlier reader's) is not written,
+ * but its unread records are skipped (tail = head) so that poll() can
+ * sleep.
+ *
+ * STREAM: at every wake-up, the records between tail and head go to every
+ * consumer and are flushed by it before the tail hands their slots back
+ * to the kernel: a ksnapd killed in between leaves rows that the next one
+ * writes again (at least once), never rows that no file has.  A tail an
+ * earlier reader (a killed ksnapd) left in the collection is where the
+ * rows begin (first_position).  In overwrite mode, records the kernel
+ * overwrote before they were read are counted (overwritten), not seen.
+ * With stop_collection set (--stop-on-exit), a stop signal first stops
+ * the collection in the kernel, so that the drain ends with its last
+ * snapshot (KSNAP_REC_LAST) and the collection is handed back.
+ *
+ * END: the consumers end the collection (STATS), each until it says it
+ * has (the output may be full: it is retried at every wake-up, and a stop
+ * signal meanwhile fails it).  Only then is a stopped collection handed
+ * back (done_generation); the kernel refuses a new start until then.
+ */
+#ifndef KSNAPD_COLLECT_H
+#define KSNAPD_COLLECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "consumer.h"
+#include "ring.h"
+
+enum ksnapd_state {
+	KSNAPD_WAIT_START,	/* no collection of ours: wait for a start */
+	KSNAPD_STREAM,		/* rows to the consumers as they come */
+	KSNAPD_END,		/* over and drained: ending at the consumers */
+	KSNAPD_DONE,		/* exit */
+};
+
+struct ksnapd_collect_config {
+	bool once;			/* exit after the first collection */
+	FILE *log;			/* notices, or NULL */
+	/* --stop-on-exit: stop the collection in the kernel (above), or
+	 * NULL.  Returns 0 or -errno; then the drain ends as without it. */
+	int (*stop_collection)(void *arg);
+	void *stop_arg;
+};
+
+/* ksnapd_collect.stop_ret before stop_collection() is called. */
+#define KSNAPD_STOP_NOT_CALLED	1
+
+/* Consumers one collector feeds: the output file, and one more. */
+#define KSNAPD_MAX_CONSUMERS	2
+
+struct ksnapd_consumer {
+	const struct ksnapd_consumer_ops *ops;
+	void *self;
+	bool ended;			/* its end() returned done */
+};
+
+struct ksnapd_collect {
+	struct ksnapd_collect_config cfg;
+	struct ksnap_ring *ring;
+	enum ksnapd_state state;
+	/*
+	 * A stop signal came: not a state but a request, which each state
+	 * acts on (WAIT_START: exit; STREAM: drain and end now; END: the
+	 * consumers may not wait for room any more).
+	 */
+	bool stop;
+	int stop_ret;			/* what stop_collection() returned */
+
+	struct ksnap_coll coll;		/* the collection being written */
+	struct ksnap_record *rec;	/* overwrite mode: one record copy */
+	uint64_t tail;
+	/* Where this reader began in the collection: the records before
+	 * were an earlier reader's (STATS ksnapd_first_position). */
+	uint64_t first_position;
+	/* Overwrite mode: records lost to the kernel before they were read
+	 * (STATS ksnapd_snapshots_overwritten). */
+	uint64_t overwritten;
+
+	struct ksnapd_consumer consumers[KSNAPD_MAX_CONSUMERS];
+	unsigned int nr_consumers;
+
+	char *err;			/* what failed, when a call fails */
+	size_t errlen;
+};
+
+/*
+ * Set up a collector of the open ring r; err (errlen bytes) is where it
+ * says what failed.  Returns 0 or -ENOMEM.
+ */
+int ksnapd_collect_init(struct ksnapd_collect *c, struct ksnap_ring *r,
+			const struct ksnapd_collect_config *cfg, char *err,
+			size_t errlen);
+void ksnapd_collect_fini(struct ksnapd_collect *c);
+
+/*
+ * Feed the rows to the consumer self through ops too, from the next
+ * collection on, after those added before.  Returns 0 or -ENOSPC (all
+ * KSNAPD_MAX_CONSUMERS taken).
+ */
+int ksnapd_collect_add(struct ksnapd_collect *c,
+		       const struct ksnapd_consumer_ops *ops, void *self);
+
+/*
+ * Act on what the ring shows now.  Returns 1 when done (exit), 0 to wait
+ * for the next wake-up, -EAGAIN to retry soon, other -errno on failure
+ * with err set.
+ */
+int ksnapd_collect_step(struct ksnapd_collect *c);
+
+#endif /* KSNAPD_COLLECT_H */
