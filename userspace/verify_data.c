@@ -84,6 +84,8 @@ int ksv_stream_rows(const struct ksv_stream *s,
 	size_t k;
 	int ret = 0;
 
+	if (s->streaming)
+		return -EINVAL;
 	if (!s->nr_rows)
 		return 0;
 	v = calloc(r.ncols ? r.ncols : 1, sizeof(*v));
