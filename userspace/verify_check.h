@@ -247,6 +247,26 @@ struct ksv_stats {
 	bool has_lost, has_missed, has_taken;
 };
 
+/*
+ * STATS as gVisor's reader judges them (CollectionStats.Log): the share
+ * of the expected snapshots captured, the average lateness and read time
+ * per row written against the period, backoff against the duration.
+ */
+struct ksv_capture {
+	uint64_t dur;			/* last - start, ns */
+	uint64_t expected, seen;	/* snapshots; seen counts the ones
+					 * an earlier reader read */
+	double rate;			/* seen / expected (0: none expected) */
+	uint64_t late_avg, read_avg;	/* ns per row */
+	double late_pct, read_pct;	/* of the period */
+	double backoff_pct;		/* of the duration */
+	bool warn_capture;		/* below 99% */
+	bool warn_late, warn_read;	/* above 10% of the period */
+	bool warn_backoff;		/* above 5% */
+};
+
+void ksv_stats_capture(const struct ksv_stats *st, struct ksv_capture *c);
+
 /* A stream: where it is, what was found, its verdict. */
 struct ksv_info {
 	unsigned int no;		/* 1-based, in the log */
