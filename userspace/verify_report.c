@@ -460,6 +460,22 @@ int ksnap_report_end(void *priv, const struct ksv_stream *s)
 	return 0;
 }
 
+void ksnap_report_summary(FILE *rep, const char *in_name, int status,
+			  const struct ksnap_verify_result *res)
+{
+	fprintf(rep, "%s: %s: %u stream%s, %llu rows intact, %llu cut or "
+		"damaged, %llu missing, %llu duplicate lines, %llu foreign "
+		"lines\n", in_name,
+		status == KSNAP_VERIFY_INTACT ? "intact" :
+		status == KSNAP_VERIFY_DAMAGED ? "damaged, rows recovered" :
+		"unusable", res->streams, res->streams == 1 ? "" : "s",
+		(unsigned long long)res->rows,
+		(unsigned long long)res->rows_bad,
+		(unsigned long long)res->rows_missing,
+		(unsigned long long)res->dup_lines,
+		(unsigned long long)res->foreign);
+}
+
 void ksnap_report_init(struct ksv_report *r,
 		       const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
 		       struct ksnap_verify_result *res)

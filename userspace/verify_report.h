@@ -70,5 +70,9 @@ void ksnap_report_finding(void *priv, const struct ksv_stream *s,
 int ksnap_report_end(void *priv, const struct ksv_stream *s);
 int ksnap_report_done(struct ksv_report *r, int ret,
 		      const struct ksv_log *log);
+/* The closing line of ksnap-verify's report: in_name, the verdict, the
+ * counts of every stream. */
+void ksnap_report_summary(FILE *rep, const char *in_name, int status,
+			  const struct ksnap_verify_result *res);
 
 #endif /* KSNAP_VERIFY_REPORT_H */
