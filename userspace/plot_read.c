@@ -388,7 +388,7 @@ static void on_progress(void *priv, size_t pos)
 	struct reader *rd = priv;
 	size_t keep = 1 << 20, upto;
 
-	if (!rd->mapped || pos < keep + (64u << 20))
+	if (!rd->mapped || pos < keep + (16u << 20))
 		return;
 	upto = (pos - keep) & ~(size_t)0xfffff;
 	madvise((void *)rd->buf, upto, MADV_DONTNEED);
