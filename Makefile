@@ -2,7 +2,8 @@
 # they need (packages, debug kernel) on a fresh Debian 12 machine.
 
 .PHONY: all setup debug-kernel modules modules-all modules-debug tools unit \
-	fuzz kunit guest-tests check demo bench style sparse install clean
+	plot-check fuzz kunit guest-tests check demo bench style sparse install \
+	clean
 
 # The kernel `make` builds ksnap.ko for, and the kernels `make check`
 # tests (scripts/kernel --list): 6.1 is Debian 12's, installed by
@@ -40,6 +41,12 @@ tools:
 unit:
 	$(MAKE) -C userspace check
 
+# ksnap-plot: its pages from generated streams (sizes, damage, bad input),
+# opened in headless Chromium (Debian's, driven by playwright-core, which
+# scripts/setup installs into build/plot-node); about 20 s
+plot-check:
+	$(MAKE) -C userspace plot-check
+
 # libFuzzer over ksnap-verify's parser: a short run with a fixed seed
 fuzz:
 	$(MAKE) -C userspace fuzz
@@ -67,6 +74,7 @@ check: setup
 	$(MAKE) style
 	$(MAKE) sparse
 	$(MAKE) unit
+	$(MAKE) plot-check
 	$(MAKE) fuzz
 	$(MAKE) kunit
 	$(MAKE) guest-tests
@@ -103,8 +111,10 @@ PREFIX ?= /usr/local
 install: tools
 	install -D -m 0755 build/bin/ksnapd $(DESTDIR)$(PREFIX)/sbin/ksnapd
 	install -D -m 0755 build/bin/ksnap-verify $(DESTDIR)$(PREFIX)/bin/ksnap-verify
+	install -D -m 0755 build/bin/ksnap-plot $(DESTDIR)$(PREFIX)/bin/ksnap-plot
 	install -D -m 0644 userspace/ksnapd.8 $(DESTDIR)$(PREFIX)/share/man/man8/ksnapd.8
 	install -D -m 0644 userspace/ksnap-verify.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-verify.1
+	install -D -m 0644 userspace/ksnap-plot.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-plot.1
 	install -D -m 0644 userspace/ksnapd.service $(DESTDIR)/etc/systemd/system/ksnapd.service
 
 clean:

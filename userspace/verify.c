@@ -192,22 +192,6 @@ static int close_tsv(const char *name, FILE *tsv)
 	return 0;
 }
 
-static void print_summary(FILE *rep, const char *in_name, int status,
-			  const struct ksnap_verify_result *res)
-{
-	fprintf(rep, "%s: %s: %u stream%s, %llu rows intact, %llu cut or "
-		"damaged, %llu missing, %llu duplicate lines, %llu foreign "
-		"lines\n", in_name,
-		status == KSNAP_VERIFY_INTACT ? "intact" :
-		status == KSNAP_VERIFY_DAMAGED ? "damaged, rows recovered" :
-		"unusable", res->streams, res->streams == 1 ? "" : "s",
-		(unsigned long long)res->rows,
-		(unsigned long long)res->rows_bad,
-		(unsigned long long)res->rows_missing,
-		(unsigned long long)res->dup_lines,
-		(unsigned long long)res->foreign);
-}
-
 int main(int argc, char **argv)
 {
 	struct ksnap_verify_opts vo = { 0 };
@@ -233,7 +217,7 @@ int main(int argc, char **argv)
 	vo.quiet = opt.quiet;
 
 	status = ksnap_verify(buf, len, &vo, rep, tsv, &res);
-	print_summary(rep, in_name, status, &res);
+	ksnap_report_summary(rep, in_name, status, &res);
 	free(buf);
 	if (close_tsv(opt.tsv, tsv))
 		return KSNAP_VERIFY_UNUSABLE;

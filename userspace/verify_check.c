@@ -32,6 +32,13 @@ struct split {
 	uint64_t start;			/* its START_TIME */
 };
 
+/* Tell the caller how far this pass has read, every 64 Ki lines. */
+static void progress(const struct walk *w, const struct ksv_cursor *c)
+{
+	if (w->ops->progress && !(c->no & 0xffff))
+		w->ops->progress(w->ops->priv, c->pos);
+}
+
 /* Count the lines, and the foreign ones in ranges for one finding. */
 static void find_foreign(struct walk *w)
 {
@@ -44,6 +51,7 @@ static void find_foreign(struct walk *w)
 	while (ksv_cursor_next(&c, w->lossy, &l)) {
 		unsigned int *nr = &f.foreign.nr_ranges;
 
+		progress(w, &c);
 		if (l.kind != KSV_K_FOREIGN) {
 			run = false;
 			continue;
@@ -69,23 +77,66 @@ static void find_foreign(struct walk *w)
 		w->ops->finding(w->ops->priv, NULL, &f);
 }
 
-/* The stream's first and last stream lines in [first, end). */
-static void stream_range(const struct walk *w, const struct ksv_cursor *first,
-			 size_t end, struct ksv_info *info)
+/* Streaming: the times of the first rows, for the period. */
+struct steps {
+	uint64_t *t;
+	size_t n;
+};
+
+/*
+ * Streaming: what the gaps are measured by, known before the rows are
+ * checked: the rate of the STATS line the checks will take (the first
+ * intact one that parses), else the rows' median step.
+ */
+static void find_period(struct ksv_stream *s, const struct ksv_line *l,
+			struct steps *st)
 {
+	struct ksv_stats stats;
+
+	if (l->state != KSV_S_OK || s->has_stats)
+		return;
+	if (l->kind == KSV_K_STATS && ksv_parse_stats(l, &stats)) {
+		s->period = stats.rate;
+		s->has_stats = true;	/* found; reset before the checks */
+	} else if (l->kind == KSV_K_ROW && st->t && st->n < KSV_PERIOD_ROWS &&
+		   ksv_leading_u64(l->body, l->body_len, &st->t[st->n])) {
+		st->n++;
+	}
+}
+
+/* The stream's first and last stream lines in [first, end), and when
+ * streaming its period. */
+static int stream_range(const struct walk *w, const struct ksv_cursor *first,
+			size_t end, struct ksv_stream *s)
+{
+	struct ksv_info *info = &s->info;
 	struct ksv_cursor c = *first;
+	struct steps st = { 0 };
 	struct ksv_line l;
 	bool found = false;
 
+	if (s->streaming) {
+		st.t = malloc(KSV_PERIOD_ROWS * sizeof(*st.t));
+		if (!st.t)
+			return -ENOMEM;
+	}
 	info->first_line = info->last_line = first->no + 1;
 	while (c.pos < end && ksv_cursor_next(&c, w->lossy, &l)) {
+		progress(w, &c);
 		if (!ksv_is_stream_line(&l))
 			continue;
 		if (!found)
 			info->first_line = l.no;
 		found = true;
 		info->last_line = l.no;
+		if (s->streaming)
+			find_period(s, &l, &st);
 	}
+	if (s->streaming && !s->has_stats)
+		s->period = ksv_median_step(st.t, st.n);
+	s->has_stats = false;
+	free(st.t);
+	return 0;
 }
 
 static void missing_line(struct ksv_stream *s, enum ksv_kind kind,
@@ -171,6 +222,7 @@ static int check_lines(const struct walk *w, struct ksv_stream *s,
 	int ret = 0;
 
 	while (!ret && c.pos < end && ksv_cursor_next(&c, w->lossy, &l)) {
+		progress(w, &c);
 		if (ksv_is_stream_line(&l))
 			ret = ksv_check_line(s, &l);
 	}
@@ -190,8 +242,9 @@ static int check_stream(struct walk *w, const struct ksv_cursor *first,
 	s.info.no = no;
 	s.info.lossy = w->lossy;
 	s.sum_all = s.sum_nodup = adler32(0L, Z_NULL, 0);
-	stream_range(w, first, end, &s.info);
-	if (w->ops->begin)
+	s.streaming = w->ops->row != NULL;
+	ret = stream_range(w, first, end, &s);
+	if (!ret && w->ops->begin)
 		ret = w->ops->begin(w->ops->priv, &s);
 	if (!ret)
 		ret = check_lines(w, &s, first, end);
@@ -208,6 +261,8 @@ out:
 	free(s.rows);
 	free(s.metas);
 	free(s.bad_after);
+	free(s.win);
+	free(s.row_v);
 	return ret;
 }
 
@@ -261,6 +316,7 @@ static int walk_streams(struct walk *w)
 		const struct ksv_cursor *cut;
 		uint64_t v = 0;
 
+		progress(w, &c);
 		if (!ksv_is_stream_line(&l) || l.state != KSV_S_OK)
 			continue;
 		cut = split_at(&sp, &l, &at, &v);

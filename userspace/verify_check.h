@@ -42,14 +42,43 @@
  * many lines it read), -ENOMEM.  log also has the variant, the number
  * of lines, of foreign lines and of streams checked.
  *
+ * Streaming (ops->row set; ksnap-plot), for logs of any length in memory
+ * bounded by the output:
+ *
+ *  row(priv, s, r)        each intact row as it is read, in input order,
+ *                         times strictly increasing within a stream; the
+ *                         columns and the META lines before it can be
+ *                         read through s.  A non-zero return stops the
+ *                         walk and is returned.  ksv_stream_rows() then
+ *                         returns -EINVAL at end().
+ *
+ * What changes: no record is kept per row.  A duplicate row is found
+ * among the last KSV_WINDOW intact rows; a row whose time is not after
+ * the last intact row's and that is no duplicate of one of them is
+ * damage (BAD_LINE, why says out of time order; info.out_of_order is
+ * set) and dropped, not put in order.  The GAP findings come as the row
+ * after each gap is read, with explained false (GAPS_DROPPED or
+ * MISSING_ROWS at the stream's end tells whether STATS accounts for
+ * them); the period is STATS' (its line is found before the rows are
+ * checked), or without STATS the median time between the first
+ * KSV_PERIOD_ROWS rows.  Everything else (findings, info, verdict) is as
+ * without streaming for a log whose rows are in time order.
+ *
+ *  progress(priv, pos)    now and then: the walk has read buf up to pos
+ *                         (it reads the log in a few passes, each from
+ *                         an earlier position; any part of buf may be
+ *                         read again).  A caller that mmap'ed the log may
+ *                         drop the pages before pos from memory.
+ *
  * For a chart: the rows give the series; the findings with a line and a
  * time (BAD_LINE, REPAIRED_LINE, DUPLICATE, OUT_OF_ORDER) and the GAP
  * findings (every gap in time, explained ones included: those STATS
  * accounts for as the module's drops) give where the data is damaged.
  *
  * Memory: the walk keeps, per stream, one small record per intact row
- * (its time and where its line is, for duplicates and time order) and
- * per META line; no copy of the input, no table of values.
+ * (its time and where its line is, for duplicates and time order; when
+ * streaming, for the last KSV_WINDOW rows only) and per META line; no
+ * copy of the input, no table of values.
  *
  * What the findings mean (also in ksnap-verify(1)):
  *
@@ -218,6 +247,26 @@ struct ksv_stats {
 	bool has_lost, has_missed, has_taken;
 };
 
+/*
+ * STATS as gVisor's reader judges them (CollectionStats.Log): the share
+ * of the expected snapshots captured, the average lateness and read time
+ * per row written against the period, backoff against the duration.
+ */
+struct ksv_capture {
+	uint64_t dur;			/* last - start, ns */
+	uint64_t expected, seen;	/* snapshots; seen counts the ones
+					 * an earlier reader read */
+	double rate;			/* seen / expected (0: none expected) */
+	uint64_t late_avg, read_avg;	/* ns per row */
+	double late_pct, read_pct;	/* of the period */
+	double backoff_pct;		/* of the duration */
+	bool warn_capture;		/* below 99% */
+	bool warn_late, warn_read;	/* above 10% of the period */
+	bool warn_backoff;		/* above 5% */
+};
+
+void ksv_stats_capture(const struct ksv_stats *st, struct ksv_capture *c);
+
 /* A stream: where it is, what was found, its verdict. */
 struct ksv_info {
 	unsigned int no;		/* 1-based, in the log */
@@ -248,6 +297,12 @@ struct ksv_log {
 };
 
 struct ksv_stream;
+struct ksv_row;
+
+/* Streaming: the rows a duplicate is looked for among, and the rows
+ * whose times give the period of a stream without STATS. */
+#define KSV_WINDOW		65536
+#define KSV_PERIOD_ROWS		4097
 
 struct ksv_ops {
 	void *priv;
@@ -255,6 +310,10 @@ struct ksv_ops {
 	void (*finding)(void *priv, const struct ksv_stream *s,
 			const struct ksv_finding *f);
 	int (*end)(void *priv, const struct ksv_stream *s);
+	/* Optional: streaming, and the walk's progress (see above). */
+	int (*row)(void *priv, const struct ksv_stream *s,
+		   const struct ksv_row *r);
+	void (*progress)(void *priv, size_t pos);
 };
 
 int ksv_walk(const char *buf, size_t len, const struct ksv_ops *ops,
@@ -284,7 +343,8 @@ int ksv_stream_metas(const struct ksv_stream *s,
 		     int (*fn)(void *priv, const char *name, size_t name_len,
 			       const char *json, size_t json_len),
 		     void *priv);
-/* fn(priv, row) for each intact row, in time order. */
+/* fn(priv, row) for each intact row, in time order; -EINVAL when
+ * streaming (the rows went to ops->row). */
 int ksv_stream_rows(const struct ksv_stream *s,
 		    int (*fn)(void *priv, const struct ksv_row *r),
 		    void *priv);

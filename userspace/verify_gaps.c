@@ -10,8 +10,7 @@
 
 #include "verify_priv.h"
 
-/* Rounded number of periods in gap, minus one: rows that fit in it. */
-static uint64_t slots_in(uint64_t gap, uint64_t period)
+uint64_t ksv_slots_in(uint64_t gap, uint64_t period)
 {
 	uint64_t k = (gap + period / 2) / period;
 
@@ -23,6 +22,28 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+uint64_t ksv_median_step(const uint64_t *t, size_t n)
+{
+	uint64_t *g, m;
+	size_t k, ng = 0;
+
+	if (n < 2)
+		return 0;
+	g = malloc((n - 1) * sizeof(*g));
+	if (!g)
+		return 0;
+	for (k = 1; k < n; k++)
+		if (t[k] > t[k - 1])
+			g[ng++] = t[k] - t[k - 1];
+	m = 0;
+	if (ng) {
+		qsort(g, ng, sizeof(*g), cmp_u64);
+		m = g[(ng - 1) / 2];
+	}
+	free(g);
+	return m;
 }
 
 /* Without STATS, the period is the median time between rows. */
@@ -49,7 +70,7 @@ static uint64_t median_gap(const struct ksv_stream *s)
 static uint64_t gap_before(const struct ksv_stream *s, size_t k,
 			   uint64_t period)
 {
-	uint64_t sl = slots_in(s->rows[k].t - s->rows[k - 1].t, period);
+	uint64_t sl = ksv_slots_in(s->rows[k].t - s->rows[k - 1].t, period);
 	uint64_t bad = k < s->cap_bad ? s->bad_after[k] : 0;
 
 	return sl > bad ? sl - bad : 0;
@@ -115,14 +136,16 @@ static void count_by_stats(struct ksv_stream *s, struct ksv_finding *f)
 
 void ksv_check_rows(struct ksv_stream *s)
 {
-	uint64_t period = s->st_ok ? s->st.rate : median_gap(s);
+	uint64_t period = s->st_ok ? s->st.rate :
+			  s->streaming ? 0 : median_gap(s);
 	struct ksv_finding f = { .what = KSV_MISSING_ROWS };
 
 	f.rows.found = s->nr_rows + s->rows_bad + s->orphans;
 	if (s->st_ok)
 		count_by_stats(s, &f);
-	f.rows.gap_slots = gap_slots(s, period);
-	if (f.rows.gap_slots)
+	/* Streaming: the gaps were found, and told, as the rows came. */
+	f.rows.gap_slots = s->streaming ? s->gap_slots : gap_slots(s, period);
+	if (f.rows.gap_slots && !s->streaming)
 		emit_gaps(s, period, s->st_ok && !f.rows.missing);
 	if (!s->st_ok) {
 		f.what = KSV_GAPS_UNCOUNTED;

@@ -73,6 +73,11 @@ static int note_bad_row(struct ksv_stream *s)
 {
 	size_t k = s->nr_rows;
 
+	if (s->streaming) {
+		s->bad_since++;
+		s->rows_bad++;
+		return 0;
+	}
 	if (k >= s->cap_bad) {
 		size_t cap = (k + 1) * 2, i;
 		uint32_t *b = realloc(s->bad_after, cap * sizeof(*b));
@@ -246,6 +251,11 @@ static int check_header(struct ksv_stream *s, struct ksv_line *l)
 	s->header = *l;
 	s->info.has_header = true;
 	s->info.ncols = (uint32_t)(fields - 1);
+	if (s->streaming) {
+		s->row_v = calloc(fields, sizeof(*s->row_v));
+		if (!s->row_v)
+			return -ENOMEM;
+	}
 	return ksv_stream_columns(s, column_has_meta, s);
 }
 
@@ -302,6 +312,121 @@ static int orphan_row(struct ksv_stream *s, const struct ksv_line *l)
 	return 0;
 }
 
+/* --- streaming: the last rows only ----------------------------------- */
+
+static struct ksv_ref *win_at(const struct ksv_stream *s, size_t i)
+{
+	return &s->win[(s->win_head + i) % s->win_cap];
+}
+
+/* Index in the window of the first row with time >= t. */
+static size_t win_find(const struct ksv_stream *s, uint64_t t)
+{
+	size_t lo = 0, hi = s->win_n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (win_at(s, mid)->t < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Keep the row in the window, the oldest going when it is full. */
+static int win_push(struct ksv_stream *s, const struct ksv_line *l,
+		    uint64_t t)
+{
+	struct ksv_ref r = { .body = l->body, .len = l->body_len, .t = t,
+			     .no = l->no };
+
+	if (s->win_n == s->win_cap && s->win_cap < KSV_WINDOW) {
+		size_t cap = s->win_cap ? 2 * s->win_cap : 256;
+		struct ksv_ref *w = malloc(cap * sizeof(*w));
+		size_t i;
+
+		if (!w)
+			return -ENOMEM;
+		for (i = 0; i < s->win_n; i++)
+			w[i] = *win_at(s, i);
+		free(s->win);
+		s->win = w;
+		s->win_cap = cap;
+		s->win_head = 0;
+	}
+	if (s->win_n == s->win_cap) {
+		s->win_head = (s->win_head + 1) % s->win_cap;
+		s->win_n--;
+	}
+	*win_at(s, s->win_n++) = r;
+	return 0;
+}
+
+/* The gap before a new row at t: told now, not at the stream's end. */
+static void stream_gap(struct ksv_stream *s, const struct ksv_line *l,
+		       uint64_t t)
+{
+	struct ksv_finding f = { .what = KSV_GAP };
+	uint64_t sl;
+
+	if (!s->have_last_row || !s->period)
+		return;
+	sl = ksv_slots_in(t - s->last_row_t, s->period);
+	sl = sl > s->bad_since ? sl - s->bad_since : 0;
+	if (!sl)
+		return;
+	s->gap_slots += sl;
+	f.line = l->no;
+	f.gap.slots = sl;
+	f.gap.from_line = s->last_row_line;
+	f.gap.from_t = s->last_row_t;
+	f.gap.to_line = l->no;
+	f.gap.to_t = t;
+	ksv_emit(s, &f);
+}
+
+/*
+ * A row of a stream read as it comes: a duplicate among the last rows,
+ * or in time order and delivered now; anything else is damage.
+ */
+static int stream_row(struct ksv_stream *s, struct ksv_line *l, uint64_t t)
+{
+	struct ksv_row r = { .t = t, .v = s->row_v, .ncols = s->info.ncols,
+			     .line = l->no, .text = l->body,
+			     .text_len = l->body_len };
+	int ret;
+
+	if (s->have_last_row && t <= s->last_row_t) {
+		size_t at = win_find(s, t);
+		const struct ksv_ref *o = at < s->win_n ? win_at(s, at) : NULL;
+
+		if (o && o->t == t && same_body(o->body, o->len, l)) {
+			mark_dup(s, l, o->no, true, t);
+			return 0;
+		}
+		if (o && o->t == t)
+			return bad_line(s, l, "same time as an earlier row, "
+					"other values");
+		s->info.out_of_order = true;
+		return bad_line(s, l, "out of time order (not after the row "
+				"before it): dropped, the rows being read as "
+				"they come");
+	}
+	ksv_flush_dups(s);
+	stream_gap(s, l, t);
+	ret = win_push(s, l, t);
+	if (ret)
+		return ret;
+	s->nr_rows++;
+	s->bad_since = 0;
+	s->last_row_line = l->no;
+	s->last_row_t = t;
+	s->have_last_row = true;
+	return s->ops->row(s->ops->priv, s, &r);
+}
+
 /* A row: as many fields as the header, numbers, a new time. */
 static int check_row(struct ksv_stream *s, struct ksv_line *l)
 {
@@ -317,8 +442,10 @@ static int check_row(struct ksv_stream *s, struct ksv_line *l)
 				"fewer fields than the header" :
 				"more fields than the header");
 	}
-	if (!ksv_lex_row(l->body, l->body_len, &t, NULL))
+	if (!ksv_lex_row(l->body, l->body_len, &t, s->row_v))
 		return bad_line(s, l, "not an unsigned 64-bit decimal value");
+	if (s->streaming)
+		return stream_row(s, l, t);
 	at = find_row(s, t);
 	if (at < s->nr_rows && s->rows[at].t == t) {
 		const struct ksv_ref *o = &s->rows[at];
@@ -356,7 +483,7 @@ static bool stat1(const struct ksv_line *l, const char *k, uint64_t *v)
 	return ksv_json_u64(l->body, l->body_len, k, v);
 }
 
-static bool parse_stats(const struct ksv_line *l, struct ksv_stats *st)
+bool ksv_parse_stats(const struct ksv_line *l, struct ksv_stats *st)
 {
 	const char *b = l->body + 6;
 	size_t n = l->body_len - 6;
@@ -400,7 +527,7 @@ static int check_stats(struct ksv_stream *s, struct ksv_line *l)
 		return bad_line(s, l, "a second STATS line, different "
 				"from the first");
 	}
-	if (!parse_stats(l, &st))
+	if (!ksv_parse_stats(l, &st))
 		return bad_line(s, l, "not the JSON of collection "
 				"statistics");
 	ksv_flush_dups(s);

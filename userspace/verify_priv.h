@@ -51,6 +51,16 @@ struct ksv_stream {
 	uint64_t last_row_t;
 	struct ksv_stats st;
 	bool st_ok;			/* a valid STATS line */
+	/* Streaming (ops->row set): no rows[] nor bad_after[], but the
+	 * window of the last intact rows, one row's values, and the gaps
+	 * found as the rows come (verify_check.h). */
+	bool streaming;
+	uint64_t period;		/* for the gaps: STATS', or estimated */
+	struct ksv_ref *win;		/* ring: the last intact rows */
+	size_t win_head, win_n, win_cap;
+	uint64_t *row_v;		/* ncols values */
+	uint64_t bad_since;		/* cut/damaged rows since the last */
+	uint64_t gap_slots;		/* rows the gaps so far can hold */
 };
 
 static inline void ksv_emit(const struct ksv_stream *s,
@@ -65,7 +75,15 @@ int ksv_check_line(struct ksv_stream *s, struct ksv_line *l);
 /* Report the run of duplicates collected so far, if any. */
 void ksv_flush_dups(struct ksv_stream *s);
 
+/* The STATS figures the checks use, from a STATS line; false: invalid. */
+bool ksv_parse_stats(const struct ksv_line *l, struct ksv_stats *st);
+
 /* verify_gaps.c: rows missing by STATS' count, and the gaps in time. */
 void ksv_check_rows(struct ksv_stream *s);
+/* Rounded number of periods in gap, minus one: rows that fit in it. */
+uint64_t ksv_slots_in(uint64_t gap, uint64_t period);
+/* Streaming: the period estimated from row times t[0, n) in input order
+ * (the median positive difference); 0 if none. */
+uint64_t ksv_median_step(const uint64_t *t, size_t n);
 
 #endif /* KSNAP_VERIFY_PRIV_H */

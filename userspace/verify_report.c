@@ -15,13 +15,6 @@
 
 #define MAX_GAPS	20	/* gaps listed in full, per stream */
 
-struct report {
-	const struct ksnap_verify_opts *o;
-	FILE *rep;
-	FILE *tsv;
-	struct ksnap_verify_result *res;
-	unsigned int gaps;	/* gaps listed in this stream */
-};
 
 static const char *const kind_name[] = {
 	[KSV_K_EMPTY] = "empty line",
@@ -35,10 +28,10 @@ static const char *const kind_name[] = {
 	[KSV_K_UNKNOWN] = "line of unknown type",
 };
 
-static void say(struct report *r, const char *fmt, ...)
+static void say(struct ksv_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void say(struct report *r, const char *fmt, ...)
+static void say(struct ksv_report *r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -57,7 +50,7 @@ static const char *plural(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
-static void report_foreign(struct report *r, const struct ksv_finding *f)
+static void report_foreign(struct ksv_report *r, const struct ksv_finding *f)
 {
 	unsigned int k;
 
@@ -80,7 +73,7 @@ static void report_foreign(struct report *r, const struct ksv_finding *f)
 	say(r, ")\n");
 }
 
-static void where(struct report *r, const struct ksv_where *w)
+static void where(struct ksv_report *r, const struct ksv_where *w)
 {
 	if (w->after_row)
 		detail(r, ", after the row at t=%" PRIu64 " (line %u)",
@@ -89,7 +82,7 @@ static void where(struct report *r, const struct ksv_where *w)
 		detail(r, ", before the first row");
 }
 
-static void report_bad(struct report *r, const struct ksv_finding *f)
+static void report_bad(struct ksv_report *r, const struct ksv_finding *f)
 {
 	bool cut = f->bad.state == KSV_S_CUT;
 
@@ -108,7 +101,7 @@ static void report_bad(struct report *r, const struct ksv_finding *f)
 	detail(r, "\n");
 }
 
-static void report_repaired(struct report *r, const struct ksv_finding *f)
+static void report_repaired(struct ksv_report *r, const struct ksv_finding *f)
 {
 	detail(r, "line %u: damaged %s of %s", f->line,
 	       f->bad.prefix_bad ? "prefix" : "checksum", kind_name[f->kind]);
@@ -125,7 +118,7 @@ static void report_repaired(struct report *r, const struct ksv_finding *f)
 	detail(r, "\n");
 }
 
-static void report_dup(struct report *r, const struct ksv_finding *f)
+static void report_dup(struct ksv_report *r, const struct ksv_finding *f)
 {
 	bool one = f->dup.from == f->dup.to;
 
@@ -145,7 +138,8 @@ static void report_dup(struct report *r, const struct ksv_finding *f)
 	       "a flush block written twice");
 }
 
-static void report_missing_line(struct report *r, const struct ksv_finding *f)
+static void report_missing_line(struct ksv_report *r,
+				const struct ksv_finding *f)
 {
 	switch (f->kind) {
 	case KSV_K_START:
@@ -165,7 +159,7 @@ static void report_missing_line(struct report *r, const struct ksv_finding *f)
 	}
 }
 
-static void report_gap(struct report *r, const struct ksv_finding *f)
+static void report_gap(struct ksv_report *r, const struct ksv_finding *f)
 {
 	/* Gaps STATS explains are the module's; not listed. */
 	if (f->gap.explained || r->gaps > MAX_GAPS)
@@ -180,7 +174,8 @@ static void report_gap(struct report *r, const struct ksv_finding *f)
 	       f->gap.to_line, f->gap.to_t);
 }
 
-static void report_gaps_dropped(struct report *r, const struct ksv_stats *st,
+static void report_gaps_dropped(struct ksv_report *r,
+				const struct ksv_stats *st,
 				const struct ksv_finding *f)
 {
 	detail(r, "note: the gaps in time (%" PRIu64 " periods) are snapshots "
@@ -191,7 +186,8 @@ static void report_gaps_dropped(struct report *r, const struct ksv_stats *st,
 	       "ksnapd read them" : "");
 }
 
-static void report_missing_rows(struct report *r, const struct ksv_finding *f)
+static void report_missing_rows(struct ksv_report *r,
+				const struct ksv_finding *f)
 {
 	uint64_t missing = f->rows.missing, legit = f->rows.dropped;
 	uint64_t slots = f->rows.gap_slots;
@@ -212,7 +208,7 @@ static void report_missing_rows(struct report *r, const struct ksv_finding *f)
 		say(r, "\n");
 }
 
-static void report_sum(struct report *r, const struct ksv_finding *f)
+static void report_sum(struct ksv_report *r, const struct ksv_finding *f)
 {
 	switch (f->sum.result) {
 	case KSV_SUM_MATCH:
@@ -235,7 +231,7 @@ static void report_sum(struct report *r, const struct ksv_finding *f)
 }
 
 /* The findings about rows by STATS' count. */
-static void report_rows(struct report *r, const struct ksv_stream *s,
+static void report_rows(struct ksv_report *r, const struct ksv_stream *s,
 			const struct ksv_finding *f)
 {
 	switch (f->what) {
@@ -262,7 +258,7 @@ static void report_rows(struct report *r, const struct ksv_stream *s,
 }
 
 /* The findings about one line. */
-static void report_line(struct report *r, const struct ksv_finding *f)
+static void report_line(struct ksv_report *r, const struct ksv_finding *f)
 {
 	switch (f->what) {
 	case KSV_BAD_LINE:
@@ -286,10 +282,10 @@ static void report_line(struct report *r, const struct ksv_finding *f)
 	}
 }
 
-static void report_finding(void *priv, const struct ksv_stream *s,
-			   const struct ksv_finding *f)
+void ksnap_report_finding(void *priv, const struct ksv_stream *s,
+			  const struct ksv_finding *f)
 {
-	struct report *r = priv;
+	struct ksv_report *r = priv;
 
 	switch (f->what) {
 	case KSV_FOREIGN:
@@ -330,14 +326,11 @@ static void report_finding(void *priv, const struct ksv_stream *s,
 	}
 }
 
-static void print_ns(struct report *r, const char *what, uint64_t total,
-		     uint64_t n, uint64_t period)
+static void print_ns(struct ksv_report *r, const char *what, uint64_t avg,
+		     double pct, bool warn)
 {
-	uint64_t avg = n ? total / n : 0;
-	double pct = period ? 100.0 * (double)avg / (double)period : 0;
-
 	say(r, "  %s: average %" PRIu64 " ns (%.2f%% of the period)%s\n",
-	    what, avg, pct, pct > 10.0 ? "  WARNING: above 10%" : "");
+	    what, avg, pct, warn ? "  WARNING: above 10%" : "");
 }
 
 /*
@@ -346,7 +339,7 @@ static void print_ns(struct report *r, const char *what, uint64_t total,
  * before the position this writer began at (read by an earlier reader,
  * ksnapd_first_position).
  */
-static void report_accounting(struct report *r, const struct ksv_stats *st)
+static void report_accounting(struct ksv_report *r, const struct ksv_stats *st)
 {
 	uint64_t sum = st->total + st->lost + st->dropped + st->overwritten +
 		       st->first_position;
@@ -374,7 +367,7 @@ static void report_accounting(struct report *r, const struct ksv_stats *st)
 }
 
 /* The first line of the STATS summary: what the writer says it did. */
-static void report_stats_line(struct report *r, const struct ksv_stats *st,
+static void report_stats_line(struct ksv_report *r, const struct ksv_stats *st,
 			      uint64_t dur)
 {
 	say(r, "STATS: period %" PRIu64 " ns, %" PRIu64 " snapshots over "
@@ -395,37 +388,26 @@ static void report_stats_line(struct report *r, const struct ksv_stats *st,
 }
 
 /* STATS, and gVisor's warnings (CollectionStats.Log thresholds). */
-static void report_stats(struct report *r, const struct ksv_stats *st)
+static void report_stats(struct ksv_report *r, const struct ksv_stats *st)
 {
-	uint64_t dur, expected, seen;
-	double rate;
+	struct ksv_capture c;
 
 	if (!st)
 		return;
-	dur = st->last > st->start ? st->last - st->start : 0;
-	expected = st->rate ? dur / st->rate : 0;
-	/* A resumed stream: the first snapshots are an earlier reader's. */
-	seen = st->total + st->first_position;
-	if (seen == expected + 1)
-		expected = seen;
-	rate = expected ? (double)seen / (double)expected : 0;
-	report_stats_line(r, st, dur);
+	ksv_stats_capture(st, &c);
+	report_stats_line(r, st, c.dur);
 	say(r, "\n  capture: %" PRIu64 " of %" PRIu64 " expected snapshots "
-	    "(%.2f%%)%s%s\n", seen, expected, rate * 100.0,
+	    "(%.2f%%)%s%s\n", c.seen, c.expected, c.rate * 100.0,
 	    st->first_position ? ", counting the earlier reader's" : "",
-	    rate < 0.99 ? "  WARNING: below 99%" : "");
-	print_ns(r, "sleep timing error (lateness)", st->sleep_err, st->total,
-		 st->rate);
-	print_ns(r, "collection timing error (read time)", st->coll_err,
-		 st->total, st->rate);
-	if (st->backoffs) {
-		double b = dur ? 100.0 * (double)st->backoff_ns / (double)dur
-			       : 0;
-
+	    c.warn_capture ? "  WARNING: below 99%" : "");
+	print_ns(r, "sleep timing error (lateness)", c.late_avg, c.late_pct,
+		 c.warn_late);
+	print_ns(r, "collection timing error (read time)", c.read_avg,
+		 c.read_pct, c.warn_read);
+	if (st->backoffs)
 		say(r, "  backoff: %" PRIu64 " sleeps, %" PRIu64 " ns (%.2f%% "
-		    "of the capture)%s\n", st->backoffs, st->backoff_ns, b,
-		    b > 5.0 ? "  WARNING: above 5%" : "");
-	}
+		    "of the capture)%s\n", st->backoffs, st->backoff_ns,
+		    c.backoff_pct, c.warn_backoff ? "  WARNING: above 5%" : "");
 	report_accounting(r, st);
 }
 
@@ -436,10 +418,10 @@ static const char *status_name(int status)
 	       "unusable";
 }
 
-static int report_begin(void *priv, const struct ksv_stream *s)
+int ksnap_report_begin(void *priv, const struct ksv_stream *s)
 {
 	const struct ksv_info *i = ksv_stream_info(s);
-	struct report *r = priv;
+	struct ksv_report *r = priv;
 
 	r->gaps = 0;
 	say(r, "stream %u: lines %u-%u, %s\n", i->no, i->first_line,
@@ -463,10 +445,10 @@ static void add_result(struct ksnap_verify_result *res,
 	res->streams = i->no;
 }
 
-static int report_end(void *priv, const struct ksv_stream *s)
+int ksnap_report_end(void *priv, const struct ksv_stream *s)
 {
 	const struct ksv_info *i = ksv_stream_info(s);
-	struct report *r = priv;
+	struct ksv_report *r = priv;
 
 	report_stats(r, ksv_stream_stats(s));
 	say(r, "stream %u: %s: %" PRIu64 " rows intact, %" PRIu64 " cut or "
@@ -478,41 +460,72 @@ static int report_end(void *priv, const struct ksv_stream *s)
 	return 0;
 }
 
-int ksnap_verify(const char *buf, size_t len,
-		 const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
-		 struct ksnap_verify_result *res)
+void ksnap_report_summary(FILE *rep, const char *in_name, int status,
+			  const struct ksnap_verify_result *res)
 {
-	struct report r = { .o = o, .rep = rep, .tsv = tsv, .res = res };
-	const struct ksv_ops ops = {
-		.priv = &r, .begin = report_begin,
-		.finding = report_finding, .end = report_end,
-	};
-	struct ksv_log log;
-	int ret;
+	fprintf(rep, "%s: %s: %u stream%s, %llu rows intact, %llu cut or "
+		"damaged, %llu missing, %llu duplicate lines, %llu foreign "
+		"lines\n", in_name,
+		status == KSNAP_VERIFY_INTACT ? "intact" :
+		status == KSNAP_VERIFY_DAMAGED ? "damaged, rows recovered" :
+		"unusable", res->streams, res->streams == 1 ? "" : "s",
+		(unsigned long long)res->rows,
+		(unsigned long long)res->rows_bad,
+		(unsigned long long)res->rows_missing,
+		(unsigned long long)res->dup_lines,
+		(unsigned long long)res->foreign);
+}
 
+void ksnap_report_init(struct ksv_report *r,
+		       const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
+		       struct ksnap_verify_result *res)
+{
+	*r = (struct ksv_report){ .o = o, .rep = rep, .tsv = tsv,
+					   .res = res };
 	memset(res, 0, sizeof(*res));
 	res->sum_ok = true;
-	ret = ksv_walk(buf, len, &ops, &log);
-	res->lines = log.lines;
-	res->lossy = log.lossy;
-	res->foreign = log.foreign;
+}
+
+int ksnap_report_done(struct ksv_report *r, int ret,
+		      const struct ksv_log *log)
+{
+	struct ksnap_verify_result *res = r->res;
+
+	res->lines = log->lines;
+	res->lossy = log->lossy;
+	res->foreign = log->foreign;
 	if (ret == -ENOENT) {
-		say(&r, "no profiling-metrics stream found (%" PRIu64 " lines "
-		    "read)\n", log.lines);
+		say(r, "no profiling-metrics stream found (%" PRIu64 " lines "
+		    "read)\n", log->lines);
 		res->status = KSNAP_VERIFY_UNUSABLE;
 		return res->status;
 	}
 	if (ret) {
-		say(&r, "out of memory\n");
+		say(r, "out of memory\n");
 		res->status = KSNAP_VERIFY_UNUSABLE;
 		return res->status;
 	}
-	if (o->tsv_stream > res->streams && tsv)
-		say(&r, "no stream %u to write as TSV (%u found)\n",
-		    o->tsv_stream, res->streams);
+	if (r->o->tsv_stream > res->streams && r->tsv)
+		say(r, "no stream %u to write as TSV (%u found)\n",
+		    r->o->tsv_stream, res->streams);
 	/* A stream without header (a journal that starts mid-stream)
 	 * does not make the others' rows unusable. */
 	if (res->status == KSNAP_VERIFY_UNUSABLE && res->rows)
 		res->status = KSNAP_VERIFY_DAMAGED;
 	return res->status;
+}
+
+int ksnap_verify(const char *buf, size_t len,
+		 const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
+		 struct ksnap_verify_result *res)
+{
+	struct ksv_report r;
+	const struct ksv_ops ops = {
+		.priv = &r, .begin = ksnap_report_begin,
+		.finding = ksnap_report_finding, .end = ksnap_report_end,
+	};
+	struct ksv_log log;
+
+	ksnap_report_init(&r, o, rep, tsv, res);
+	return ksnap_report_done(&r, ksv_walk(buf, len, &ops, &log), &log);
 }

@@ -46,4 +46,33 @@ int ksnap_verify(const char *buf, size_t len,
 		 const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
 		 struct ksnap_verify_result *res);
 
+/*
+ * The same report for a caller that walks the log itself (ksnap-plot,
+ * streaming): init, then ksnap_report_begin, _finding and _end called
+ * from its own ksv_ops callbacks with the report as priv (or set as
+ * them), then done with ksv_walk()'s return: the last words, and the
+ * status.  The report keeps nothing per row.
+ */
+struct ksv_report {
+	const struct ksnap_verify_opts *o;
+	FILE *rep;			/* may be NULL */
+	FILE *tsv;			/* may be NULL; not when streaming */
+	struct ksnap_verify_result *res;
+	unsigned int gaps;		/* gaps listed in this stream */
+};
+
+void ksnap_report_init(struct ksv_report *r,
+		       const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
+		       struct ksnap_verify_result *res);
+int ksnap_report_begin(void *priv, const struct ksv_stream *s);
+void ksnap_report_finding(void *priv, const struct ksv_stream *s,
+			  const struct ksv_finding *f);
+int ksnap_report_end(void *priv, const struct ksv_stream *s);
+int ksnap_report_done(struct ksv_report *r, int ret,
+		      const struct ksv_log *log);
+/* The closing line of ksnap-verify's report: in_name, the verdict, the
+ * counts of every stream. */
+void ksnap_report_summary(FILE *rep, const char *in_name, int status,
+			  const struct ksnap_verify_result *res);
+
 #endif /* KSNAP_VERIFY_REPORT_H */

@@ -6,6 +6,7 @@
  *   gen-stream [--lossy] [--rows N] [--period NS] [--flush-every K]
  *              [--module-lost POS]... [--first-position P]
  *              [--rotate-after K FILE] [--lateness-pct P] [--read-pct P]
+ *              [--wave] [--spike POS VALUE]
  *
  * Row i (0-based) is at time (i + 1) * period + (i * 37 % 101) and holds
  * i * 10 + column.  --flush-every K flushes after every K rows, so a lossy
@@ -19,7 +20,11 @@
  * STATS (lossy: with its ADLER32 line), and a whole new stream goes to
  * stdout (STATS ksnapd_rows_in_earlier_files = K).  --lateness-pct and
  * --read-pct set the average lateness and read time per row, in percent
- * of the period (default 2 and 1).
+ * of the period (default 2 and 1).  --wave gives the columns shapes a
+ * chart shows (for ksnap-plot's tests): free memory a triangle wave with
+ * steps, the CPU time of /a and /b growing at a busy share that changes
+ * in phases and bursts.  --spike POS VALUE puts VALUE in the first column
+ * of the snapshot at position POS.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -72,8 +77,9 @@ int main(int argc, char **argv)
 	unsigned long long last = 0, first = 0, rotate = 0;
 	unsigned long long late_pct = 2, read_pct = 1;
 	const char *rotated = NULL;
-	__u64 v[NCOLS];
-	bool lossy = false;
+	unsigned long long spike_pos = 0, spike_v = 0;
+	__u64 v[NCOLS], cpu_a = 0, cpu_b = 0;
+	bool lossy = false, wave = false, spike = false;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -92,7 +98,13 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--rotate-after") && i + 2 < argc) {
 			rotate = strtoull(argv[++i], NULL, 10);
 			rotated = argv[++i];
-		} else if (!strcmp(argv[i], "--first-position") && i + 1 < argc)
+		} else if (!strcmp(argv[i], "--spike") && i + 2 < argc) {
+			spike = true;
+			spike_pos = strtoull(argv[++i], NULL, 10);
+			spike_v = strtoull(argv[++i], NULL, 10);
+		} else if (!strcmp(argv[i], "--wave"))
+			wave = true;
+		else if (!strcmp(argv[i], "--first-position") && i + 1 < argc)
 			first = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--module-lost") && i + 1 < argc &&
 			 nlost < MAX_LOST)
@@ -132,6 +144,21 @@ int main(int argc, char **argv)
 			continue;
 		for (k = 0; k < NCOLS; k++)
 			v[k] = pos * 10 + k;
+		if (wave) {
+			unsigned long long tri = pos % 8000, jit = pos * 37 % 101;
+
+			tri = tri < 4000 ? tri : 8000 - tri;
+			v[0] = 40000 + 5 * tri + (pos / 3000 % 2) * 8000 + jit;
+			/* busy 30% or 70% of the period, in phases */
+			cpu_a += period * (pos / 5000 % 2 ? 70 : 30) / 100 +
+				 jit * period / 2000;
+			/* 10%, with bursts of 90% */
+			cpu_b += period * (pos % 6000 < 300 ? 90 : 10) / 100;
+			v[1] = cpu_a;
+			v[2] = cpu_b;
+		}
+		if (spike && pos == spike_pos)
+			v[0] = spike_v;
 		check(ksnap_stream_row(&s, t, v, NCOLS), "write");
 		last = t;
 		if (every && ++written % every == 0)

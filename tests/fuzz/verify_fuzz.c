@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target for ksnap-verify's parser: any bytes, both with and
- * without a TSV sink, and through every accessor of the parser API
- * (verify_check.h) as ksnap-plot will use it.  The parser must not crash,
- * leak or trip ASan/UBSan, its result must be consistent with its status,
- * and what the API delivers with what it counts.
+ * without a TSV sink, through every accessor of the parser API
+ * (verify_check.h), and streaming as ksnap-plot uses it.  The parser
+ * must not crash, leak or trip ASan/UBSan, its result must be consistent
+ * with its status, and what the API delivers with what it counts.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -85,6 +85,42 @@ static int on_end(void *priv, const struct ksv_stream *s)
 	return 0;
 }
 
+/* Streaming: rows as read, in time order, as many as the stream counts,
+ * and none left for the accessor. */
+static int on_stream_row(void *priv, const struct ksv_stream *s,
+			 const struct ksv_row *r)
+{
+	if (r->ncols != ksv_stream_info(s)->ncols)
+		abort();
+	return on_row(priv, r);
+}
+
+static int on_stream_begin(void *priv, const struct ksv_stream *s)
+{
+	struct seen *seen = priv;
+
+	(void)s;
+	seen->rows = 0;
+	seen->last_t = 0;
+	return 0;
+}
+
+static int on_stream_end(void *priv, const struct ksv_stream *s)
+{
+	struct seen *seen = priv;
+
+	if (seen->rows != ksv_stream_info(s)->rows ||
+	    ksv_stream_rows(s, on_row, NULL) != -EINVAL)
+		abort();
+	return 0;
+}
+
+static void on_progress(void *priv, size_t pos)
+{
+	(void)priv;
+	(void)pos;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -110,6 +146,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ksnap_verify((const char *)data, size, &o, NULL, NULL, &r);
 	{
 		const struct ksv_ops ops = { .end = on_end };
+		struct ksv_log log;
+
+		ksv_walk((const char *)data, size, &ops, &log);
+	}
+	{
+		struct seen seen = { 0 };
+		const struct ksv_ops ops = {
+			.priv = &seen, .begin = on_stream_begin,
+			.end = on_stream_end, .row = on_stream_row,
+			.progress = on_progress,
+		};
 		struct ksv_log log;
 
 		ksv_walk((const char *)data, size, &ops, &log);
