@@ -162,7 +162,8 @@ struct ksnap_stats {
 	__u64 read_max_ns;
 	__u64 bad_tail;		/* invalid tails seen from the reader */
 	__u64 wakeups;		/* reader wake-ups queued (KSNAP_FEAT_WAKEUPS) */
-	__u64 reserved[7];
+	__u64 cpu;		/* the CPU the last snapshot was taken on */
+	__u64 reserved[6];
 };
 
 struct ksnap_ctrl {

@@ -20,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/psi_types.h>
+#include <linux/sched/isolation.h>
 #include <linux/version.h>
 
 /*
@@ -28,6 +29,13 @@
  */
 #define KSNAP_SINCE(major, minor) \
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(major, minor, 0))
+
+/* 5.18: housekeeping types replaced flags. */
+#if KSNAP_SINCE(5, 18)
+#define KSNAP_HK_TIMER	HK_TYPE_TIMER
+#else
+#define KSNAP_HK_TIMER	HK_FLAG_TIMER
+#endif
 
 /* 6.3: vm_flags is read-only; it changes through these. */
 #if !KSNAP_SINCE(6, 3)

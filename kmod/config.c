@@ -203,7 +203,7 @@ static int ksnap_config_check_metric(struct ksnap_config *cfg,
 	unsigned int j;
 	int ret;
 
-	if (sel != KSNAP_CPU_SUM && !m->read_cpu) {
+	if (sel != KSNAP_CPU_SUM && (!m->read_cpu || m->per_cgroup)) {
 		pr_err_ratelimited("metrics: %s has no per-CPU values: drop the [%s] selector\n",
 				   m->name, sel == KSNAP_CPU_EACH ? "cpu" : "N");
 		return -EINVAL;
@@ -319,6 +319,7 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 	ret = ksnap_config_columns(cfg, l);
 	if (ret)
 		goto err;
+	ksnap_plan_build(cfg);
 	kfree(list);
 	return cfg;
 

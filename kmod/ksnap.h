@@ -4,6 +4,8 @@
 #define KSNAP_H
 
 #include <linux/bitmap.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel_stat.h>
 #include <linux/memcontrol.h>
@@ -13,6 +15,7 @@
 #include <linux/irq_work.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -73,16 +76,17 @@ struct ksnap_metric {
 	u32 scale;		/* the reader's unit conversion, if any */
 	/*
 	 * Called from the hrtimer (hardirq): no sleeping, no locks.  A metric
-	 * has read, or read_cpu when it is a sum over CPUs that can also be
-	 * sampled per CPU (field "cpu").
+	 * has read, or read_cpu when it is a sum over CPUs; a global one of
+	 * those can also be sampled per CPU (field "cpu").
 	 */
 	u64 (*read)(const struct ksnap_metric *m,
 		    const struct ksnap_cgroup *cg);
-	u64 (*read_cpu)(const struct ksnap_metric *m, int cpu);
+	u64 (*read_cpu)(const struct ksnap_metric *m,
+			const struct ksnap_cgroup *cg, int cpu);
 };
 
 /* A column's CPU selection: a CPU number, or one of these. */
-#define KSNAP_CPU_SUM	(-1)	/* "name": the sum over possible CPUs */
+#define KSNAP_CPU_SUM	(-1)	/* "name": the sum over all CPUs */
 #define KSNAP_CPU_EACH	(-2)	/* "name[cpu]": a column per possible CPU */
 
 extern const struct ksnap_metric ksnap_metrics[];
@@ -111,6 +115,27 @@ void ksnap_cgroup_put(struct ksnap_cgroup *cg);
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg);
 
 /*
+ * plan.c: how a configuration's columns are read.  A column summed over
+ * CPUs is read CPU by CPU, each CPU once for all such columns, and only
+ * for the CPUs online (cpus.c keeps what the others hold): the VM events
+ * and the CPU times straight from their per-CPU arrays, the others through
+ * read_cpu().  Every other column is read once.
+ */
+struct ksnap_plan_item {
+	u16 col;		/* column */
+	u16 item;		/* enum vm_event_item or cpu_usage_stat */
+};
+
+struct ksnap_plan {
+	u16 nr_vm, nr_cpustat, nr_percpu, nr_single;
+	struct ksnap_plan_item vm[KSNAP_MAX_COLUMNS];
+	struct ksnap_plan_item cpustat[KSNAP_MAX_COLUMNS];
+	u16 percpu[KSNAP_MAX_COLUMNS];
+	u16 single[KSNAP_MAX_COLUMNS];
+	u16 lines_per_cpu;	/* cache lines the summed columns touch */
+};
+
+/*
  * config.c: what is sampled.  Built whole, published while stopped, and
  * never written again: what the timer writes lives in struct ksnap_run.
  */
@@ -133,6 +158,7 @@ struct ksnap_config {
 	u32 record_size;
 	u32 nr_records;
 	struct ksnap_source col[KSNAP_MAX_COLUMNS];
+	struct ksnap_plan plan;
 };
 
 struct ksnap_config *ksnap_config_build(const char *metrics,
@@ -156,6 +182,23 @@ struct ksnap_run {
 	u64 last[KSNAP_MAX_COLUMNS];	/* each column's last value */
 };
 
+/*
+ * cpus.c: the CPUs a running collection reads live and what the others
+ * hold.  The timer reads under the raw spinlock; the CPU-hotplug callbacks
+ * update under it.
+ */
+struct ksnap_cpus {
+	raw_spinlock_t lock;
+	bool active;		/* a collection runs: hotplug updates base */
+	struct cpumask live;	/* online CPUs, read live */
+	struct cpumask unfolded; /* went offline: VM events until folded */
+	u64 base[KSNAP_MAX_COLUMNS];	/* the other CPUs' share of a sum */
+	u64 scratch[KSNAP_MAX_COLUMNS];	/* a CPU's share, under lock */
+	struct work_struct fold_work;
+	int hp_state;		/* our dynamic hotplug state */
+	struct hlist_node node;	/* our instance of it */
+};
+
 /* The one instance: ring, configuration, timer and device. */
 struct ksnap {
 	struct mutex lock;	/* configuration, start/stop, open/release */
@@ -166,6 +209,8 @@ struct ksnap {
 	u8 *data;
 	const struct ksnap_config *cfg;
 	struct ksnap_run run;
+	struct ksnap_cpus cpus;
+	int cpu;		/* cpu=: the sampler's CPU, or -1: housekeeping */
 	/*
 	 * sampler.c: cgroups whose removal was logged (by the worker, and at
 	 * stop); kept across collections while the same cgroups are held.
@@ -184,6 +229,23 @@ struct ksnap {
 	struct miscdevice misc;
 	struct kobject *kobj;
 };
+
+/* plan.c and snapshot.c: the read plan, and one snapshot by it. */
+void ksnap_plan_build(struct ksnap_config *cfg);
+void ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
+		    __u64 *values);
+void ksnap_snapshot_cpu(const struct ksnap_config *cfg, int cpu, bool vm,
+			bool other, u64 *acc);
+
+/* cpus.c: the CPUs read live, their base, the sampler's CPU. */
+int ksnap_cpus_init(struct ksnap *ks);
+void ksnap_cpus_uninit(struct ksnap *ks);
+void ksnap_cpus_start(struct ksnap *ks);
+void ksnap_cpus_stop(struct ksnap *ks);
+void ksnap_cpus_down(struct ksnap *ks, unsigned int cpu);
+void ksnap_cpus_up(struct ksnap *ks, unsigned int cpu);
+int ksnap_cpus_pick(const struct ksnap *ks, int *cpu);
+int ksnap_cpus_check(int cpu);
 
 /* ctrl.c: the control page; every writer holds ks->lock. */
 void ksnap_ctrl_init(struct ksnap *ks);

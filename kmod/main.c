@@ -38,6 +38,11 @@ module_param(overflow, charp, 0444);
 MODULE_PARM_DESC(overflow,
 		 "when the ring is full: drop (keep the unread records, count new snapshots lost; default) or overwrite (keep the newest; the reader counts what it lost)");
 
+static int cpu = -1;
+module_param(cpu, int, 0444);
+MODULE_PARM_DESC(cpu,
+		 "the CPU the sampler's timer runs on; -1 (default): the first online housekeeping CPU");
+
 static struct ksnap ksnap_dev;
 
 static int ksnap_ring_init(struct ksnap *ks)
@@ -78,12 +83,20 @@ static int __init ksnap_init(void)
 		return ret;
 	}
 
+	ret = ksnap_cpus_check(cpu);
+	if (ret)
+		return ret;
+	ks->cpu = cpu;
+
 	ks->cfg = ksnap_config_build(metrics, cgroups, &ks->layout, NULL);
 	if (IS_ERR(ks->cfg))
 		return PTR_ERR(ks->cfg);
 	ret = ksnap_ring_init(ks);
 	if (ret)
 		goto err_config;
+	ret = ksnap_cpus_init(ks);
+	if (ret)
+		goto err_ring;
 	ksnap_sampler_init(ks);
 	ret = ksnap_sysfs_init(ks);
 	if (ret)
@@ -101,6 +114,8 @@ err_sysfs:
 	ksnap_sysfs_uninit(ks);
 err_sampler:
 	ksnap_sampler_uninit(ks);
+	ksnap_cpus_uninit(ks);
+err_ring:
 	ksnap_ring_free(ks->ring);
 err_config:
 	ksnap_config_free(ks->cfg);
@@ -119,6 +134,7 @@ static void __exit ksnap_exit(void)
 	ksnap_device_uninit(ks);
 	ksnap_sysfs_uninit(ks);
 	ksnap_sampler_uninit(ks);
+	ksnap_cpus_uninit(ks);
 	ksnap_ring_free(ks->ring);
 	ksnap_config_free(ks->cfg);
 }

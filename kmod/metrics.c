@@ -632,7 +632,8 @@ const struct ksnap_metric ksnap_metrics[] = {
 		.desc = "CPU time of the cgroup's own tasks (not descendants), ns",
 		.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,
 		.freshness = KSNAP_FRESH_LIVE, .per_cgroup = true,
-		.needs = KSNAP_NEEDS_NONROOT, .read = ksnap_read_cg_usage_self,
+		.needs = KSNAP_NEEDS_NONROOT,
+		.read_cpu = ksnap_read_cg_usage_self,
 	},
 #ifdef CONFIG_PSI
 	KSNAP_CG_PSI("cpu.pressure.some", PSI_CPU_SOME),
@@ -657,7 +658,8 @@ const unsigned int ksnap_nr_metrics = ARRAY_SIZE(ksnap_metrics);
  * @cg: its cgroup, for a per-cgroup metric
  * @cpu: a CPU, or KSNAP_CPU_SUM for the sum over the possible CPUs
  *
- * Hardirq-safe, as every reader.
+ * Hardirq-safe, as every reader.  The sampler sums over the online CPUs
+ * instead (snapshot.c); this is for single reads and for tests.
  */
 u64 ksnap_metric_read(const struct ksnap_metric *m,
 		      const struct ksnap_cgroup *cg, int cpu)
@@ -668,9 +670,9 @@ u64 ksnap_metric_read(const struct ksnap_metric *m,
 	if (!m->read_cpu)
 		return m->read(m, cg);
 	if (cpu >= 0)
-		return m->read_cpu(m, cpu);
+		return m->read_cpu(m, cg, cpu);
 	for_each_possible_cpu(c)
-		sum += m->read_cpu(m, c);
+		sum += m->read_cpu(m, cg, c);
 	return sum;
 }
 

@@ -29,7 +29,8 @@
 #include "readers.h"
 
 /* A VM event (/proc/vmstat) of one CPU, live. */
-u64 ksnap_read_vm_event(const struct ksnap_metric *m, int cpu)
+u64 ksnap_read_vm_event(const struct ksnap_metric *m,
+			const struct ksnap_cgroup *cg, int cpu)
 {
 	return READ_ONCE(per_cpu(vm_event_states, cpu).event[m->item.vm]);
 }
@@ -83,7 +84,8 @@ static u64 ksnap_read_idle_like(int cpu, enum cpu_usage_stat item)
 }
 
 /* CPU time of one CPU in one state (enum cpu_usage_stat), ns. */
-u64 ksnap_read_cpu_time(const struct ksnap_metric *m, int cpu)
+u64 ksnap_read_cpu_time(const struct ksnap_metric *m,
+			const struct ksnap_cgroup *cg, int cpu)
 {
 	if (m->item.cpu == CPUTIME_IDLE || m->item.cpu == CPUTIME_IOWAIT)
 		return ksnap_read_idle_like(cpu, m->item.cpu);
@@ -91,13 +93,15 @@ u64 ksnap_read_cpu_time(const struct ksnap_metric *m, int cpu)
 }
 
 /* Interrupts handled through the generic IRQ layer on one CPU. */
-u64 ksnap_read_intr(const struct ksnap_metric *m, int cpu)
+u64 ksnap_read_intr(const struct ksnap_metric *m,
+		    const struct ksnap_cgroup *cg, int cpu)
 {
 	return kstat_cpu_irqs_sum(cpu);
 }
 
 /* Softirqs of one type (item), or of every type (item < 0), on one CPU. */
-u64 ksnap_read_softirq(const struct ksnap_metric *m, int cpu)
+u64 ksnap_read_softirq(const struct ksnap_metric *m,
+		       const struct ksnap_cgroup *cg, int cpu)
 {
 	u64 sum = 0;
 	int i;
@@ -210,15 +214,10 @@ u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 	return READ_ONCE(cg->cgrp->bstat.cputime.sum_exec_runtime);
 }
 
-/* CPU time of the cgroup's own tasks (not its descendants'), live, ns. */
+/* CPU time of the cgroup's own tasks (not its descendants') on one CPU. */
 u64 ksnap_read_cg_usage_self(const struct ksnap_metric *m,
-			     const struct ksnap_cgroup *cg)
+			     const struct ksnap_cgroup *cg, int cpu)
 {
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(cg->cgrp->rstat_cpu,
-					     cpu)->bstat.cputime.sum_exec_runtime);
-	return sum;
+	return READ_ONCE(per_cpu_ptr(cg->cgrp->rstat_cpu,
+				     cpu)->bstat.cputime.sum_exec_runtime);
 }

@@ -32,9 +32,11 @@ u64 ksnap_read_cg_psi(const struct ksnap_metric *m,
 u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 			const struct ksnap_cgroup *cg);
 u64 ksnap_read_cg_usage_self(const struct ksnap_metric *m,
-			     const struct ksnap_cgroup *cg);
-u64 ksnap_read_cpu_time(const struct ksnap_metric *m, int cpu);
-u64 ksnap_read_intr(const struct ksnap_metric *m, int cpu);
+			     const struct ksnap_cgroup *cg, int cpu);
+u64 ksnap_read_cpu_time(const struct ksnap_metric *m,
+			const struct ksnap_cgroup *cg, int cpu);
+u64 ksnap_read_intr(const struct ksnap_metric *m,
+		    const struct ksnap_cgroup *cg, int cpu);
 u64 ksnap_read_loadavg(const struct ksnap_metric *m,
 		       const struct ksnap_cgroup *cg);
 u64 ksnap_read_memcg(const struct ksnap_metric *m, const struct ksnap_cgroup *cg);
@@ -49,8 +51,10 @@ u64 ksnap_read_node_state(const struct ksnap_metric *m,
 u64 ksnap_read_pids(const struct ksnap_metric *m, const struct ksnap_cgroup *cg);
 u64 ksnap_read_psi_system(const struct ksnap_metric *m,
 			  const struct ksnap_cgroup *cg);
-u64 ksnap_read_softirq(const struct ksnap_metric *m, int cpu);
-u64 ksnap_read_vm_event(const struct ksnap_metric *m, int cpu);
+u64 ksnap_read_softirq(const struct ksnap_metric *m,
+		       const struct ksnap_cgroup *cg, int cpu);
+u64 ksnap_read_vm_event(const struct ksnap_metric *m,
+			const struct ksnap_cgroup *cg, int cpu);
 u64 ksnap_read_zone_state(const struct ksnap_metric *m,
 			  const struct ksnap_cgroup *cg);
 

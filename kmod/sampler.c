@@ -35,11 +35,13 @@
  * stores head [B] before it opens the seqlock.
  */
 #include <linux/atomic.h>
+#include <linux/cpu.h>
 #include <linux/bitops.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/smp.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -99,25 +101,25 @@ static u32 ksnap_cgroups_check(struct ksnap *ks)
 	return flags;
 }
 
-/* Every column into @values; a gone cgroup's columns keep their values. */
-static void ksnap_read_columns(const struct ksnap_config *cfg,
-			       struct ksnap_run *run, __u64 *values)
+/*
+ * Every column into @values (snapshot.c); then a gone cgroup's columns
+ * keep their last values and a monotonic one never steps back.
+ */
+static void ksnap_read_columns(struct ksnap *ks, __u64 *values)
 {
+	const struct ksnap_config *cfg = ks->cfg;
+	struct ksnap_run *run = &ks->run;
 	unsigned int i;
-	u64 v;
 
+	ksnap_snapshot(cfg, &ks->cpus, values);
 	for (i = 0; i < cfg->nr_columns; i++) {
 		const struct ksnap_source *src = &cfg->col[i];
 
-		if (src->cg && test_bit(src->cg_idx, run->gone)) {
+		if (src->cg && test_bit(src->cg_idx, run->gone))
 			values[i] = run->last[i];
-			continue;
-		}
-		v = ksnap_metric_read(src->metric, src->cg, src->cpu);
-		if (src->metric->monotonic && v < run->last[i])
-			v = run->last[i];
-		run->last[i] = v;
-		values[i] = v;
+		else if (src->metric->monotonic && values[i] < run->last[i])
+			values[i] = run->last[i];
+		run->last[i] = values[i];
 	}
 }
 
@@ -180,7 +182,7 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 		(size_t)ksnap_ring_slot(head, cfg->nr_records) *
 		cfg->record_size);
 	t0 = ktime_get_ns();
-	ksnap_read_columns(cfg, run, rec->values);
+	ksnap_read_columns(ks, rec->values);
 	t1 = ktime_get_ns();
 
 	rec->seq = head;
@@ -194,6 +196,7 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	smp_store_release(&ctrl->head, head + 1);
 
 	ksnap_stat_add(&st->read_sum_ns, &st->read_max_ns, t1 - t0);
+	WRITE_ONCE(st->cpu, raw_smp_processor_id());
 	if (ks->overwrite) {
 		/* No tail to measure against: every wake_mark records. */
 		if (++run->unwoken >= run->wake_mark) {
@@ -325,16 +328,31 @@ static void ksnap_run_reset(struct ksnap *ks)
 	run->start_mono_ns = ktime_get_ns();
 }
 
+/* On the sampler's CPU, from an IPI (hardirq) or with interrupts off. */
+static void ksnap_timer_arm(void *arg)
+{
+	struct ksnap *ks = arg;
+
+	hrtimer_start(&ks->timer,
+		      ns_to_ktime(ks->run.start_mono_ns + ks->period_ns),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
 /**
  * ksnap_sampler_start() - start collection number generation + 1
  * @ks: with ks->lock held
  *
- * Return: 0 (also when already running), or -EBUSY while the open reader
- * has not finished with the previous collection.
+ * The timer runs on the chosen CPU (cpu=), or on the first online
+ * housekeeping CPU.
+ *
+ * Return: 0 (also when already running), -EBUSY while the open reader has
+ * not finished with the previous collection, or -EINVAL when the chosen
+ * CPU is offline.
  */
 int ksnap_sampler_start(struct ksnap *ks)
 {
 	u32 gen = ks->ctrl->generation, done;
+	int cpu, ret;
 
 	lockdep_assert_held(&ks->lock);
 	if (ks->running)
@@ -350,14 +368,21 @@ int ksnap_sampler_start(struct ksnap *ks)
 				    hrtimer_resolution,
 				    div_u64(ks->period_ns, NSEC_PER_USEC));
 
+	/* No CPU comes or goes until the timer is armed on its CPU. */
+	cpus_read_lock();
+	ret = ksnap_cpus_pick(ks, &cpu);
+	if (ret)
+		goto out;
 	ksnap_run_reset(ks);
+	ksnap_cpus_start(ks);
 	ksnap_ctrl_publish_start(ks);
 	WRITE_ONCE(ks->running, true);
-	hrtimer_start(&ks->timer,
-		      ns_to_ktime(ks->run.start_mono_ns + ks->period_ns),
-		      HRTIMER_MODE_ABS_PINNED_HARD);
+	/* Armed from its CPU: a pinned timer fires where it was started. */
+	smp_call_function_single(cpu, ksnap_timer_arm, ks, true);
 	wake_up_interruptible(&ks->wait);
-	return 0;
+out:
+	cpus_read_unlock();
+	return ret;
 }
 
 /**
@@ -376,6 +401,7 @@ void ksnap_sampler_stop(struct ksnap *ks)
 	local_irq_disable();
 	ksnap_sample(ks, 0, KSNAP_REC_LAST);
 	local_irq_enable();
+	ksnap_cpus_stop(ks);
 	/* Nothing queues it any more: log what it had not yet logged. */
 	cancel_work_sync(&ks->gone_work);
 	ksnap_report_gone(ks);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/ksnap/: enable, metrics, cgroups, period_us, overflow, stats,
- * available_metrics.  ks->lock serialises every store.
+ * /sys/kernel/ksnap/: enable, metrics, cgroups, period_us, overflow, cpu,
+ * stats, plan, available_metrics.  ks->lock serialises every store.
  */
+#include <linux/cpu.h>
 #include <linux/err.h>
 #include <linux/kobject.h>
 #include <linux/math64.h>
@@ -250,6 +251,74 @@ static ssize_t overflow_store(struct kobject *kobj,
 	return ret ?: count;
 }
 
+static ssize_t cpu_show(struct kobject *kobj, struct kobj_attribute *attr,
+			char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(ksnap_sysfs_dev->cpu));
+}
+
+/* "-1" (the first online housekeeping CPU) or a CPU number; stopped only. */
+static ssize_t cpu_store(struct kobject *kobj, struct kobj_attribute *attr,
+			 const char *buf, size_t count)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	unsigned int n;
+	int cpu, ret;
+
+	if (ksnap_store_text("cpu", buf, count))
+		return -EINVAL;
+	if (sysfs_streq(buf, "-1")) {
+		cpu = -1;
+	} else if (!ksnap_parse_uint(buf, &n) && n <= INT_MAX) {
+		cpu = n;
+	} else {
+		pr_err_ratelimited("cpu: '%*pE' is not a CPU number or -1\n",
+				   ksnap_log_len(buf), buf);
+		return -EINVAL;
+	}
+	mutex_lock(&ks->lock);
+	cpus_read_lock();
+	ret = ksnap_cpus_check(cpu);
+	cpus_read_unlock();
+	if (!ret && ks->running) {
+		pr_err_ratelimited("cpu: busy: stop sampling (echo 0 > enable) first\n");
+		ret = -EBUSY;
+	}
+	if (!ret)
+		WRITE_ONCE(ks->cpu, cpu);
+	mutex_unlock(&ks->lock);
+	return ret ?: count;
+}
+
+/*
+ * How a snapshot is read (plan.c, cpus.c): the columns by kind, the cache
+ * lines one CPU's share touches, and the CPUs read live.
+ */
+static ssize_t plan_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	const struct ksnap_plan *p;
+	int len;
+
+	mutex_lock(&ks->lock);
+	p = &ks->cfg->plan;
+	len = sysfs_emit(buf,
+			 "columns %u\nsummed_vm_events %u\nsummed_cpu_times %u\n"
+			 "summed_other %u\nsingle %u\ncache_lines_per_cpu %u\n",
+			 ks->cfg->nr_columns, p->nr_vm, p->nr_cpustat,
+			 p->nr_percpu, p->nr_single, p->lines_per_cpu);
+	raw_spin_lock_irq(&ks->cpus.lock);
+	len += sysfs_emit_at(buf, len, "live_cpus %*pbl\n",
+			     cpumask_pr_args(ks->cpus.active ?
+					     &ks->cpus.live : cpu_online_mask));
+	raw_spin_unlock_irq(&ks->cpus.lock);
+	len += sysfs_emit_at(buf, len, "possible_cpus %*pbl\n",
+			     cpumask_pr_args(cpu_possible_mask));
+	mutex_unlock(&ks->lock);
+	return len;
+}
+
 /*
  * The reader of /dev/ksnap: none, open (the session is not claimed yet)
  * or attached (it has claimed the consumer page: ksnap_abi.h).
@@ -276,12 +345,14 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  "taken %llu\nlost %llu\nmissed %llu\n"
 			  "lateness_sum_ns %llu\nlateness_max_ns %llu\n"
 			  "read_sum_ns %llu\nread_max_ns %llu\nbad_tail %llu\n"
-			  "wakeups %llu\ngeneration %u\nstate %s\nreader %s\n",
+			  "wakeups %llu\ncpu %llu\ngeneration %u\nstate %s\n"
+			  "reader %s\n",
 			  READ_ONCE(st->taken), READ_ONCE(st->lost),
 			  READ_ONCE(st->missed), READ_ONCE(st->lateness_sum_ns),
 			  READ_ONCE(st->lateness_max_ns),
 			  READ_ONCE(st->read_sum_ns), READ_ONCE(st->read_max_ns),
 			  READ_ONCE(st->bad_tail), READ_ONCE(st->wakeups),
+			  READ_ONCE(st->cpu),
 			  READ_ONCE(ctrl->generation),
 			  READ_ONCE(ctrl->state) == KSNAP_STATE_RUNNING ?
 			  "running" : "stopped", ksnap_reader_state(ks));
@@ -317,6 +388,8 @@ static struct kobj_attribute ksnap_attr_cgroups = __ATTR_RW(cgroups);
 static struct kobj_attribute ksnap_attr_period_us = __ATTR_RW(period_us);
 static struct kobj_attribute ksnap_attr_overflow = __ATTR_RW(overflow);
 static struct kobj_attribute ksnap_attr_stats = __ATTR_RO(stats);
+static struct kobj_attribute ksnap_attr_cpu = __ATTR_RW(cpu);
+static struct kobj_attribute ksnap_attr_plan = __ATTR_RO(plan);
 
 static struct attribute *ksnap_attrs[] = {
 	&ksnap_attr_enable.attr,
@@ -325,6 +398,8 @@ static struct attribute *ksnap_attrs[] = {
 	&ksnap_attr_period_us.attr,
 	&ksnap_attr_overflow.attr,
 	&ksnap_attr_stats.attr,
+	&ksnap_attr_cpu.attr,
+	&ksnap_attr_plan.attr,
 	NULL,
 };
 

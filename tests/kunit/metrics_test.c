@@ -41,8 +41,11 @@ static void ksnap_metrics_registry(struct kunit *test)
 				    "freshness of %s", m->name);
 		KUNIT_EXPECT_TRUE_MSG(test, !m->read != !m->read_cpu,
 				      "%s needs exactly one reader", m->name);
-		KUNIT_EXPECT_FALSE_MSG(test, m->per_cgroup && m->read_cpu,
-				       "%s: per cgroup and per CPU", m->name);
+		/* Summed per CPU and per cgroup: no CPU selector (config.c). */
+		if (m->per_cgroup && m->read_cpu)
+			KUNIT_EXPECT_STREQ_MSG(test, m->name, "cpu.stat.usage_self",
+					       "%s: per cgroup and per CPU",
+					       m->name);
 		KUNIT_EXPECT_NOT_NULL_MSG(test, m->unit, "unit of %s", m->name);
 		if (m->unit)
 			KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m->desc, m->unit),

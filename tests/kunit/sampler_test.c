@@ -4,9 +4,9 @@
  * module allocates it, driven directly (no timer unless a case starts
  * one), with fake metrics whose values the test knows.  The test plays the
  * reader: it writes the consumer page as ksnapd would.  The code under
- * test is compiled into this module from kmod/sampler.c, kmod/ctrl.c and
- * kmod/device.c; ring, metric and cgroup helpers come from the other
- * suites' objects.
+ * test is compiled into this module from kmod/sampler.c, ctrl.c, device.c,
+ * plan.c, snapshot.c and cpus.c; ring, metric and cgroup helpers come from
+ * the other suites' objects.
  */
 #include <kunit/test.h>
 #include <linux/cgroup.h>
@@ -20,6 +20,9 @@
 #include "../../kmod/sampler.c"
 #include "../../kmod/ctrl.c"
 #include "../../kmod/device.c"
+#include "../../kmod/plan.c"
+#include "../../kmod/snapshot.c"
+#include "../../kmod/cpus.c"
 
 /* Fake metrics: item + the number of reads so far, so values move. */
 static u64 ksnap_fake_reads;
@@ -37,6 +40,15 @@ static u64 ksnap_fake_read_jitter(const struct ksnap_metric *m,
 	return 1000 + (ksnap_fake_reads++ % 2 ? 0 : 10);
 }
 
+/* A counter summed over CPUs whose share on each CPU the test sets. */
+static u64 ksnap_fake_share[NR_CPUS];
+
+static u64 ksnap_fake_read_cpu(const struct ksnap_metric *m,
+			       const struct ksnap_cgroup *cg, int cpu)
+{
+	return ksnap_fake_share[cpu];
+}
+
 static const struct ksnap_metric ksnap_fake_metrics[] = {
 	{ .name = "fake.global", .desc = "a test counter", .unit = "count",
 	  .item.other = 1000, .read = ksnap_fake_read },
@@ -44,6 +56,8 @@ static const struct ksnap_metric ksnap_fake_metrics[] = {
 	  .item.other = 5000, .read = ksnap_fake_read, .per_cgroup = true },
 	{ .name = "fake.monotonic", .desc = "a test counter", .unit = "ns",
 	  .read = ksnap_fake_read_jitter, .monotonic = true },
+	{ .name = "fake.summed", .desc = "a test counter", .unit = "count",
+	  .read_cpu = ksnap_fake_read_cpu },
 };
 
 #define KSNAP_TEST_RECORDS	8
@@ -87,6 +101,9 @@ static struct ksnap_fixture *ksnap_fixture(struct kunit *test,
 	ks->data = ks->ring + (size_t)ks->layout.data_pgoff * PAGE_SIZE;
 	mutex_init(&ks->lock);
 	ks->period_ns = NSEC_PER_MSEC;
+	ks->cpu = -1;
+	raw_spin_lock_init(&ks->cpus.lock);
+	INIT_WORK(&ks->cpus.fold_work, ksnap_cpus_fold_fn);
 	ksnap_sampler_init(ks);
 
 	f->cg.cgrp = f->cgrp;
@@ -104,6 +121,7 @@ static struct ksnap_fixture *ksnap_fixture(struct kunit *test,
 						   &cfg->record_size, &nr), 0);
 	KUNIT_ASSERT_GE(test, nr, (u32)KSNAP_TEST_RECORDS);
 	cfg->nr_records = KSNAP_TEST_RECORDS;
+	ksnap_plan_build(cfg);
 	ks->cfg = cfg;
 	ksnap_ctrl_init(ks);
 	ksnap_ctrl_publish_config(ks);
@@ -115,6 +133,7 @@ static struct ksnap_fixture *ksnap_fixture(struct kunit *test,
 static void ksnap_fixture_free(struct ksnap_fixture *f)
 {
 	ksnap_sampler_uninit(&f->ks);
+	cancel_work_sync(&f->ks.cpus.fold_work);
 	ksnap_ring_free(f->ks.ring);
 }
 
@@ -122,11 +141,15 @@ static void ksnap_fixture_free(struct ksnap_fixture *f)
 static void ksnap_begin(struct ksnap_fixture *f)
 {
 	ksnap_run_reset(&f->ks);
+	cpus_read_lock();
+	ksnap_cpus_start(&f->ks);
+	cpus_read_unlock();
 	ksnap_ctrl_publish_start(&f->ks);
 }
 
 static void ksnap_end(struct ksnap_fixture *f)
 {
+	ksnap_cpus_stop(&f->ks);
 	ksnap_ctrl_publish_stop(&f->ks);
 }
 
@@ -148,10 +171,14 @@ static const struct ksnap_record *ksnap_rec(struct ksnap_fixture *f, u64 pos)
 		f->cfg.record_size);
 }
 
-/* A fake cgroup removed (rmdir): css_is_dying() says so from now on. */
+/*
+ * A fake cgroup removed (rmdir): css_is_dying() says so from now on, by
+ * its reference count (up to 6.x) or by its CSS_DYING flag (6.12).
+ */
 static void ksnap_kill_cgroup(struct ksnap_fixture *f)
 {
 	f->cgrp->self.refcnt.percpu_count_ptr |= __PERCPU_REF_DEAD;
+	f->cgrp->self.flags |= CSS_DYING;
 }
 
 static void ksnap_sampler_records_carry_positions(struct kunit *test)
@@ -526,6 +553,114 @@ static void ksnap_sampler_reader_session(struct kunit *test)
 	ksnap_fixture_free(f);
 }
 
+/* The fixture's fake.summed column (column 3), in a snapshot now. */
+static u64 ksnap_summed_now(struct ksnap_fixture *f)
+{
+	__u64 v[4];
+
+	local_irq_disable();
+	ksnap_snapshot(f->ks.cfg, &f->ks.cpus, v);
+	local_irq_enable();
+	return v[3];
+}
+
+/*
+ * A sum over CPUs stays exact when a CPU goes offline and comes back: its
+ * share moves into the base and out again (cpus.c), and only the online
+ * CPUs are read.  The test plays the hotplug callbacks on the live set.
+ */
+static void ksnap_cpus_base_follows_hotplug(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 4);
+	struct ksnap_cpus *cpus = &f->ks.cpus;
+	unsigned int cpu, down, n = 0;
+	u64 sum = 0;
+
+	KUNIT_ASSERT_EQ(test, f->cfg.plan.nr_percpu, 1U);
+	for_each_possible_cpu(cpu) {
+		ksnap_fake_share[cpu] = 100 * (cpu + 1);
+		sum += ksnap_fake_share[cpu];
+		n++;
+	}
+	ksnap_begin(f);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_summed_now(f), sum,
+			    "the sum over all %u possible CPUs", n);
+	/* The test's own bookkeeping: one CPU read live, the rest in base. */
+	down = cpumask_first(&cpus->live);
+	for_each_cpu(cpu, &cpus->live)
+		if (cpu != down)
+			ksnap_cpus_down(&f->ks, cpu);
+	ksnap_cpus_down(&f->ks, down);
+	KUNIT_EXPECT_TRUE_MSG(test, cpumask_empty(&cpus->live),
+			      "every CPU went down");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_summed_now(f), sum,
+			    "down: the shares are in the base");
+	/* (The fold work may have run already: no check of it in between.) */
+	flush_work(&cpus->fold_work);
+	KUNIT_EXPECT_TRUE_MSG(test, cpumask_empty(&cpus->unfolded),
+			      "VM events are read until the hotplug is over");
+
+	ksnap_cpus_up(&f->ks, down);
+	ksnap_fake_share[down] += 7;	/* it runs again */
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_summed_now(f), sum + 7,
+			    "up: read live again, its new share counted once");
+	ksnap_cpus_up(&f->ks, down);	/* a second prepare changes nothing */
+	KUNIT_EXPECT_EQ(test, ksnap_summed_now(f), sum + 7);
+	ksnap_end(f);
+	ksnap_cpus_down(&f->ks, down);	/* stopped: nothing to keep */
+	KUNIT_EXPECT_TRUE(test, cpumask_test_cpu(down, &cpus->live));
+	ksnap_fixture_free(f);
+}
+
+/*
+ * The CPU-major pass over real counters (VM events, CPU times, softirqs)
+ * gives what reading each column over every possible CPU gives.
+ */
+static void ksnap_cpus_real_sums_match(struct kunit *test)
+{
+	static const char *const names[] = {
+		"pgfault", "pgalloc_normal", "cpu.system", "cpu.user",
+		"softirqs.TIMER", "stat.intr",
+	};
+	struct ksnap_fixture *f = ksnap_fixture(test, 1);
+	struct ksnap_config *cfg = &f->cfg;
+	__u64 before[ARRAY_SIZE(names)], now[ARRAY_SIZE(names)];
+	__u64 after[ARRAY_SIZE(names)];
+	unsigned int i;
+	int idx;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		idx = ksnap_metric_lookup(names[i]);
+		KUNIT_ASSERT_GE_MSG(test, idx, 0, "no metric %s", names[i]);
+		cfg->col[i].metric = &ksnap_metrics[idx];
+		cfg->col[i].cg = NULL;
+		cfg->col[i].cpu = KSNAP_CPU_SUM;
+	}
+	cfg->nr_columns = ARRAY_SIZE(names);
+	ksnap_plan_build(cfg);
+	KUNIT_EXPECT_EQ(test, cfg->plan.nr_vm, 2U);
+	KUNIT_EXPECT_EQ(test, cfg->plan.nr_cpustat, 2U);
+	KUNIT_EXPECT_EQ(test, cfg->plan.nr_percpu, 2U);
+	KUNIT_EXPECT_GT(test, cfg->plan.lines_per_cpu, 3U);
+	ksnap_begin(f);
+	local_irq_disable();
+	for (i = 0; i < cfg->nr_columns; i++)
+		before[i] = ksnap_metric_read(cfg->col[i].metric, NULL,
+					      KSNAP_CPU_SUM);
+	ksnap_snapshot(cfg, &f->ks.cpus, now);
+	for (i = 0; i < cfg->nr_columns; i++)
+		after[i] = ksnap_metric_read(cfg->col[i].metric, NULL,
+					     KSNAP_CPU_SUM);
+	local_irq_enable();
+	for (i = 0; i < cfg->nr_columns; i++) {
+		KUNIT_EXPECT_GE_MSG(test, now[i], before[i],
+				    "%s: the sum read before", names[i]);
+		KUNIT_EXPECT_LE_MSG(test, now[i], after[i],
+				    "%s: the sum read after", names[i]);
+	}
+	ksnap_fixture_free(f);
+}
+
 static struct kunit_case ksnap_sampler_cases[] = {
 	KUNIT_CASE(ksnap_sampler_records_carry_positions),
 	KUNIT_CASE(ksnap_sampler_drop_counts_lost),
@@ -539,6 +674,8 @@ static struct kunit_case ksnap_sampler_cases[] = {
 	KUNIT_CASE(ksnap_sampler_start_race_loses_nothing),
 	KUNIT_CASE(ksnap_sampler_old_tail_is_free),
 	KUNIT_CASE(ksnap_sampler_reader_session),
+	KUNIT_CASE(ksnap_cpus_base_follows_hotplug),
+	KUNIT_CASE(ksnap_cpus_real_sums_match),
 	{}
 };
 

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One snapshot by the read plan (plan.c): every summed column is its base
+ * (what the CPUs not read live hold, cpus.c) plus the share of each live
+ * CPU, each CPU walked once for all of them; every other column is read
+ * once.  The cost grows with the online CPUs, not the possible ones.
+ * Hardirq-safe: called from the timer, or with interrupts off.
+ */
+#include <linux/kernel_stat.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/vmstat.h>
+
+#include "ksnap.h"
+
+/**
+ * ksnap_snapshot_cpu() - add one CPU's share of the summed columns
+ * @cfg: the configuration
+ * @cpu: the CPU
+ * @vm: add its VM events
+ * @other: add the other summed columns
+ * @acc: one value per column, added to
+ */
+void ksnap_snapshot_cpu(const struct ksnap_config *cfg, int cpu, bool vm,
+			bool other, u64 *acc)
+{
+	const struct ksnap_plan *p = &cfg->plan;
+	const struct ksnap_source *src;
+	const unsigned long *ev;
+	const u64 *cs;
+	unsigned int i;
+
+	if (vm && p->nr_vm) {
+		ev = per_cpu(vm_event_states, cpu).event;
+		for (i = 0; i < p->nr_vm; i++)
+			acc[p->vm[i].col] += READ_ONCE(ev[p->vm[i].item]);
+	}
+	if (!other)
+		return;
+	if (p->nr_cpustat) {
+		cs = kcpustat_cpu(cpu).cpustat;
+		for (i = 0; i < p->nr_cpustat; i++)
+			acc[p->cpustat[i].col] +=
+				READ_ONCE(cs[p->cpustat[i].item]);
+	}
+	for (i = 0; i < p->nr_percpu; i++) {
+		src = &cfg->col[p->percpu[i]];
+		acc[p->percpu[i]] += src->metric->read_cpu(src->metric,
+							   src->cg, cpu);
+	}
+}
+
+/* The summed columns' bases, before the live CPUs are added. */
+static void ksnap_snapshot_base(const struct ksnap_plan *p,
+				const u64 *base, u64 *values)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_vm; i++)
+		values[p->vm[i].col] = base[p->vm[i].col];
+	for (i = 0; i < p->nr_cpustat; i++)
+		values[p->cpustat[i].col] = base[p->cpustat[i].col];
+	for (i = 0; i < p->nr_percpu; i++)
+		values[p->percpu[i]] = base[p->percpu[i]];
+}
+
+/**
+ * ksnap_snapshot() - every column's value now
+ * @cfg: the configuration
+ * @cpus: the CPUs read live and the others' base
+ * @values: cfg->nr_columns values
+ */
+void ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
+		    __u64 *values)
+{
+	const struct ksnap_plan *p = &cfg->plan;
+	const struct ksnap_source *src;
+	unsigned int i;
+	int cpu;
+
+	/* The live set and the base change together (CPU hotplug). */
+	raw_spin_lock(&cpus->lock);
+	ksnap_snapshot_base(p, cpus->base, values);
+	for_each_cpu(cpu, &cpus->live)
+		ksnap_snapshot_cpu(cfg, cpu, true, true, values);
+	/* Gone, but their VM events not yet folded into a live CPU. */
+	for_each_cpu(cpu, &cpus->unfolded)
+		ksnap_snapshot_cpu(cfg, cpu, true, false, values);
+	raw_spin_unlock(&cpus->lock);
+
+	for (i = 0; i < p->nr_single; i++) {
+		src = &cfg->col[p->single[i]];
+		values[p->single[i]] = ksnap_metric_read(src->metric, src->cg,
+							 src->cpu);
+	}
+}
