@@ -32,31 +32,16 @@ static int bad_layout(struct ksnap_ring *r, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
-		     struct ksnap_consumer *cons)
+/* The regions: the control block, its columns, the consumer page. */
+static int check_regions(struct ksnap_ring *r, const struct ksnap_ctrl *c,
+			 size_t len)
 {
-	const struct ksnap_ctrl *c = base;
-	unsigned long long page, total, ctrl_len, cols_end, data_len, recs;
+	unsigned long long page = c->page_size;
+	unsigned long long total = (uint64_t)c->total_pages * page;
+	unsigned long long ctrl_len = (uint64_t)c->ctrl_pages * page;
+	unsigned long long cols_end = c->columns_offset +
+		(uint64_t)c->max_columns * sizeof(struct ksnap_column);
 
-	if (len < sizeof(*c))
-		return bad_layout(r, "mapping of %zu bytes is smaller than "
-				  "the control block (%zu bytes)", len,
-				  sizeof(*c));
-	r->found_magic = c->magic;
-	r->found_version = c->abi_version;
-	r->found_compat = c->abi_compat;
-	if (c->magic != KSNAP_MAGIC)
-		return -EPROTO;
-	if (!ksnap_ring_version_ok(c->abi_version, c->abi_compat))
-		return -EPROTONOSUPPORT;
-
-	page = c->page_size;
-	total = (uint64_t)c->total_pages * page;
-	ctrl_len = (uint64_t)c->ctrl_pages * page;
-	cols_end = c->columns_offset + (uint64_t)c->max_columns *
-		   sizeof(struct ksnap_column);
-	data_len = (uint64_t)c->data_pages * page;
-	recs = (uint64_t)c->nr_records * c->record_size;
 	if (!is_pow2(page) || page < sizeof(*c))
 		return bad_layout(r, "page_size %llu is not a power of two "
 				  "of at least %zu", page, sizeof(*c));
@@ -83,6 +68,15 @@ int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
 		return bad_layout(r, "consumer_pgoff %u is out of range "
 				  "(below total_pages %u)", c->consumer_pgoff,
 				  c->total_pages);
+	return 0;
+}
+
+/* The record region and the records it holds. */
+static int check_records(struct ksnap_ring *r, const struct ksnap_ctrl *c)
+{
+	unsigned long long data_len = (uint64_t)c->data_pages * c->page_size;
+	unsigned long long recs = (uint64_t)c->nr_records * c->record_size;
+
 	if (!c->data_pages ||
 	    (uint64_t)c->data_pgoff + c->data_pages > c->total_pages)
 		return bad_layout(r, "data region out of range: data_pgoff "
@@ -103,25 +97,135 @@ int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
 				  "more than data_pages %u (%llu bytes)",
 				  c->nr_records, c->record_size, recs,
 				  c->data_pages, data_len);
+	return 0;
+}
+
+int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
+		     struct ksnap_consumer *cons)
+{
+	const struct ksnap_ctrl *c = base;
+	int ret;
+
+	if (len < sizeof(*c))
+		return bad_layout(r, "mapping of %zu bytes is smaller than "
+				  "the control block (%zu bytes)", len,
+				  sizeof(*c));
+	r->found_magic = c->magic;
+	r->found_version = c->abi_version;
+	r->found_compat = c->abi_compat;
+	if (c->magic != KSNAP_MAGIC)
+		return -EPROTO;
+	if (!ksnap_ring_version_ok(c->abi_version, c->abi_compat))
+		return -EPROTONOSUPPORT;
+	ret = check_regions(r, c, len);
+	if (!ret)
+		ret = check_records(r, c);
+	if (ret)
+		return ret;
 
 	r->ctrl = c;
 	r->cons = cons;
 	r->columns = (const struct ksnap_column *)
 		((const unsigned char *)base + c->columns_offset);
-	r->data = (const unsigned char *)base + (size_t)c->data_pgoff * page;
+	r->data = (const unsigned char *)base +
+		  (size_t)c->data_pgoff * c->page_size;
 	r->record_size = c->record_size;
 	r->nr_records = c->nr_records;
 	r->max_columns = c->max_columns;
 	return 0;
 }
 
-int ksnap_ring_open(struct ksnap_ring *r, const char *path)
-{
-	long sys_page = ksnap_sys_page_size();
-	const struct ksnap_ctrl *probe_ctrl;
-	void *probe = NULL, *map = NULL, *cons = NULL;
+/* What the first page says of the whole device, before it is mapped. */
+struct ring_probe {
 	uint32_t page, total, cons_pgoff;
 	size_t map_len;
+};
+
+/*
+ * Map one page: enough to check who we are talking to, and how large the
+ * device is (@size: the file's size when it is a regular file, else 0).
+ */
+static int probe_ring(struct ksnap_ring *r, int fd, off_t size,
+		      struct ring_probe *p)
+{
+	long sys_page = ksnap_sys_page_size();
+	const struct ksnap_ctrl *c;
+	void *probe = NULL;
+	int ret;
+
+	if (r->regular_file && size < sys_page)
+		return bad_layout(r, "file of %lld bytes is shorter than one "
+				  "page (%ld bytes)", (long long)size, sys_page);
+	r->op = "mmap";
+	ret = ksnap_sys_mmap(&probe, sys_page, PROT_READ, MAP_SHARED, fd, 0);
+	if (ret)
+		return ret;
+	c = probe;
+	r->found_magic = c->magic;
+	r->found_version = c->abi_version;
+	r->found_compat = c->abi_compat;
+	p->page = c->page_size;
+	p->total = c->total_pages;
+	p->cons_pgoff = c->consumer_pgoff;
+	ksnap_sys_munmap(probe, sys_page);
+
+	if (r->found_magic != KSNAP_MAGIC)
+		return -EPROTO;
+	/* A version 1 ring has no abi_compat: it fails on abi_version. */
+	if (!ksnap_ring_version_ok(r->found_version, r->found_compat))
+		return -EPROTONOSUPPORT;
+	if (p->page != (uint64_t)sys_page)
+		return bad_layout(r, "page_size %u differs from the system's "
+				  "(%ld)", p->page, sys_page);
+	if (!p->total || p->cons_pgoff >= p->total)
+		return bad_layout(r, "consumer_pgoff %u is out of range (below "
+				  "total_pages %u)", p->cons_pgoff, p->total);
+	p->map_len = (size_t)p->total * p->page;
+	if (r->regular_file && (uint64_t)size < p->map_len)
+		return bad_layout(r, "file of %lld bytes is shorter than "
+				  "total_pages %u (%zu bytes)",
+				  (long long)size, p->total, p->map_len);
+	return 0;
+}
+
+/* The whole device read-only and the consumer page read-write, checked. */
+static int map_ring(struct ksnap_ring *r, int fd, const struct ring_probe *p)
+{
+	void *map = NULL, *cons = NULL;
+	int ret;
+
+	/* Sizes and offsets as the kernel reports them. */
+	ret = ksnap_sys_mmap(&map, p->map_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (ret)
+		return ret;
+	ret = ksnap_sys_mmap(&cons, p->page, PROT_READ | PROT_WRITE,
+			     MAP_SHARED, fd, (off_t)p->cons_pgoff * p->page);
+	if (ret)
+		goto err_unmap;
+	ret = ksnap_ring_setup(r, map, p->map_len, cons);
+	if (ret)
+		goto err_unmap_cons;
+	r->op = "claim";
+	ret = ksnap_ring_claim(r);
+	if (ret)
+		goto err_unmap_cons;
+	r->map = map;
+	r->map_len = p->map_len;
+	r->cons_len = p->page;
+	return 0;
+
+err_unmap_cons:
+	ksnap_sys_munmap(cons, p->page);
+err_unmap:
+	ksnap_sys_munmap(map, p->map_len);
+	r->ctrl = NULL;
+	r->cons = NULL;
+	return ret;
+}
+
+int ksnap_ring_open(struct ksnap_ring *r, const char *path)
+{
+	struct ring_probe p = { 0 };
 	struct stat st;
 	int fd, ret;
 
@@ -137,85 +241,18 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path)
 	if (ret)
 		goto err_close;
 	r->regular_file = S_ISREG(st.st_mode);
-	if (r->regular_file && st.st_size < sys_page) {
-		ret = bad_layout(r, "file of %lld bytes is shorter than one "
-				 "page (%ld bytes)", (long long)st.st_size,
-				 sys_page);
-		goto err_close;
-	}
-
-	/* One page first: enough to check who we are talking to. */
-	r->op = "mmap";
-	ret = ksnap_sys_mmap(&probe, sys_page, PROT_READ, MAP_SHARED, fd, 0);
+	ret = probe_ring(r, fd, r->regular_file ? st.st_size : 0, &p);
 	if (ret)
 		goto err_close;
-	probe_ctrl = probe;
-	r->found_magic = probe_ctrl->magic;
-	r->found_version = probe_ctrl->abi_version;
-	r->found_compat = probe_ctrl->abi_compat;
-	page = probe_ctrl->page_size;
-	total = probe_ctrl->total_pages;
-	cons_pgoff = probe_ctrl->consumer_pgoff;
-	ksnap_sys_munmap(probe, sys_page);
-
-	if (r->found_magic != KSNAP_MAGIC) {
-		ret = -EPROTO;
-		goto err_close;
-	}
-	/* A version 1 ring has no abi_compat: it fails on abi_version. */
-	if (!ksnap_ring_version_ok(r->found_version, r->found_compat)) {
-		ret = -EPROTONOSUPPORT;
-		goto err_close;
-	}
-	if (page != (uint64_t)sys_page) {
-		ret = bad_layout(r, "page_size %u differs from the system's "
-				 "(%ld)", page, sys_page);
-		goto err_close;
-	}
-	if (!total || cons_pgoff >= total) {
-		ret = bad_layout(r, "consumer_pgoff %u is out of range (below "
-				 "total_pages %u)", cons_pgoff, total);
-		goto err_close;
-	}
-	map_len = (size_t)total * page;
-	if (r->regular_file && (uint64_t)st.st_size < map_len) {
-		ret = bad_layout(r, "file of %lld bytes is shorter than "
-				 "total_pages %u (%zu bytes)",
-				 (long long)st.st_size, total, map_len);
-		goto err_close;
-	}
-
-	/* Sizes and offsets as the kernel reports them. */
-	ret = ksnap_sys_mmap(&map, map_len, PROT_READ, MAP_SHARED, fd, 0);
+	ret = map_ring(r, fd, &p);
 	if (ret)
 		goto err_close;
-	ret = ksnap_sys_mmap(&cons, page, PROT_READ | PROT_WRITE, MAP_SHARED,
-			     fd, (off_t)cons_pgoff * page);
-	if (ret)
-		goto err_unmap;
-	ret = ksnap_ring_setup(r, map, map_len, cons);
-	if (ret)
-		goto err_unmap_cons;
-	r->op = "claim";
-	ret = ksnap_ring_claim(r);
-	if (ret)
-		goto err_unmap_cons;
-
 	r->op = NULL;
 	r->fd = fd;
-	r->map = map;
-	r->map_len = map_len;
-	r->cons_len = page;
 	return 0;
 
-err_unmap_cons:
-	ksnap_sys_munmap(cons, page);
-err_unmap:
-	ksnap_sys_munmap(map, map_len);
 err_close:
 	ksnap_sys_close(fd);
-	r->ctrl = NULL;
-	r->cons = NULL;
 	return ret;
 }
 
