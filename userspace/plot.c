@@ -215,6 +215,8 @@ static int load_library(const char *dir, struct text *js, struct text *css)
 
 		snprintf(path, sizeof(path), "%s/%s", dir, files[k]);
 		ret = read_text(path, to[k]);
+		if (!ret && !to[k]->p)	/* read_text() says so; for -fanalyzer */
+			ret = -ENOMEM;
 		if (ret) {
 			fprintf(stderr, "ksnap-plot: %s: %s: the chart library "
 				"is needed (install Debian's package %s, or "
