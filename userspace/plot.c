@@ -157,35 +157,36 @@ struct text {
 static int read_text(const char *path, struct text *t)
 {
 	FILE *f = fopen(path, "re");
-	size_t cap = 1 << 16;
+	size_t cap = 1 << 16, len = 0, n;
+	char *buf, *nbuf;
 	int ret = 0;
 
 	t->len = 0;
 	t->p = NULL;
 	if (!f)
 		return -errno;
-	t->p = malloc(cap + 1);
-	while (t->p) {
-		size_t n = fread(t->p + t->len, 1, cap - t->len, f);
-
-		t->len += n;
-		if (t->len < cap)
+	buf = malloc(cap + 1);
+	while (buf) {
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (len < cap)
 			break;
 		cap *= 2;
-		char *np = realloc(t->p, cap + 1);
-
-		if (!np) {
-			free(t->p);
-			t->p = NULL;
-		}
-		t->p = np;
+		nbuf = realloc(buf, cap + 1);
+		if (!nbuf)
+			free(buf);
+		buf = nbuf;
 	}
-	if (!t->p)
+	if (!buf) {
 		ret = -ENOMEM;
-	else if (ferror(f))
+	} else if (ferror(f)) {
+		free(buf);
 		ret = -EIO;
-	else
-		t->p[t->len] = '\0';
+	} else {
+		buf[len] = '\0';
+		t->p = buf;
+		t->len = len;
+	}
 	fclose(f);
 	return ret;
 }
