@@ -38,6 +38,17 @@ static int ksnap_store_text(const char *what, const char *buf, size_t count)
 	return -EINVAL;
 }
 
+/* A knob that changes only while stopped: -EBUSY and a log line if not. */
+static int ksnap_require_stopped(struct ksnap *ks, const char *what)
+{
+	lockdep_assert_held(&ks->lock);
+	if (!ks->running)
+		return 0;
+	pr_err_ratelimited("%s: busy: stop sampling (echo 0 > enable) first\n",
+			   what);
+	return -EBUSY;
+}
+
 static ssize_t enable_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
@@ -207,12 +218,9 @@ static ssize_t period_us_store(struct kobject *kobj,
 	 * collection's period for its reader; the next start publishes it.
 	 */
 	mutex_lock(&ks->lock);
-	if (ks->running) {
-		pr_err_ratelimited("period_us: busy: stop sampling (echo 0 > enable) first\n");
-		ret = -EBUSY;
-	} else {
+	ret = ksnap_require_stopped(ks, "period_us");
+	if (!ret)
 		WRITE_ONCE(ks->period_ns, (u64)us * NSEC_PER_USEC);
-	}
 	mutex_unlock(&ks->lock);
 	return ret ?: count;
 }
@@ -241,12 +249,9 @@ static ssize_t overflow_store(struct kobject *kobj,
 		return ret;
 	}
 	mutex_lock(&ks->lock);
-	if (ks->running) {
-		pr_err_ratelimited("overflow: busy: stop sampling (echo 0 > enable) first\n");
-		ret = -EBUSY;
-	} else {
+	ret = ksnap_require_stopped(ks, "overflow");
+	if (!ret)
 		WRITE_ONCE(ks->overwrite, overwrite);
-	}
 	mutex_unlock(&ks->lock);
 	return ret ?: count;
 }
@@ -280,10 +285,8 @@ static ssize_t cpu_store(struct kobject *kobj, struct kobj_attribute *attr,
 	cpus_read_lock();
 	ret = ksnap_cpus_check(cpu);
 	cpus_read_unlock();
-	if (!ret && ks->running) {
-		pr_err_ratelimited("cpu: busy: stop sampling (echo 0 > enable) first\n");
-		ret = -EBUSY;
-	}
+	if (!ret)
+		ret = ksnap_require_stopped(ks, "cpu");
 	if (!ret)
 		WRITE_ONCE(ks->cpu, cpu);
 	mutex_unlock(&ks->lock);

@@ -11,27 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_scan.h"
 #include "plot.h"
-
-static const char *ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' ||
-			   *p == '\r'))
-		p++;
-	return p;
-}
-
-/* The end of the string at p (its opening quote), or NULL. */
-static const char *str_end(const char *p, const char *end)
-{
-	for (p++; p < end; p++) {
-		if (*p == '\\')
-			p++;
-		else if (*p == '"')
-			return p + 1;
-	}
-	return NULL;
-}
 
 /* The end of the value at p: a string, an object or array (nesting and
  * strings in it skipped), or a scalar token; NULL if none. */
@@ -42,7 +23,7 @@ static const char *value_end(const char *p, const char *end)
 	if (p >= end)
 		return NULL;
 	if (*p == '"')
-		return str_end(p, end);
+		return json_string_end(p, end);
 	if (*p != '{' && *p != '[') {
 		const char *q = p;
 
@@ -53,7 +34,7 @@ static const char *value_end(const char *p, const char *end)
 	}
 	for (; p < end; p++) {
 		if (*p == '"') {
-			p = str_end(p, end);
+			p = json_string_end(p, end);
 			if (!p)
 				return NULL;
 			p--;
@@ -72,20 +53,20 @@ bool plot_json_get(const char *p, size_t n, const char *key,
 	const char *end = p + n, *k, *ke, *v, *ve;
 	size_t kl = strlen(key);
 
-	p = ws(p, end);
+	p = json_skip_ws(p, end);
 	if (p >= end || *p++ != '{')
 		return false;
 	for (;;) {
-		k = ws(p, end);
+		k = json_skip_ws(p, end);
 		if (k >= end || *k != '"')
 			return false;
-		ke = str_end(k, end);
+		ke = json_string_end(k, end);
 		if (!ke)
 			return false;
-		v = ws(ke, end);
+		v = json_skip_ws(ke, end);
 		if (v >= end || *v != ':')
 			return false;
-		v = ws(v + 1, end);
+		v = json_skip_ws(v + 1, end);
 		ve = value_end(v, end);
 		if (!ve)
 			return false;
@@ -94,7 +75,7 @@ bool plot_json_get(const char *p, size_t n, const char *key,
 			*len = (size_t)(ve - v);
 			return true;
 		}
-		p = ws(ve, end);
+		p = json_skip_ws(ve, end);
 		if (p >= end || *p != ',')
 			return false;
 		p++;
@@ -215,7 +196,7 @@ int plot_read_events(struct plot_events *ev, const char *file)
 	}
 	while ((n = getline(&line, &cap, f)) >= 0) {
 		struct plot_event e;
-		const char *p = ws(line, line + n);
+		const char *p = json_skip_ws(line, line + n);
 
 		if (p == line + n)
 			continue;		/* an empty line */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_scan.h"
 #include "verify_priv.h"
 
 const struct ksv_info *ksv_stream_info(const struct ksv_stream *s)
@@ -150,33 +151,13 @@ const char *ksv_stream_stats_json(const struct ksv_stream *s, size_t *len)
 
 /* --- STATS as keys and values ---------------------------------------- */
 
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' ||
-			   *p == '\r'))
-		p++;
-	return p;
-}
-
-/* A JSON string at p ("..."), escapes skipped over: its end, or NULL. */
-static const char *string_end(const char *p, const char *end)
-{
-	for (p++; p < end; p++) {
-		if (*p == '\\')
-			p++;
-		else if (*p == '"')
-			return p + 1;
-	}
-	return NULL;
-}
-
 /* A scalar value at p: a string, or a number/true/false/null token. */
 static const char *value_end(const char *p, const char *end)
 {
 	const char *q = p;
 
 	if (p < end && *p == '"')
-		return string_end(p, end);
+		return json_string_end(p, end);
 	while (q < end && *q != ',' && *q != '}' && *q != ' ' &&
 	       *q != '\t' && *q != '{' && *q != '[' && *q != '"')
 		q++;
@@ -189,21 +170,21 @@ static int stats_pair(const char **pp, const char *end,
 				size_t),
 		      void *priv)
 {
-	const char *k = skip_ws(*pp, end), *ke, *v, *ve;
+	const char *k = json_skip_ws(*pp, end), *ke, *v, *ve;
 
 	if (k >= end || *k != '"')
 		return -EINVAL;
-	ke = string_end(k, end);
+	ke = json_string_end(k, end);
 	if (!ke)
 		return -EINVAL;
-	v = skip_ws(ke, end);
+	v = json_skip_ws(ke, end);
 	if (v >= end || *v != ':')
 		return -EINVAL;
-	v = skip_ws(v + 1, end);
+	v = json_skip_ws(v + 1, end);
 	ve = value_end(v, end);
 	if (!ve)
 		return -EINVAL;
-	*pp = skip_ws(ve, end);
+	*pp = json_skip_ws(ve, end);
 	return fn(priv, k + 1, (size_t)(ke - 1 - (k + 1)), v,
 		  (size_t)(ve - v));
 }
@@ -222,10 +203,10 @@ int ksv_stream_stats_each(const struct ksv_stream *s,
 	if (!p)
 		return -ENOENT;
 	end = p + len;
-	p = skip_ws(p, end);
+	p = json_skip_ws(p, end);
 	if (p >= end || *p++ != '{')
 		return -EINVAL;
-	p = skip_ws(p, end);
+	p = json_skip_ws(p, end);
 	if (p < end && *p == '}')
 		return 0;
 	for (;;) {
