@@ -103,11 +103,11 @@ check "per-CPU selectors are accepted" ok "$e"
 check "metrics reads back the selectors" "pgfault[cpu],cpu.idle[0]" "$(cat $KSNAP_SYS/metrics)"
 
 # --- Workload ---------------------------------------------------------------
-sh -c "echo \$\$ > $CG$CGROUP/cgroup.procs && exec memhog $MIB 600" &
+sh -c "echo \$\$ > $CG$CGROUP/cgroup.procs && exec memhog $MIB -" > $W/hog.out 2>&1 &
 hog=$!
 sh -c "echo \$\$ > $CG$CGROUP/cgroup.procs && while :; do :; done" &
 spin=$!
-sleep 3
+wait_line $W/hog.out resident
 
 # The reader of the kernel's files: "name value" lines named as ksnap's
 # metrics, the cgroup's under their plain names.  One process.
@@ -251,21 +251,24 @@ run() {
 	# and after1 would be activity the after1 -> after2 gap lacks.
 	ksnapd -o $W/$name.tsv &
 	kpid=$!
-	sleep 2
+	wait_attached
+	wait_rows $W/$name.tsv 10
 	# Freeze the CPU spinner first: its cgroup's live CPU time would go on
 	# rising between the last snapshot and after1, by as much as the host
 	# happens to delay the guest (seen: 320 ms on a loaded host).
 	kill -STOP $spin
-	sleep 0.2
+	wait_for "the spinner is stopped" $WAIT_S proc_state $spin T
 	# The shell's own write: a helper process alive at the last snapshot
 	# and gone at after1 would show as unmapped pages.
 	echo 0 > $KSNAP_SYS/enable
 	awk -f $W/read.awk $FILES > $W/$name.after1 2>/dev/null
 	awk -f $W/read.awk $FILES > $W/$name.after2 2>/dev/null
 	kill -CONT $spin
-	sleep 1
+	# ksnapd has written the collection out (then SIGTERM ends it while
+	# it waits for the next).
+	wait_line $W/$name.tsv "STATS	"
 	kill $kpid
-	wait_pid $kpid 60
+	wait_pid $kpid $WAIT_S
 	check "$name: ksnapd exits 0 on SIGTERM" 0 $?
 	cp $W/$name.tsv $W/$name.after1 $W/$name.after2 /out/ 2>/dev/null
 	awk -F'\t' -v test="$TEST: $name" -v ncpu=$NCPU -v cat=$W/available.txt \
@@ -305,12 +308,14 @@ klog_mark
 guestprobe write $KSNAP_SYS/enable 1 > /dev/null
 ksnapd --once -o $W/gone.tsv &
 kpid=$!
-sleep 1
+wait_attached
+wait_samples 10
 rmdir "$CG$GONE"
 check "removal: rmdir of a sampled cgroup succeeds" 0 $?
-sleep 1
+# Sampled after the removal: the sampler has seen it gone.
+wait_samples 10
 guestprobe write $KSNAP_SYS/enable 0 > /dev/null
-wait_pid $kpid 60
+wait_pid $kpid $WAIT_S
 check "removal: ksnapd exits 0" 0 $?
 check_lines "removal: one kernel log line names the removed cgroup" 1 "'$GONE' was removed while sampled" "$(klog_since)"
 # A metrics write keeps the cgroups it has (it resolves no path again), so
@@ -320,7 +325,7 @@ check "removal: metrics can be rewritten while a configured cgroup is gone" ok "
 check "removal: cgroups still names the removed cgroup" "$GONE" "$(cat $KSNAP_SYS/cgroups)"
 e=$(guestprobe write $KSNAP_SYS/enable 1)
 check "removal: a new collection on the removed cgroup starts" ok "$e"
-sleep 1
+wait_samples 10
 guestprobe write $KSNAP_SYS/enable 0 > /dev/null
 check_lines "removal: still one log line after another collection" 1 "'$GONE' was removed while sampled" "$(klog_since)"
 rmmod ksnap

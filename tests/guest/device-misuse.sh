@@ -62,8 +62,7 @@ load_for "the mapping tests"
 # A mapping alone (fd closed) pins the module.
 guestprobe hold > /tmp/hold.out 2>&1 &
 hpid=$!
-n=0
-while ! grep -q held /tmp/hold.out 2>/dev/null && [ $n -lt 100 ]; do usleep 100000; n=$((n + 1)); done
+wait_line /tmp/hold.out held
 check "a process maps the device and closes the fd" held "$(head -n 1 /tmp/hold.out)"
 rmmod ksnap 2>/dev/null
 st=$?
@@ -73,7 +72,7 @@ else
 	fail "rmmod while the device is mapped is refused" "rmmod fails, module loaded" "rmmod status $st, loaded: $(module_loaded && echo yes || echo no)"
 fi
 kill -TERM $hpid
-wait_pid $hpid 10
+wait_pid $hpid $WAIT_S
 check "the mapping process unmaps cleanly" 0 $?
 
 # rmmod while ksnapd reads a running collection.
@@ -81,7 +80,8 @@ if load_for "rmmod while ksnapd reads"; then
 	check "start sampling" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
 	ksnapd --once -o /tmp/stream.tsv &
 	kpid=$!
-	sleep 1
+	# Attached: open, mapped, its session claimed.
+	wait_attached
 	check "a second reader is refused while ksnapd holds the device" EBUSY "$(guestprobe open)"
 	rmmod ksnap 2>/dev/null
 	st=$?
@@ -92,7 +92,7 @@ if load_for "rmmod while ksnapd reads"; then
 	fi
 	check "sampling still runs after the refused rmmod" 1 "$(cat $KSNAP_SYS/enable 2>&1)"
 	check "stop sampling" ok "$(guestprobe write $KSNAP_SYS/enable 0)"
-	wait_pid $kpid 60
+	wait_pid $kpid $WAIT_S
 	check "ksnapd exits 0 after the stop" 0 $?
 	rows=$(grep -c '^[0-9]' /tmp/stream.tsv)
 	if [ "${rows:-0}" -gt 0 ]; then pass "ksnapd wrote rows ($rows)"; else fail "ksnapd wrote rows" "> 0" "'$rows'"; fi
@@ -103,7 +103,8 @@ fi
 # and everything freed (the splat scan and kmemleak judge "clean").
 if load_for "rmmod while sampling with no reader"; then
 	check "start sampling with no reader" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
-	sleep 1
+	# The timer is live: it has fired.
+	wait_samples 10
 	rmmod ksnap
 	check "rmmod while sampling with no reader succeeds" 0 $?
 	check "the module is gone" no "$(module_loaded && echo yes || echo no)"

@@ -40,11 +40,13 @@
  *   guestprobe mremap ctrl|consumer|data
  *                                    map that region, mremap(2) it one page
  *                                    larger (MREMAP_MAYMOVE): ok or errno
- *   guestprobe set-tail behind|ahead|ones|head MS
+ *   guestprobe set-tail behind|ahead|ones|head N
  *                                    store that tail in the consumer page,
- *                                    wait MS ms, put the tail back at head;
- *                                    prints "taken T lost L bad_tail B" (the
- *                                    increases meanwhile) on a second line.
+ *                                    hold it until N more snapshots were
+ *                                    taken (at most 60 s), put the tail
+ *                                    back at head; prints "taken T lost L
+ *                                    bad_tail B" (the increases meanwhile)
+ *                                    on a second line.
  *                                    behind: first reads the collection
  *                                    until head is more than a ring past
  *                                    its start (at most 60 s), then stores
@@ -316,8 +318,9 @@ static uint64_t behind_tail(struct dev *d)
 	}
 }
 
-static int cmd_set_tail(const char *mode, int ms)
+static int cmd_set_tail(const char *mode, uint64_t n)
 {
+	double end;
 	struct ksnap_stats before, after;
 	uint64_t head, tail;
 	struct dev d;
@@ -336,7 +339,11 @@ static int cmd_set_tail(const char *mode, int ms)
 		tail = head;
 	memcpy(&before, (const void *)&d.ctrl->stats, sizeof(before));
 	__atomic_store_n(&d.cons->tail, tail, __ATOMIC_RELEASE);
-	usleep(ms * 1000);
+	/* As many snapshots as asked, however long they take to come. */
+	end = now_s() + 60;
+	while (__atomic_load_n(&d.ctrl->stats.taken, __ATOMIC_RELAXED) -
+	       before.taken < n && now_s() < end)
+		usleep(10000);
 	memcpy(&after, (const void *)&d.ctrl->stats, sizeof(after));
 	/* Back to a valid tail: nothing unread. */
 	__atomic_store_n(&d.cons->tail,
@@ -933,7 +940,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "ctrl"))
 		return cmd_ctrl();
 	if (!strcmp(cmd, "set-tail") && argc == 4)
-		return cmd_set_tail(argv[2], atoi(argv[3]));
+		return cmd_set_tail(argv[2], strtoull(argv[3], NULL, 10));
 	if (!strcmp(cmd, "records") && argc == 3)
 		return cmd_records(atof(argv[2]));
 	if (!strcmp(cmd, "write-hex") && argc == 4)
@@ -1077,7 +1084,7 @@ int main(int argc, char **argv)
 		"       mmap-write | mprotect-write | mmap-data-write | mmap-past-end |\n"
 		"       mmap-consumer | hold | ctrl | layout | map PGOFF N ro|rw|private |\n"
 		"       map-bytes OFF LEN | mremap ctrl|consumer|data |\n"
-		"       set-tail behind|ahead|ones|head MS | records SECONDS |\n"
+		"       set-tail behind|ahead|ones|head N | records SECONDS |\n"
 		"       write-n FILE CHAR N | write-hex FILE HEX | as UID PROG... |\n"
 		"       toggle N | churn SECONDS SEED | stress SEED SECONDS\n");
 	return 2;

@@ -116,19 +116,204 @@ alive() {
 	return 0
 }
 
+# --- Waiting ------------------------------------------------------------------
+# The guests are emulated (TCG) on a shared host: how long anything takes
+# says nothing.  A test never sleeps for a fixed time and then assumes that
+# something has happened; it waits for the thing itself, here.  The
+# deadlines only keep a broken run from hanging: they are far above what
+# any run needs.  A fixed sleep is left only where time must pass by
+# definition (a span in which something must NOT happen, a workload's own
+# pace), commented where it is.
+WAIT_S=60
+
+# uptime_s: whole seconds since boot (no process started).
+uptime_s() {
+	read -r _up _rest < /proc/uptime
+	echo "${_up%.*}"
+}
+
+# wait_for [--quiet] WHAT SECONDS COMMAND...: run COMMAND every 50 ms until
+# it succeeds; 0 then.  After SECONDS (by the guest's clock) it fails with
+# "not ok - TEST: wait: WHAT: expected ..., got ..." naming what COMMAND
+# printed last (COMMAND prints what it sees), and returns 1.  --quiet:
+# no failure line, the caller's own check reports it.  What COMMAND
+# printed last is in $seen either way.  Not in $(...): the failure would
+# be counted in a subshell.
+wait_for() {
+	_w_quiet=0
+	[ "$1" = --quiet ] && { _w_quiet=1; shift; }
+	_w_what=$1 _w_secs=$2
+	shift 2
+	_w_end=$(( $(uptime_s) + _w_secs ))
+	while :; do
+		if seen=$("$@" 2>&1); then
+			return 0
+		fi
+		if [ "$(uptime_s)" -ge $_w_end ]; then
+			[ $_w_quiet = 1 ] ||
+				fail "wait: $_w_what" "it within $_w_secs s" "after $_w_secs s, last seen: '$(printf '%s' "${seen:-(nothing)}" | tail -n 3 | tr '\n' '|')'"
+			return 1
+		fi
+		usleep 50000
+	done
+}
+
+# check_wait WHAT SECONDS COMMAND...: a check that something comes to
+# hold: ok once COMMAND succeeds, not ok (what it printed last) if it has
+# not after SECONDS.
+check_wait() {
+	_cw_what=$1
+	shift
+	wait_for "$_cw_what" "$@" && pass "$_cw_what"
+}
+
+# Conditions for wait_for.  Each prints what it saw; its status says
+# whether the condition holds.
+
+# ksnap_stat KEY: a line's value in /sys/kernel/ksnap/stats.
+ksnap_stat() {
+	sed -n "s/^$1 //p" $KSNAP_SYS/stats 2>/dev/null
+}
+
+# reader_is none|open|attached: stats' reader line says so.
+reader_is() {
+	_r=$(grep '^reader ' $KSNAP_SYS/stats 2>&1)
+	echo "$_r"
+	[ "$_r" = "reader $1" ]
+}
+
+# taken_at_least N: the collection has taken N snapshots or more.
+taken_at_least() {
+	_t=$(ksnap_stat taken)
+	echo "taken ${_t:-none} (want >= $1)"
+	[ "${_t:-0}" -ge "$1" ]
+}
+
+# lost_at_least N: N or more snapshots were lost (ring full).
+lost_at_least() {
+	_l=$(ksnap_stat lost)
+	echo "lost ${_l:-none} (want >= $1)"
+	[ "${_l:-0}" -ge "$1" ]
+}
+
+# ksnap_written: taken - lost, the records the module wrote (from one
+# read of stats: the two move together).
+ksnap_written() {
+	awk '$1 == "taken" { t = $2 } $1 == "lost" { l = $2 } END { print t - l }' $KSNAP_SYS/stats
+}
+
+# written_at_least N: the module wrote N records or more.
+written_at_least() {
+	_w=$(ksnap_written)
+	echo "taken - lost = ${_w:-none} (want >= $1)"
+	[ "${_w:-0}" -ge "$1" ]
+}
+
+# rows FILE: data lines of a stream, plain or lossy.
+rows() {
+	grep -c "^\(GVISOR_METRICS	\)\{0,1\}[0-9]" "$1" 2>/dev/null
+}
+
+# rows_at_least FILE N: FILE has N rows or more.
+rows_at_least() {
+	_n=$(rows "$1")
+	echo "${_n:-0} rows in $1 (want >= $2)"
+	[ "${_n:-0}" -ge "$2" ]
+}
+
+# has_line FILE STRING: FILE has a line containing STRING (fixed).
+has_line() {
+	if grep -F -e "$2" "$1" 2>/dev/null; then return 0; fi
+	echo "no line with '$2' in $1; its last lines:"
+	tail -n 3 "$1" 2>&1
+	return 1
+}
+
+# exited PID: the process has exited (or is a zombie).
+exited() {
+	if alive "$1"; then echo "process $1 still there"; return 1; fi
+	echo "process $1 exited"
+}
+
+# proc_state PID STATES: the process's state letter is one of STATES
+# (e.g. S, T, SD).
+proc_state() {
+	_s=$(sed -n 's/^State:[[:space:]]*//p' /proc/"$1"/status 2>/dev/null)
+	echo "state ${_s:-(no process)}"
+	case ${_s%% *} in
+	'') return 1 ;;
+	["$2"]) return 0 ;;
+	esac
+	return 1
+}
+
+# asleep_in_poll PID: the process sleeps (S) inside poll(2) or ppoll(2)
+# (/proc/PID/syscall: x86-64 numbers 7 and 271).
+asleep_in_poll() {
+	_s=$(sed -n 's/^State:[[:space:]]*//p' /proc/"$1"/status 2>/dev/null)
+	read -r _nr _rest 2>/dev/null < /proc/"$1"/syscall
+	echo "state ${_s:-(no process)}, syscall ${_nr:-?}"
+	case "${_s%% *} $_nr" in
+	"S 7"|"S 271") return 0 ;;
+	esac
+	return 1
+}
+
+# wait_attached: a reader (ksnapd, guestprobe records) has opened the
+# device and claimed its session; from then on it sees every start and
+# stop.
+wait_attached() {
+	wait_for "the reader has the device open and claimed (stats: reader attached)" $WAIT_S reader_is attached
+}
+
+# wait_samples N: the running collection takes N more snapshots.
+wait_samples() {
+	_ws_t0=$(ksnap_stat taken)
+	wait_for "$1 more snapshots (taken $_ws_t0 -> $(( ${_ws_t0:-0} + $1 )))" $WAIT_S taken_at_least $(( ${_ws_t0:-0} + $1 ))
+}
+
+# wait_rows FILE N: a stream's file has N rows (its writer is at work).
+wait_rows() {
+	wait_for "$2 rows in $1" $WAIT_S rows_at_least "$1" "$2"
+}
+
+# wait_line FILE STRING: a log line containing STRING has appeared.
+wait_line() {
+	wait_for "a line with '$2' in $1" $WAIT_S has_line "$1" "$2"
+}
+
+# check_asleep WHAT PID: PID (a ksnapd) sleeps in poll() while it waits:
+# once it is asleep in poll, it is found there at most of 10 looks spread
+# over a second.  A reader whose poll() spins never sleeps there (it is
+# running or runnable, R, at every look, whatever the machine's speed);
+# one that sleeps wakes only for its poll timeout (1 s) and is back
+# asleep at once.
+check_asleep() {
+	_ca_what=$1 _ca_pid=$2
+	wait_for "$_ca_what: asleep in poll" $WAIT_S asleep_in_poll "$_ca_pid" || return 1
+	_ca_n=0 _ca_looks=""
+	for _ca_i in 1 2 3 4 5 6 7 8 9 10; do
+		# Time between looks by definition: they sample its states.
+		usleep 100000
+		_ca_s=$(asleep_in_poll "$_ca_pid") && _ca_n=$((_ca_n + 1))
+		_ca_looks="$_ca_looks; $_ca_s"
+	done
+	if [ $_ca_n -gt 5 ]; then
+		pass "$_ca_what (asleep in poll at $_ca_n of 10 looks)"
+	else
+		fail "$_ca_what" "asleep in poll at more than 5 of 10 looks" "$_ca_n:${_ca_looks#;}"
+	fi
+}
+
 # wait_pid PID SECONDS: wait for a background child; its status, or 124
 # (after killing it) when it takes longer than SECONDS.
 wait_pid() {
-	_pid=$1 _left=$(($2 * 10))
-	while alive "$_pid"; do
-		if [ $_left -le 0 ]; then
-			kill -9 "$_pid" 2>/dev/null
-			wait "$_pid" 2>/dev/null
-			return 124
-		fi
-		_left=$((_left - 1))
-		usleep 100000
-	done
+	_pid=$1
+	if ! wait_for --quiet "process $1 exits" "$2" exited "$_pid"; then
+		kill -9 "$_pid" 2>/dev/null
+		wait "$_pid" 2>/dev/null
+		return 124
+	fi
 	wait "$_pid"
 }
 

@@ -70,11 +70,11 @@ run_seed() { # SEED SECONDS
 	check "stress $seed: overflow can be set again" ok "$(guestprobe write $KSNAP_SYS/overflow drop)"
 	ksnapd --once -o /out/after-$seed.tsv 2> /out/after-$seed.err &
 	kpid=$!
-	usleep 300000
+	wait_attached
 	check "stress $seed: a collection starts afterwards" ok "$(enable 1)"
-	sleep 1
+	wait_rows /out/after-$seed.tsv 10
 	check "stress $seed: and stops" ok "$(enable 0)"
-	wait_pid $kpid 30
+	wait_pid $kpid $WAIT_S
 	check_st "stress $seed: ksnapd writes it out" 0 $? /out/after-$seed.err
 	ksnap-verify /out/after-$seed.tsv > /out/after-$seed.verify 2>&1
 	check_st "stress $seed: ksnap-verify says intact" 0 $? /out/after-$seed.verify
