@@ -91,9 +91,12 @@ void ksnap_cgroup_put(struct ksnap_cgroup *cg)
 
 /*
  * The cgroup was removed (rmdir): its counters no longer mean anything new.
- * Timer-safe.  The root is never removed (its css has no reference count).
+ * Timer-safe.  Removal clears CSS_ONLINE of the cgroup's own css on every
+ * kernel of the set; css_is_dying() would not do: on 6.12 it reads
+ * CSS_DYING, which only the controllers' css get.  The root is never
+ * removed.
  */
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg)
 {
-	return css_is_dying(&cg->cgrp->self);
+	return !(READ_ONCE(cg->cgrp->self.flags) & CSS_ONLINE);
 }

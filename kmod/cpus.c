@@ -62,7 +62,13 @@ void ksnap_cpus_down(struct ksnap *ks, unsigned int cpu)
 	ksnap_snapshot_cpu(ks->cfg, cpu, false, true, cpus->base);
 	cpumask_clear_cpu(cpu, &cpus->live);
 	cpumask_set_cpu(cpu, &cpus->unfolded);
-	was_sampler = READ_ONCE(ks->ctrl->stats.cpu) == cpu;
+	/*
+	 * The kernel moves a pinned timer off a dying CPU (when depends on
+	 * the kernel: stats' cpu may show it already).
+	 */
+	was_sampler = cpus->armed == cpu;
+	if (was_sampler)
+		cpus->armed = -1;
 	raw_spin_unlock_irqrestore(&cpus->lock, flags);
 	schedule_work(&cpus->fold_work);
 	if (was_sampler)
@@ -113,8 +119,9 @@ static int ksnap_cpu_dead(unsigned int cpu, struct hlist_node *node)
  * ksnap_cpus_start() - the live CPUs and the base for a new collection
  * @ks: with ks->lock held and cpus_read_lock(): no CPU comes or goes
  *	(lockdep_assert_cpus_held() is not exported to modules)
+ * @armed: the CPU the timer is armed on
  */
-void ksnap_cpus_start(struct ksnap *ks)
+void ksnap_cpus_start(struct ksnap *ks, int armed)
 {
 	struct ksnap_cpus *cpus = &ks->cpus;
 	int cpu;
@@ -127,6 +134,7 @@ void ksnap_cpus_start(struct ksnap *ks)
 		if (!cpu_online(cpu))
 			ksnap_snapshot_cpu(ks->cfg, cpu, false, true,
 					   cpus->base);
+	cpus->armed = armed;
 	cpus->active = true;
 	raw_spin_unlock_irq(&cpus->lock);
 }

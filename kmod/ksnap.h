@@ -190,6 +190,7 @@ struct ksnap_run {
 struct ksnap_cpus {
 	raw_spinlock_t lock;
 	bool active;		/* a collection runs: hotplug updates base */
+	int armed;		/* the CPU the timer was armed on, or -1 */
 	struct cpumask live;	/* online CPUs, read live */
 	struct cpumask unfolded; /* went offline: VM events until folded */
 	u64 base[KSNAP_MAX_COLUMNS];	/* the other CPUs' share of a sum */
@@ -240,7 +241,7 @@ void ksnap_snapshot_cpu(const struct ksnap_config *cfg, int cpu, bool vm,
 /* cpus.c: the CPUs read live, their base, the sampler's CPU. */
 int ksnap_cpus_init(struct ksnap *ks);
 void ksnap_cpus_uninit(struct ksnap *ks);
-void ksnap_cpus_start(struct ksnap *ks);
+void ksnap_cpus_start(struct ksnap *ks, int cpu);
 void ksnap_cpus_stop(struct ksnap *ks);
 void ksnap_cpus_down(struct ksnap *ks, unsigned int cpu);
 void ksnap_cpus_up(struct ksnap *ks, unsigned int cpu);

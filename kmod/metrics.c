@@ -246,6 +246,9 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("pgreuse", PGREUSE),
 	KSNAP_VM_EVENT("pgsteal_kswapd", PGSTEAL_KSWAPD),
 	KSNAP_VM_EVENT("pgsteal_direct", PGSTEAL_DIRECT),
+#if KSNAP_SINCE(6, 5)
+	KSNAP_VM_EVENT("pgsteal_khugepaged", PGSTEAL_KHUGEPAGED),
+#endif
 #if KSNAP_SINCE(5, 18) && !KSNAP_SINCE(6, 11)
 	/* VM events until they became node stats (below). */
 	KSNAP_VM_EVENT("pgdemote_kswapd", PGDEMOTE_KSWAPD),
@@ -253,12 +256,18 @@ const struct ksnap_metric ksnap_metrics[] = {
 #endif
 	KSNAP_VM_EVENT("pgscan_kswapd", PGSCAN_KSWAPD),
 	KSNAP_VM_EVENT("pgscan_direct", PGSCAN_DIRECT),
+#if KSNAP_SINCE(6, 5)
+	KSNAP_VM_EVENT("pgscan_khugepaged", PGSCAN_KHUGEPAGED),
+#endif
 	KSNAP_VM_EVENT("pgscan_direct_throttle", PGSCAN_DIRECT_THROTTLE),
 	KSNAP_VM_EVENT("pgscan_anon", PGSCAN_ANON),
 	KSNAP_VM_EVENT("pgscan_file", PGSCAN_FILE),
 	KSNAP_VM_EVENT("pgsteal_anon", PGSTEAL_ANON),
 	KSNAP_VM_EVENT("pgsteal_file", PGSTEAL_FILE),
 #ifdef CONFIG_NUMA
+#if KSNAP_SINCE(6, 8)
+	KSNAP_VM_EVENT("zone_reclaim_success", PGSCAN_ZONE_RECLAIM_SUCCESS),
+#endif
 	KSNAP_VM_EVENT("zone_reclaim_failed", PGSCAN_ZONE_RECLAIM_FAILED),
 #endif
 	KSNAP_VM_EVENT("pginodesteal", PGINODESTEAL),
@@ -323,6 +332,9 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("thp_file_mapped", THP_FILE_MAPPED),
 	KSNAP_VM_EVENT("thp_split_page", THP_SPLIT_PAGE),
 	KSNAP_VM_EVENT("thp_split_page_failed", THP_SPLIT_PAGE_FAILED),
+#if KSNAP_SINCE(6, 12)
+	KSNAP_VM_EVENT("thp_underused_split_page", THP_UNDERUSED_SPLIT_PAGE),
+#endif
 	KSNAP_VM_EVENT("thp_deferred_split_page", THP_DEFERRED_SPLIT_PAGE),
 	KSNAP_VM_EVENT("thp_split_pmd", THP_SPLIT_PMD),
 #if KSNAP_SINCE(5, 12)
@@ -354,6 +366,10 @@ const struct ksnap_metric ksnap_metrics[] = {
 #ifdef CONFIG_SWAP
 	KSNAP_VM_EVENT("swap_ra", SWAP_RA),
 	KSNAP_VM_EVENT("swap_ra_hit", SWAP_RA_HIT),
+#if KSNAP_SINCE(6, 12)
+	KSNAP_VM_EVENT("swpin_zero", SWPIN_ZERO),
+	KSNAP_VM_EVENT("swpout_zero", SWPOUT_ZERO),
+#endif
 #if defined(CONFIG_KSM) && KSNAP_SINCE(6, 1)
 	KSNAP_VM_EVENT("ksm_swpin_copy", KSM_SWPIN_COPY),
 #endif
@@ -364,6 +380,9 @@ const struct ksnap_metric ksnap_metrics[] = {
 #if defined(CONFIG_ZSWAP) && KSNAP_SINCE(5, 19)
 	KSNAP_VM_EVENT("zswpin", ZSWPIN),
 	KSNAP_VM_EVENT("zswpout", ZSWPOUT),
+#endif
+#if defined(CONFIG_ZSWAP) && KSNAP_SINCE(6, 8)
+	KSNAP_VM_EVENT("zswpwb", ZSWPWB),
 #endif
 #if defined(CONFIG_X86) && KSNAP_SINCE(5, 18)
 	KSNAP_VM_EVENT("direct_map_level2_splits", DIRECT_MAP_LEVEL2_SPLIT),
@@ -383,6 +402,9 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_ZONE_STATE("nr_zspages", NR_ZSPAGES),
 #endif
 	KSNAP_ZONE_STATE("nr_free_cma", NR_FREE_CMA_PAGES),
+#if defined(CONFIG_UNACCEPTED_MEMORY) && KSNAP_SINCE(6, 5)
+	KSNAP_ZONE_STATE("nr_unaccepted", NR_UNACCEPTED),
+#endif
 	KSNAP_NODE_PAGES("nr_inactive_anon", NR_INACTIVE_ANON),
 	KSNAP_NODE_PAGES("nr_active_anon", NR_ACTIVE_ANON),
 	KSNAP_NODE_PAGES("nr_inactive_file", NR_INACTIVE_FILE),
@@ -434,6 +456,9 @@ const struct ksnap_metric ksnap_metrics[] = {
 #endif
 #if KSNAP_SINCE(6, 0)
 	KSNAP_NODE_PAGES("nr_sec_page_table_pages", NR_SECONDARY_PAGETABLE),
+#endif
+#if defined(CONFIG_IOMMU_SUPPORT) && KSNAP_SINCE(6, 11)
+	KSNAP_NODE_PAGES("nr_iommu_pages", NR_IOMMU_PAGES),
 #endif
 #if defined(CONFIG_SWAP) && KSNAP_SINCE(5, 12)
 	KSNAP_NODE_PAGES("nr_swapcached", NR_SWAPCACHE),

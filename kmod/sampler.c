@@ -374,7 +374,7 @@ int ksnap_sampler_start(struct ksnap *ks)
 	if (ret)
 		goto out;
 	ksnap_run_reset(ks);
-	ksnap_cpus_start(ks);
+	ksnap_cpus_start(ks, cpu);
 	ksnap_ctrl_publish_start(ks);
 	WRITE_ONCE(ks->running, true);
 	/* Armed from its CPU: a pinned timer fires where it was started. */

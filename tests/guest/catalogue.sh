@@ -81,9 +81,10 @@ touch $W/vmstat-names $W/vmstat-missing
 info "/proc/vmstat items not offered: $(tr '\n' ' ' < $W/vmstat-missing)"
 # numa_*: vm_numa_event is not exported; the dirty thresholds are computed
 # on read (global_dirty_limits); nr_unstable is a constant 0 kept for
-# compatibility.
-unexpected=$(grep -v -E '^(numa_|nr_dirty_threshold$|nr_dirty_background_threshold$|nr_unstable$)' $W/vmstat-missing | tr '\n' ' ')
-check "every /proc/vmstat item is offered but NUMA events, dirty thresholds, nr_unstable" "" "$unexpected"
+# compatibility; nr_memmap*_pages (6.12) are counters private to
+# mm/vmstat.c.
+unexpected=$(grep -v -E '^(numa_|nr_dirty_threshold$|nr_dirty_background_threshold$|nr_unstable$|nr_memmap_pages$|nr_memmap_boot_pages$)' $W/vmstat-missing | tr '\n' ' ')
+check "every /proc/vmstat item is offered but NUMA events, dirty thresholds, nr_unstable, nr_memmap*" "" "$unexpected"
 extra=$(awk 'NR == FNR { have[$1] = 1; next }
 	{ split($0, f, "\t") }
 	f[5] != "cgroup" && f[1] !~ /\./ && !(f[1] in have) { print f[1] }' /proc/vmstat $W/available.txt | tr '\n' ' ')

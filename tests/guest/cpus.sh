@@ -2,7 +2,7 @@
 # sums stay exact across CPU hotplug, and the sampler runs on the CPU the
 # operator chose.  The guest has more possible CPUs than online ones
 # (tests/run-guest-tests boots it with the line below).
-# guest: --smp 2,maxcpus=8
+# guest: --smp 8 --append maxcpus=2
 #   plan      8 possible CPUs, 2 read live; the plan's column kinds
 #   hotplug   CPU 1 offline and back online mid-collection: every summed
 #             column never steps back, and the last snapshot lies between

@@ -12,7 +12,6 @@
 #include <linux/cgroup.h>
 #include <linux/fs.h>
 #include <linux/irqflags.h>
-#include <linux/percpu-refcount.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -106,6 +105,7 @@ static struct ksnap_fixture *ksnap_fixture(struct kunit *test,
 	INIT_WORK(&ks->cpus.fold_work, ksnap_cpus_fold_fn);
 	ksnap_sampler_init(ks);
 
+	f->cgrp->self.flags = CSS_ONLINE;	/* as cgroup_create() makes it */
 	f->cg.cgrp = f->cgrp;
 	strscpy(f->cg.path, "/fake", sizeof(f->cg.path));
 	cfg->cgroups = &f->cg;
@@ -142,7 +142,7 @@ static void ksnap_begin(struct ksnap_fixture *f)
 {
 	ksnap_run_reset(&f->ks);
 	cpus_read_lock();
-	ksnap_cpus_start(&f->ks);
+	ksnap_cpus_start(&f->ks, -1);
 	cpus_read_unlock();
 	ksnap_ctrl_publish_start(&f->ks);
 }
@@ -171,14 +171,10 @@ static const struct ksnap_record *ksnap_rec(struct ksnap_fixture *f, u64 pos)
 		f->cfg.record_size);
 }
 
-/*
- * A fake cgroup removed (rmdir): css_is_dying() says so from now on, by
- * its reference count (up to 6.x) or by its CSS_DYING flag (6.12).
- */
+/* A fake cgroup removed (rmdir): its own css is offline from now on. */
 static void ksnap_kill_cgroup(struct ksnap_fixture *f)
 {
-	f->cgrp->self.refcnt.percpu_count_ptr |= __PERCPU_REF_DEAD;
-	f->cgrp->self.flags |= CSS_DYING;
+	f->cgrp->self.flags &= ~CSS_ONLINE;
 }
 
 static void ksnap_sampler_records_carry_positions(struct kunit *test)
