@@ -115,7 +115,20 @@ int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
 	return 0;
 }
 
+static int ring_open(struct ksnap_ring *r, const char *path, bool claim);
+
 int ksnap_ring_open(struct ksnap_ring *r, const char *path)
+{
+	return ring_open(r, path, true);
+}
+
+int ksnap_ring_peek(struct ksnap_ring *r, const char *path)
+{
+	return ring_open(r, path, false);
+}
+
+/* Open and map; with claim, the consumer page too, claimed. */
+static int ring_open(struct ksnap_ring *r, const char *path, bool claim)
 {
 	long sys_page = ksnap_sys_page_size();
 	const struct ksnap_ctrl *probe_ctrl;
@@ -189,15 +202,17 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path)
 	ret = ksnap_sys_mmap(&map, map_len, PROT_READ, MAP_SHARED, fd, 0);
 	if (ret)
 		goto err_close;
-	ret = ksnap_sys_mmap(&cons, page, PROT_READ | PROT_WRITE, MAP_SHARED,
-			     fd, (off_t)cons_pgoff * page);
+	if (claim)
+		ret = ksnap_sys_mmap(&cons, page, PROT_READ | PROT_WRITE,
+				     MAP_SHARED, fd, (off_t)cons_pgoff * page);
 	if (ret)
 		goto err_unmap;
 	ret = ksnap_ring_setup(r, map, map_len, cons);
 	if (ret)
 		goto err_unmap_cons;
 	r->op = "claim";
-	ret = ksnap_ring_claim(r);
+	if (claim)
+		ret = ksnap_ring_claim(r);
 	if (ret)
 		goto err_unmap_cons;
 
@@ -205,11 +220,12 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path)
 	r->fd = fd;
 	r->map = map;
 	r->map_len = map_len;
-	r->cons_len = page;
+	r->cons_len = cons ? page : 0;
 	return 0;
 
 err_unmap_cons:
-	ksnap_sys_munmap(cons, page);
+	if (cons)
+		ksnap_sys_munmap(cons, page);
 err_unmap:
 	ksnap_sys_munmap(map, map_len);
 err_close:
