@@ -237,7 +237,7 @@ static size_t member(const struct rule *r, const struct rule_node *x,
 		buf[o++] = c == '\t' ? ' ' : c;
 	}
 	w = isnan(v) ? snprintf(buf + o, size - o, "\":null") :
-		       snprintf(buf + o, size - o, "\":%.17g", v);
+		       snprintf(buf + o, size - o, "\":%.15g", v);
 	if (w < 0 || (size_t)w >= size - o)
 		return 0;
 	return o + (size_t)w;
