@@ -338,8 +338,10 @@ static void condition(struct flight *f, struct flight_rule *fr, uint64_t t,
 	const struct rule *r = &fr->rule;
 
 	if (held && !fr->holding) {
+		/* suppressed stays across a gap: the same spike, not a new
+		 * one; it clears when the condition stops holding. */
 		fr->holding = true;
-		fr->fired = fr->suppressed = false;
+		fr->fired = false;
 		fr->run_start = t;
 		if (r->for_ns)
 			events_write(&f->ev, r, f->coll, t, "pending",
@@ -359,7 +361,7 @@ static void condition(struct flight *f, struct flight_rule *fr, uint64_t t,
 			     fr->fired ? "true" : "false",
 			     (unsigned long long)(fr->fired ? fr->last_true -
 						  fr->run_start : 0));
-		fr->holding = fr->fired = false;
+		fr->holding = fr->fired = fr->suppressed = false;
 	}
 }
 

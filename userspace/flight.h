@@ -21,7 +21,8 @@
  *    says how much when it is less) to the current one, then every row as
  *    it comes.  Inside an open dump's post window, a new fire extends it
  *    ("firing", "extends").  During the cooldown, it is "suppressed"
- *    (reason "cooldown"), once per run; past --max-dumps, "suppressed"
+ *    (reason "cooldown"), once until the condition stops holding (a gap
+ *    does not make it a new spike); past --max-dumps, "suppressed"
  *    (reason "limit").
  *  - The condition stops holding: "resolved" (with "fired").
  *  - post after the condition last held (or when the collection ends:

@@ -6,8 +6,10 @@
 
 #include "history.h"
 
-/* At most 2^24 records (2.8 min at 100 kHz, 4.6 h at 1 kHz). */
+/* At most 2^24 records (2.8 min at 100 kHz, 4.6 h at 1 kHz), and at
+ * most 256 MiB. */
 #define HISTORY_MAX_RECORDS	(1U << 24)
+#define HISTORY_MAX_BYTES	(256ULL << 20)
 
 int history_size(struct history *h, uint64_t span_ns, uint64_t period_ns,
 		 uint32_t nr_columns)
@@ -19,6 +21,8 @@ int history_size(struct history *h, uint64_t span_ns, uint64_t period_ns,
 	n = n + n / 16 + 16;
 	if (n > HISTORY_MAX_RECORDS)
 		n = HISTORY_MAX_RECORDS;
+	if (n * rs > HISTORY_MAX_BYTES)
+		n = HISTORY_MAX_BYTES / rs;
 	if (!h->buf || (uint64_t)h->cap * h->rec_size < n * rs) {
 		buf = malloc((size_t)n * rs);
 		if (!buf)

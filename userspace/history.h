@@ -3,8 +3,8 @@
  * The flight recorder's memory: the last records of the collection, whole
  * (header and values), in a ring sized at a collection's begin for a span
  * of time at its period: what the longest pre (and for) of the rules
- * needs, or --history for slices, whichever is longer.  Appending never
- * allocates.
+ * needs, or --history for slices, whichever is longer, at most 256 MiB.
+ * Appending never allocates.
  */
 #ifndef KSNAPD_HISTORY_H
 #define KSNAPD_HISTORY_H
