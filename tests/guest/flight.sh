@@ -193,8 +193,11 @@ if [ -f "$dump" ]; then
 	held=$(rows_between "$dump" 0 99999999999999 | awk '$2 > 33554432' | wc -l)
 	info "spike: $held rows over 32 MiB (the 50 ms hold and the allocation)"
 	lastheld=$(rows_between "$dump" 0 99999999999999 | awk '$2 > 33554432 { l = $1 } END { printf "%.0f\n", l }')
-	check "spike: the dump ends a full post (300 ms) after the condition last held" yes \
-		"$([ $((last - lastheld)) -ge 299000000 ] && [ $((last - lastheld)) -le 302000000 ] && echo yes || echo "no: $((last - lastheld)) ns")"
+	# The full post window: the dump's last row is the main stream's last
+	# row at or before the condition last held + 300 ms.
+	check "spike: the dump ends with the last row of the full post window (300 ms after the condition last held)" \
+		"$(rows_between /out/flight.tsv "$lastheld" $((lastheld + 300000000)) | tail -n 1 | cut -f 1)" "$last"
+	info "spike: the dump ends $((last - lastheld)) ns after the condition last held"
 	rows_between "$dump" "$first" "$last" > /out/spike-dump.rows
 	check "spike: the dump's rows are the main stream's rows over its window (no gap of its own)" same \
 		"$(rows_between /out/flight.tsv "$first" "$last" | cmp -s - /out/spike-dump.rows && echo same || echo differ)"
