@@ -399,7 +399,9 @@ static void step(struct flight *f, struct flight_rule *fr,
 			open_dump(f, fr, t, t);
 	}
 	held = rule_eval_row(&fr->ev, t, rec->values);
-	if (gapped)
+	/* A gap breaks a run that goes on after it; one that ends there
+	 * is resolved as any other. */
+	if (gapped && held)
 		gap(f, fr, t);
 	condition(f, fr, t, held);
 	dump_step(f, fr, rec);

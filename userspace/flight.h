@@ -13,8 +13,9 @@
  *    a for).  Once it has held on every row for `for` (t - run start >=
  *    for), the rule fires.  A gap of more than 1.5 periods between two
  *    rows (missed periods, lost or overwritten snapshots) ends the run
- *    (event "reset", reason "gap", with the gap): rows that are not there
- *    are not taken to have held.
+ *    (event "reset", reason "gap", with the gap) when the condition holds
+ *    after it, and a new run begins: rows that are not there are not
+ *    taken to have held.
  *  - It fires: with no dump open and no cooldown, a dump opens (event
  *    "firing", with the values of the comparisons' operands): every row
  *    from pre before the run began (what the history has: "pre_available_ns"

@@ -199,9 +199,13 @@ static void a_gap_breaks_a_for_run_and_is_said(void **s)
 	seq += 3;				/* positions 3 overwritten */
 	for (t = 8; t <= 11; t++)
 		row_at(t, 500);
+	seq += 3;				/* a run that ends at a gap */
+	row_at(15, 100);
 	finish();
 	ev = slurp("events.jsonl");
 	assert_int_equal(count_lines_starting(ev, "{\"event\":\"firing\""), 0);
+	assert_int_equal(count_lines_starting(ev, "{\"event\":\"reset\""), 1);
+	assert_int_equal(count_lines_starting(ev, "{\"event\":\"resolved\""), 1);
 	assert_contains(ev, "{\"event\":\"reset\",\"rule\":\"s\"");
 	assert_contains(ev, "\"time_ns\":8000000,\"wall_ns\":"
 			"1700000000008000000,\"reason\":\"gap\",\"gap_ns\":"
