@@ -9,8 +9,8 @@
 #include "daemon.h"
 #include "sys.h"
 
-int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
-		const struct ksnapd_config *cfg)
+/* The output file, unless there is none (rules and no -o). */
+static int add_output(struct ksnapd *d, const struct ksnapd_config *cfg)
 {
 	const struct ksnapd_outfile_config out = {
 		.path = cfg->out_path,
@@ -18,6 +18,51 @@ int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
 		.once = cfg->once,
 		.log = cfg->log,
 	};
+	int ret;
+
+	if (cfg->no_output)
+		return 0;
+	ret = ksnapd_outfile_init(&d->out, &out, d->err, sizeof(d->err));
+	if (ret)
+		return ret;
+	d->have_out = true;
+	return ksnapd_collect_add(&d->col, &ksnapd_outfile_ops, &d->out);
+}
+
+/* The flight recorder, with rules or a control socket; then the socket. */
+static int add_flight(struct ksnapd *d, const struct ksnapd_config *cfg)
+{
+	const struct flight_config fc = {
+		.dump_dir = cfg->dump_dir,
+		.lossy = cfg->lossy,
+		.history_ns = cfg->control_path ? cfg->history_ns : 0,
+		.max_dumps = cfg->max_dumps,
+		.log = cfg->log,
+	};
+	int ret;
+
+	if (!cfg->nr_rules && !cfg->control_path)
+		return 0;
+	ret = flight_init(&d->fl, &fc, cfg->rules, cfg->nr_rules, d->err,
+			  sizeof(d->err));
+	if (ret)
+		return ret;
+	d->have_flight = true;
+	ret = ksnapd_collect_add(&d->col, &flight_ops, &d->fl);
+	if (ret || !cfg->control_path)
+		return ret;
+	/* Without its socket the daemon still writes: said, not fatal. */
+	if (ctlsrv_open(&d->ctl, cfg->control_path, d->err, sizeof(d->err)) &&
+	    cfg->log)
+		fprintf(cfg->log, "ksnapd: control socket: %s: --slice "
+			"cannot reach this daemon\n", d->err);
+	d->err[0] = '\0';
+	return 0;
+}
+
+int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
+		const struct ksnapd_config *cfg)
+{
 	const struct ksnapd_collect_config col = {
 		.once = cfg->once,
 		.log = cfg->log,
@@ -27,28 +72,27 @@ int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
 	int ret;
 
 	memset(d, 0, sizeof(*d));
-	ret = ksnapd_outfile_init(&d->out, &out, d->err, sizeof(d->err));
-	if (ret)
-		return ret;
+	d->ctl.fd = -1;
 	ret = ksnapd_collect_init(&d->col, r, &col, d->err, sizeof(d->err));
 	if (ret)
-		goto err_out;
-	ret = ksnapd_collect_add(&d->col, &ksnapd_outfile_ops, &d->out);
+		return ret;
+	ret = add_output(d, cfg);
+	if (!ret)
+		ret = add_flight(d, cfg);
 	if (ret)
-		goto err_col;
-	return 0;
-
-err_col:
-	ksnapd_collect_fini(&d->col);
-err_out:
-	ksnapd_outfile_fini(&d->out);
+		ksnapd_fini(d);
 	return ret;
 }
 
 void ksnapd_fini(struct ksnapd *d)
 {
+	ctlsrv_close(&d->ctl);
 	ksnapd_collect_fini(&d->col);
-	ksnapd_outfile_fini(&d->out);
+	if (d->have_out)
+		ksnapd_outfile_fini(&d->out);
+	if (d->have_flight)
+		flight_fini(&d->fl);
+	d->have_out = d->have_flight = false;
 }
 
 int ksnapd_step(struct ksnapd *d)
@@ -69,8 +113,10 @@ static int read_signal(struct ksnapd *d, int sigfd)
 			 n < 0 ? strerror((int)-n) : "short read");
 		return n < 0 ? (int)n : -EIO;
 	}
-	if (si.ssi_signo == SIGHUP)
-		ksnapd_outfile_hup(&d->out);
+	if (si.ssi_signo == SIGHUP) {
+		if (d->have_out)
+			ksnapd_outfile_hup(&d->out);
+	}
 	else
 		d->col.stop = true;
 	return 0;
@@ -80,14 +126,15 @@ static int read_signal(struct ksnapd *d, int sigfd)
 static int wait_event(struct ksnapd *d, int sigfd, int timeout)
 {
 	const struct ksnap_ring *r = d->col.ring;
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = sigfd, .events = POLLIN },
 		/* A regular file is always "readable": do not poll it. */
 		{ .fd = r->regular_file ? -1 : r->fd, .events = POLLIN },
+		{ .fd = d->ctl.fd, .events = POLLIN },
 	};
 	int ret;
 
-	ret = ksnap_sys_poll(pfd, 2, timeout);
+	ret = ksnap_sys_poll(pfd, 3, timeout);
 	if (ret == -EINTR)
 		return 0;
 	if (ret < 0) {
@@ -99,6 +146,8 @@ static int wait_event(struct ksnapd *d, int sigfd, int timeout)
 			 "or hang-up (module unloaded?)");
 		return -EIO;
 	}
+	if (pfd[2].revents & POLLIN)
+		ctlsrv_accept(&d->ctl, &d->fl);
 	if (pfd[0].revents & POLLIN)
 		return read_signal(d, sigfd);
 	return 0;

@@ -8,7 +8,8 @@
  * poll() on the device and a signalfd between steps.
  *
  *   ring --> collector --> output file      begin / wake, row..., flush /
- *                    \--> (flight recorder)   end with the statistics
+ *                    \--> flight recorder     end with the statistics
+ *                              ^-- control socket (--slice)
  *
  * What a run does (each header has the details):
  *  - waits for a collection, writes its header and rows, and when it has
@@ -35,6 +36,8 @@
 #include <stdio.h>
 
 #include "collect.h"
+#include "ctlsock.h"
+#include "flight.h"
 #include "outfile.h"
 #include "ring.h"
 
@@ -64,11 +67,28 @@ struct ksnapd_config {
 	 */
 	int (*stop_collection)(void *arg);
 	void *stop_arg;
+
+	/*
+	 * The flight recorder (flight.h), beside the output file: on when
+	 * there are rules or a control socket.  no_output: no stream but
+	 * the dumps (rules and no -o).
+	 */
+	bool no_output;
+	const struct rule *rules;
+	unsigned int nr_rules;
+	const char *dump_dir;
+	uint64_t history_ns;		/* --history, for slices */
+	unsigned int max_dumps;
+	const char *control_path;	/* --control, or NULL: none */
 };
 
 struct ksnapd {
 	struct ksnapd_collect col;
 	struct ksnapd_outfile out;
+	bool have_out;
+	struct flight fl;
+	bool have_flight;
+	struct ctlsrv ctl;
 	char err[320];			/* what failed, when a call fails */
 };
 

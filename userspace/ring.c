@@ -188,8 +188,12 @@ static int probe_ring(struct ksnap_ring *r, int fd, off_t size,
 	return 0;
 }
 
-/* The whole device read-only and the consumer page read-write, checked. */
-static int map_ring(struct ksnap_ring *r, int fd, const struct ring_probe *p)
+/*
+ * The whole device read-only and, with @claim, the consumer page
+ * read-write and claimed; checked.
+ */
+static int map_ring(struct ksnap_ring *r, int fd, const struct ring_probe *p,
+		    bool claim)
 {
 	void *map = NULL, *cons = NULL;
 	int ret;
@@ -198,24 +202,30 @@ static int map_ring(struct ksnap_ring *r, int fd, const struct ring_probe *p)
 	ret = ksnap_sys_mmap(&map, p->map_len, PROT_READ, MAP_SHARED, fd, 0);
 	if (ret)
 		return ret;
-	ret = ksnap_sys_mmap(&cons, p->page, PROT_READ | PROT_WRITE,
-			     MAP_SHARED, fd, (off_t)p->cons_pgoff * p->page);
-	if (ret)
-		goto err_unmap;
+	if (claim) {
+		ret = ksnap_sys_mmap(&cons, p->page, PROT_READ | PROT_WRITE,
+				     MAP_SHARED, fd,
+				     (off_t)p->cons_pgoff * p->page);
+		if (ret)
+			goto err_unmap;
+	}
 	ret = ksnap_ring_setup(r, map, p->map_len, cons);
 	if (ret)
 		goto err_unmap_cons;
-	r->op = "claim";
-	ret = ksnap_ring_claim(r);
-	if (ret)
-		goto err_unmap_cons;
+	if (claim) {
+		r->op = "claim";
+		ret = ksnap_ring_claim(r);
+		if (ret)
+			goto err_unmap_cons;
+	}
 	r->map = map;
 	r->map_len = p->map_len;
-	r->cons_len = p->page;
+	r->cons_len = cons ? p->page : 0;
 	return 0;
 
 err_unmap_cons:
-	ksnap_sys_munmap(cons, p->page);
+	if (cons)
+		ksnap_sys_munmap(cons, p->page);
 err_unmap:
 	ksnap_sys_munmap(map, p->map_len);
 	r->ctrl = NULL;
@@ -223,7 +233,8 @@ err_unmap:
 	return ret;
 }
 
-int ksnap_ring_open(struct ksnap_ring *r, const char *path)
+/* Open and map; with @claim, the consumer page too, claimed. */
+static int ring_open(struct ksnap_ring *r, const char *path, bool claim)
 {
 	struct ring_probe p = { 0 };
 	struct stat st;
@@ -244,7 +255,7 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path)
 	ret = probe_ring(r, fd, r->regular_file ? st.st_size : 0, &p);
 	if (ret)
 		goto err_close;
-	ret = map_ring(r, fd, &p);
+	ret = map_ring(r, fd, &p, claim);
 	if (ret)
 		goto err_close;
 	r->op = NULL;
@@ -254,6 +265,16 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path)
 err_close:
 	ksnap_sys_close(fd);
 	return ret;
+}
+
+int ksnap_ring_open(struct ksnap_ring *r, const char *path)
+{
+	return ring_open(r, path, true);
+}
+
+int ksnap_ring_peek(struct ksnap_ring *r, const char *path)
+{
+	return ring_open(r, path, false);
 }
 
 void ksnap_ring_close(struct ksnap_ring *r)

@@ -85,6 +85,18 @@ struct ksnap_ring {
  */
 int ksnap_ring_open(struct ksnap_ring *r, const char *path);
 
+/*
+ * Open and map the device at path read-only, without claiming the
+ * consumer page (ksnapd --slice with no daemon): the kernel then takes the
+ * session's base as this reader's done_generation and, in overwrite mode,
+ * never reads the tail, so nothing this reader does changes what a later
+ * reader finds (tail, done_generation and seen_state stay the earlier
+ * reader's).  r->cons is NULL: only the collection fields, head, the
+ * statistics and copies of records may be read.  Returns as
+ * ksnap_ring_open().
+ */
+int ksnap_ring_peek(struct ksnap_ring *r, const char *path);
+
 /* Can a reader of KSNAP_ABI_VERSION read a ring of these versions? */
 static inline bool ksnap_ring_version_ok(uint32_t version, uint32_t compat)
 {

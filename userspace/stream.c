@@ -381,8 +381,8 @@ int ksnap_stream_stats(struct ksnap_stream *s,
 	size_t i;
 	int err = 0;
 
-	start = line_begin(s, 16 + NR_STATS_KEYS * (48 + U64_MAX_DIGITS),
-			   &err);
+	start = line_begin(s, 16 + (NR_STATS_KEYS + st->nr_extra) *
+			   (48 + U64_MAX_DIGITS), &err);
 	if (!start)
 		return err;
 	p = PUT_LIT(start, "STATS\t{");
@@ -396,6 +396,15 @@ int ksnap_stream_stats(struct ksnap_stream *s,
 		p = put_str(p, stats_keys[i].name, strlen(stats_keys[i].name));
 		p = PUT_LIT(p, "\":");
 		p = ksnap_put_u64(p, v);
+	}
+	for (i = 0; i < st->nr_extra; i++) {
+		const char *k = st->extra[i].name;
+
+		*p++ = ',';
+		*p++ = '"';
+		p = put_str(p, k, strnlen(k, 40));
+		p = PUT_LIT(p, "\":");
+		p = ksnap_put_u64(p, st->extra[i].value);
 	}
 	*p++ = '}';
 	line_end(s, start, p);

@@ -54,6 +54,15 @@ struct ksnap_stream_stats {
 	/* Rows written to files before the last reopen (SIGHUP): this
 	 * file holds total_snapshots - ksnapd_rows_in_earlier_files. */
 	uint64_t ksnapd_rows_in_earlier_files;
+	/* Keys of the writer's own, after these (a flight recorder dump's
+	 * window, flight.h), or none. */
+	const struct ksnap_stats_extra *extra;
+	uint32_t nr_extra;
+};
+
+struct ksnap_stats_extra {
+	const char *name;	/* a JSON key: no character to escape */
+	uint64_t value;
 };
 
 void ksnap_stream_init(struct ksnap_stream *s, struct ksnap_out *out,

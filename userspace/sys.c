@@ -3,10 +3,14 @@
  * System call wrappers: nothing but the call and errno -> -errno, so that
  * tests can replace them one by one (-Wl,--wrap=ksnap_sys_open, ...).
  */
+#define _GNU_SOURCE	/* accept4() */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -100,4 +104,71 @@ void ksnap_sys_yield(void)
 long ksnap_sys_page_size(void)
 {
 	return sysconf(_SC_PAGESIZE);
+}
+
+int ksnap_sys_socket(int domain, int type, int protocol)
+{
+	int fd = socket(domain, type, protocol);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int ksnap_sys_bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	return bind(fd, addr, len) < 0 ? -errno : 0;
+}
+
+int ksnap_sys_listen(int fd, int backlog)
+{
+	return listen(fd, backlog) < 0 ? -errno : 0;
+}
+
+int ksnap_sys_accept(int fd, int flags)
+{
+	int c = accept4(fd, NULL, NULL, flags);
+
+	return c < 0 ? -errno : c;
+}
+
+int ksnap_sys_connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	return connect(fd, addr, len) < 0 ? -errno : 0;
+}
+
+ssize_t ksnap_sys_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	ssize_t n = sendmsg(fd, msg, flags);
+
+	return n < 0 ? -errno : n;
+}
+
+ssize_t ksnap_sys_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	ssize_t n = recvmsg(fd, msg, flags);
+
+	return n < 0 ? -errno : n;
+}
+
+int ksnap_sys_setsockopt(int fd, int level, int name, const void *val,
+			 socklen_t len)
+{
+	return setsockopt(fd, level, name, val, len) < 0 ? -errno : 0;
+}
+
+int ksnap_sys_unlink(const char *path)
+{
+	return unlink(path) < 0 ? -errno : 0;
+}
+
+int ksnap_sys_chmod(const char *path, mode_t mode)
+{
+	return chmod(path, mode) < 0 ? -errno : 0;
+}
+
+int ksnap_sys_nanosleep(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL),
+			       .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	return nanosleep(&ts, NULL) < 0 ? -errno : 0;
 }

@@ -10,6 +10,8 @@
 
 #include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -31,5 +33,19 @@ int ksnap_sys_ftruncate(int fd, off_t length);
 /* Called while spinning on an odd seqlock: lets the writer finish. */
 void ksnap_sys_yield(void);
 long ksnap_sys_page_size(void);
+/* The control socket (ctlsock.c) and ksnapd --slice. */
+int ksnap_sys_socket(int domain, int type, int protocol);
+int ksnap_sys_bind(int fd, const struct sockaddr *addr, socklen_t len);
+int ksnap_sys_listen(int fd, int backlog);
+/* accept4() with flags; returns the new descriptor. */
+int ksnap_sys_accept(int fd, int flags);
+int ksnap_sys_connect(int fd, const struct sockaddr *addr, socklen_t len);
+ssize_t ksnap_sys_sendmsg(int fd, const struct msghdr *msg, int flags);
+ssize_t ksnap_sys_recvmsg(int fd, struct msghdr *msg, int flags);
+int ksnap_sys_setsockopt(int fd, int level, int name, const void *val,
+			 socklen_t len);
+int ksnap_sys_unlink(const char *path);
+int ksnap_sys_chmod(const char *path, mode_t mode);
+int ksnap_sys_nanosleep(uint64_t ns);
 
 #endif /* KSNAP_SYS_H */

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The flight recorder (flight.h) as a consumer, on synthetic rows at 1 ms
+ * with real files in a temporary dump directory: a spike's dump holds the
+ * pre window, the peak and the post window with no gap; for ignores a
+ * blip and fires on a sustained rise; a gap in the rows breaks a for run
+ * and the event says so; the cooldown suppresses a second spike; a
+ * re-fire inside post extends the dump; a short history is said; the end
+ * of the collection ends an open dump.
+ */
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "ksnapd_fixture.h"
+#include "flight.h"
+
+/* The fixture's signal pipe is for the daemon's tests. */
+static __attribute__((unused)) int *unused_sig_pipe(void)
+{
+	return sig_pipe;
+}
+
+#define MS	1000000ULL
+
+static char dir[64];
+static struct flight f;
+static struct ksnap_column fcols[1];
+static struct ksnap_coll coll;
+static unsigned char recbuf[KSNAP_RECORD_SIZE(1)];
+static struct ksnap_record *rec = (struct ksnap_record *)recbuf;
+static char ferr[320];
+static uint64_t seq;
+
+static int fsetup(void **state)
+{
+	fake_sys_reset();
+	snprintf(dir, sizeof(dir), "/tmp/ksnap-flight-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	memset(fcols, 0, sizeof(fcols));
+	snprintf(fcols[0].metric, sizeof(fcols[0].metric), "memory.current");
+	snprintf(fcols[0].field, sizeof(fcols[0].field), "cgroup");
+	snprintf(fcols[0].value, sizeof(fcols[0].value), "/svc");
+	coll = (struct ksnap_coll){ .generation = 7, .state = 1,
+		.nr_columns = 1, .period_ns = MS, .start_mono_ns = 5000,
+		.start_real_ns = 1700000000000000000ULL, .start_position = 100,
+		.columns = fcols };
+	seq = 100;
+	return 0;
+}
+
+static int fteardown(void **state)
+{
+	char cmd[128];
+
+	flight_fini(&f);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+static void start(const char *rule_text)
+{
+	const struct flight_config cfg = { .dump_dir = dir };
+	struct rule r;
+	struct rule_error e;
+
+	assert_int_equal(rule_parse(&r, rule_text, 1, &e), 0);
+	assert_int_equal(flight_init(&f, &cfg, &r, 1, ferr, sizeof(ferr)), 0);
+	assert_int_equal(flight_ops.begin(&f, &coll, 0), 0);
+}
+
+/* A row at t ms of value v; skip positions for a gap. */
+static void row_at(uint64_t t_ms, uint64_t v)
+{
+	rec->seq = seq++;
+	rec->time_ns = t_ms * MS;
+	rec->values[0] = v;
+	assert_int_equal(flight_ops.row(&f, rec), 0);
+}
+
+static void finish(void)
+{
+	struct ksnapd_end e = { .coll = &coll };
+
+	assert_int_equal(flight_ops.flush(&f), 0);
+	assert_int_equal(flight_ops.end(&f, &e), 0);
+}
+
+static char *slurp(const char *name)
+{
+	static char buf[1 << 16];
+	char path[128];
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fp = fopen(path, "r");
+	if (!fp)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+/* Data rows: lines that begin with a digit. */
+static int rows_in(const char *text)
+{
+	int n = 0;
+
+	for (; text && *text; text = strchr(text, '\n'), text += !!text)
+		n += *text >= '0' && *text <= '9';
+	return n;
+}
+
+static int files(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void a_spike_dump_holds_pre_peak_and_post(void **s)
+{
+	const char *dump;
+	uint64_t t;
+
+	start("big: memory.current[/svc] > 150 pre 5ms post 3ms cooldown 1s");
+	for (t = 1; t <= 40; t++)
+		row_at(t, t >= 20 && t <= 22 ? 500 : 100);
+	finish();
+	dump = slurp("big-1.tsv");
+	assert_non_null(dump);
+	/* Rows 15 to 25: pre before 20, the peak, post after 22. */
+	assert_int_equal(rows_in(dump), 11);
+	assert_contains(dump, "START_TIME\t1700000000000000000\n"
+			"Time (ns)\tmemory.current[/svc]\n"
+			"15000000\t100\n16000000\t100\n");
+	assert_contains(dump, "20000000\t500\n21000000\t500\n22000000\t500\n");
+	assert_contains(dump, "25000000\t100\nSTATS\t{");
+	assert_contains(dump, "\"total_snapshots\":11,");
+	assert_contains(dump, "\"cheap_start_nanos\":15005000,"
+			"\"cheap_last_collection_nanos\":25005000,");
+	assert_contains(dump, "\"ksnap_snapshots_taken\":11,");
+	assert_contains(dump, "\"ksnapd_dump_collection\":7,"
+			"\"ksnapd_dump_first_position\":14,"
+			"\"ksnapd_dump_trigger_nanos\":20000000,");
+	assert_contains(dump, "\"ksnapd_dump_gaps\":0}");
+	dump = slurp("events.jsonl");
+	assert_int_equal(count_lines_starting(dump, "{\"event\":\"firing\",\"rule\""
+			 ":\"big\",\"text\":\"big: memory.current[/svc] > 150 "
+			 "pre 5ms post 3ms cooldown 1s\",\"collection\":7,"
+			 "\"time_ns\":20000000,\"wall_ns\":1700000000020000000,"
+			 "\"since_ns\":20000000,\"values\":{\"memory.current"
+			 "[/svc]\":500},"), 1);
+	assert_contains(dump, "\"pre_ns\":5000000,\"pre_available_ns\":5000000}");
+	assert_contains(dump, "{\"event\":\"resolved\"");
+	assert_contains(dump, "\"event\":\"dump\"");
+	assert_contains(dump, "\"rows\":11,\"first_ns\":15000000,"
+			"\"last_ns\":25000000,\"gaps\":0,\"fires\":1,"
+			"\"truncated\":false}");
+}
+
+static void for_ignores_a_blip_and_fires_on_a_sustained_rise(void **s)
+{
+	const char *ev;
+	uint64_t t;
+
+	start("s: memory.current[/svc] > 150 for 5ms pre 2ms post 1ms");
+	for (t = 1; t <= 10; t++)
+		row_at(t, t == 5 ? 500 : 100);		/* one-row blip */
+	assert_null(slurp("s-1.tsv"));
+	for (t = 11; t <= 30; t++)
+		row_at(t, t >= 15 && t <= 22 ? 500 : 100);
+	finish();
+	ev = slurp("events.jsonl");
+	assert_int_equal(count_lines_starting(ev, "{\"event\":\"pending\""), 2);
+	assert_int_equal(count_lines_starting(ev, "{\"event\":\"firing\""), 1);
+	/* Held from 15: fires at 20 (5 ms later); dump from 13 to 23. */
+	assert_contains(ev, "\"time_ns\":20000000,\"wall_ns\":"
+			"1700000000020000000,\"since_ns\":15000000,");
+	assert_contains(ev, "\"rows\":11,\"first_ns\":13000000,"
+			"\"last_ns\":23000000,");
+}
+
+static void a_gap_breaks_a_for_run_and_is_said(void **s)
+{
+	const char *ev;
+	uint64_t t;
+
+	start("s: memory.current[/svc] > 150 for 5ms");
+	for (t = 1; t <= 4; t++)
+		row_at(t, 500);
+	seq += 3;				/* positions 3 overwritten */
+	for (t = 8; t <= 11; t++)
+		row_at(t, 500);
+	seq += 3;				/* a run that ends at a gap */
+	row_at(15, 100);
+	finish();
+	ev = slurp("events.jsonl");
+	assert_int_equal(count_lines_starting(ev, "{\"event\":\"firing\""), 0);
+	assert_int_equal(count_lines_starting(ev, "{\"event\":\"reset\""), 1);
+	assert_int_equal(count_lines_starting(ev, "{\"event\":\"resolved\""), 1);
+	assert_contains(ev, "{\"event\":\"reset\",\"rule\":\"s\"");
+	assert_contains(ev, "\"time_ns\":8000000,\"wall_ns\":"
+			"1700000000008000000,\"reason\":\"gap\",\"gap_ns\":"
+			"4000000,\"periods_missing\":3,\"since_ns\":1000000,"
+			"\"fired\":false}");
+}
+
+static void a_spike_in_the_cooldown_is_suppressed(void **s)
+{
+	const char *ev;
+	uint64_t t;
+
+	start("c: memory.current[/svc] > 150 pre 2ms post 2ms cooldown 50ms");
+	for (t = 1; t <= 100; t++)
+		row_at(t, (t >= 10 && t <= 12) || (t >= 30 && t <= 31) ?
+		       500 : 100);
+	finish();
+	assert_int_equal(files(), 2);		/* c-1.tsv, events.jsonl */
+	ev = slurp("events.jsonl");
+	assert_int_equal(count_lines_starting(ev, "{\"event\":\"dump\""), 1);
+	assert_contains(ev, "{\"event\":\"suppressed\",\"rule\":\"c\"");
+	/* The dump ended at 14: cooldown to 64. */
+	assert_contains(ev, "\"time_ns\":30000000,\"wall_ns\":"
+			"1700000000030000000,\"reason\":\"cooldown\","
+			"\"since_ns\":30000000,\"values\":{\"memory.current"
+			"[/svc]\":500},\"cooldown_left_ns\":34000000}");
+}
+
+static void a_refire_inside_post_extends_the_dump(void **s)
+{
+	const char *ev;
+	uint64_t t;
+
+	start("r: memory.current[/svc] > 150 pre 1ms post 5ms");
+	for (t = 1; t <= 40; t++)
+		row_at(t, t == 10 || t == 13 ? 500 : 100);
+	finish();
+	assert_int_equal(files(), 2);
+	ev = slurp("events.jsonl");
+	assert_contains(ev, "\"extends\":true,\"fires\":2}");
+	/* 9 (pre) to 18 (post after the second fire at 13). */
+	assert_contains(ev, "\"rows\":10,\"first_ns\":9000000,"
+			"\"last_ns\":18000000,\"gaps\":0,\"fires\":2,");
+}
+
+static void short_history_and_the_end_of_the_collection(void **s)
+{
+	const char *ev;
+
+	start("h: memory.current[/svc] > 150 pre 10ms post 1s");
+	row_at(1, 100);
+	row_at(2, 100);
+	row_at(3, 500);
+	row_at(4, 100);
+	finish();
+	ev = slurp("events.jsonl");
+	assert_contains(ev, "\"pre_ns\":10000000,\"pre_available_ns\":2000000}");
+	assert_contains(ev, "\"rows\":4,\"first_ns\":1000000,\"last_ns\":"
+			"4000000,\"gaps\":0,\"fires\":1,\"truncated\":true}");
+	assert_contains(slurp("h-1.tsv"), "\"total_snapshots\":4,");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			a_spike_dump_holds_pre_peak_and_post, fsetup,
+			fteardown),
+		cmocka_unit_test_setup_teardown(
+			for_ignores_a_blip_and_fires_on_a_sustained_rise,
+			fsetup, fteardown),
+		cmocka_unit_test_setup_teardown(
+			a_gap_breaks_a_for_run_and_is_said, fsetup,
+			fteardown),
+		cmocka_unit_test_setup_teardown(
+			a_spike_in_the_cooldown_is_suppressed, fsetup,
+			fteardown),
+		cmocka_unit_test_setup_teardown(
+			a_refire_inside_post_extends_the_dump, fsetup,
+			fteardown),
+		cmocka_unit_test_setup_teardown(
+			short_history_and_the_end_of_the_collection, fsetup,
+			fteardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
