@@ -13,9 +13,21 @@ APT_OPTS="-o Dir::Etc::SourceList=$apt_dir/sources.list
  -o Dir::Cache=$apt_dir/cache -o Dir::Cache::Archives=$apt_dir/archives
  -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q"
 
+# make check builds the debug kernels in the background while it fetches
+# the others: one update at a time (fd 8 holds the lock until it returns).
 apt_update() {
 	mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial" \
 		"$apt_dir/cache"
+	exec 8>"$apt_dir/update.lock"
+	flock 8
+	apt_update_locked
+	set -- $?
+	flock -u 8
+	exec 8>&-
+	return "$1"
+}
+
+apt_update_locked() {
 	{
 		for s in bullseye bookworm bookworm-updates bookworm-backports trixie; do
 			echo "deb [signed-by=$keyring] $mirror/debian $s main"
