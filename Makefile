@@ -90,7 +90,8 @@ bench: setup
 	$(MAKE) all
 	scripts/bench
 
-# checkpatch --strict over the module, its KUnit tests and the ABI header
+# checkpatch --strict over the module, its KUnit tests, the bench's floor
+# module and the ABI header
 style:
 	scripts/style
 
