@@ -77,14 +77,21 @@ demo: setup
 	$(MAKE) all
 	scripts/demo
 
-# Cost, timing and throughput figures into bench/results/ (about 8 minutes):
-# the sampler against a userspace poller in a guest, ksnapd end to end, and
-# the writer natively against memcpy and adler32.  Figures, not assertions.
+# Cost, timing and throughput figures into bench/results/ (see
+# bench/README.md for the duration): the floor, scale and pipeline tables
+# of issue 16, the sampler against a userspace poller and ksnapd end to
+# end, in guests on each kernel of BENCH_KERNELS, and the writer natively
+# against memcpy and adler32.  Figures, not assertions.
+BENCH_KERNELS ?= 6.1 6.12
 bench: setup
 	$(MAKE) all
-	scripts/bench
+	@for k in $(BENCH_KERNELS); do \
+		scripts/build-module $$k || exit 1; \
+	done
+	scripts/bench $(addprefix --kernel ,$(BENCH_KERNELS))
 
-# checkpatch --strict over the module, its KUnit tests and the ABI header
+# checkpatch --strict over the module, its KUnit tests, the bench's floor
+# module and the ABI header
 style:
 	scripts/style
 

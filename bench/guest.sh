@@ -1,11 +1,26 @@
 # Guest half of the bench (scripts/bench runs it with scripts/guest; the
-# bench programs are in /guest/files/).  Writes key=value lines to
-# /out/bench.raw: the spinner's baseline, one ksnap and one poller line per
-# (columns, period), the end-to-end attempts.  Figures only; nothing is
-# asserted.
-#   SECONDS_PER_POINT  sweep: seconds per measurement (default 2)
-#   E2E_SECONDS        end to end: seconds to sustain (default 60)
+# bench programs and ksnap_floor.ko are in /guest/files/).  Writes
+# key=value lines to /out/bench.raw; figures only, nothing is asserted.
+# PHASES says what runs, in this order:
+#   sweep     the spinner's baseline, then one ksnap and one poller line
+#             per (columns, period), then the baseline again
+#   floor     at 16 columns, per period and repetition: the spinner alone,
+#             the floor module (bench/floor/) alone, ksnap alone, all on
+#             CPU 0
+#   pipeline  ksnap.ko + ksnapd (plain, to a file) at 16 columns per
+#             period: ksnapd's CPU and wake-ups, the module's own cost
+#   e2e       module + ksnapd --lossy, the shortest period sustained
+#   scale     (the scale guests, one per CPU count) the read cost per
+#             snapshot of 16 summed and 16 global columns (and 16 summed
+#             ones read straight from per-CPU arrays)
+# Environment:
+#   PHASES             (default "sweep floor pipeline e2e")
+#   SECONDS_PER_POINT  sweep and floor: seconds per measurement (default 2)
 #   PERIODS COLUMNS    the sweep (defaults below)
+#   FLOOR_PERIODS FLOOR_REPS   the floor (defaults "1000 100 20", 3)
+#   PIPE_PERIODS PIPE_SECONDS  the pipeline ("1000 100 10", 10 s each)
+#   E2E_SECONDS        end to end: seconds to sustain (default 60)
+#   SCALE_SECONDS SCALE_REPS   scale: seconds per run, runs (3, 3)
 set -u
 B=/guest/files
 RAW=/out/bench.raw
@@ -13,12 +28,28 @@ S=${SECONDS_PER_POINT:-2}
 E2E=${E2E_SECONDS:-60}
 PERIODS=${PERIODS:-"1000 200 100 50 20"}
 COLUMNS=${COLUMNS:-"4 16 64"}
+PHASES=${PHASES:-"sweep floor pipeline e2e"}
+FLOOR_PERIODS=${FLOOR_PERIODS:-"1000 100 20"}
+FLOOR_REPS=${FLOOR_REPS:-3}
+PIPE_PERIODS=${PIPE_PERIODS:-"1000 100 10"}
+PIPE_SECONDS=${PIPE_SECONDS:-10}
+SCALE_SECONDS=${SCALE_SECONDS:-3}
+SCALE_REPS=${SCALE_REPS:-3}
 SYS=/sys/kernel/ksnap
 CG=/sys/fs/cgroup
 : > $RAW
 chmod +x $B/* 2>/dev/null
 
 log() { echo "bench-guest: $*"; }
+phase() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
+# CPUs in a list such as 0-1,4 (/sys/devices/system/cpu/online).
+cpus_in() {
+	tr ',' '\n' | awk -F- '$1 != "" { n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n + 0 }'
+}
+stat_of() { awk -v k="$1" '$1 == k { print $2 }' $SYS/stats; }
+plan_of() { awk -v k="$1" '$1 == k { print $2 }' $SYS/plan; }
+# Start and stop from CPU 0, where the timer is pinned (cpu=0).
+enable() { taskset -c 0 sh -c "echo $1 > $SYS/enable"; }
 
 # Machine, as the guest sees it.
 {
@@ -26,7 +57,10 @@ log() { echo "bench-guest: $*"; }
 	echo "guest_nproc=$(nproc)"
 	echo "guest_mem_kb=$(awk '/MemTotal/ { print $2 }' /proc/meminfo)"
 	echo "guest_clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-	echo "guest_hrtimer_res=$(awk '/resolution/ { print $3; exit }' /proc/timer_list 2>/dev/null)"
+	echo "guest_hrtimer_res=$(awk '/resolution/ { print $2 " " $3; exit }' /proc/timer_list 2>/dev/null)"
+	echo "guest_online=$(cpus_in < /sys/devices/system/cpu/online)"
+	echo "guest_possible=$(cpus_in < /sys/devices/system/cpu/possible)"
+	echo "phases=$PHASES"
 } > /out/guest.env
 
 for i in $(seq 0 63); do mkdir -p $CG/bench$i; done
@@ -76,24 +110,150 @@ pick() {
 	echo "config cols=$n metrics=$MET cgroups=$CGS" >> /out/configs.txt
 }
 
-$B/poller --baseline 2 --cpu 0 | sed 's/^/phase=start /' >> $RAW
-for n in $COLUMNS; do
-	pick $n
-	for p in $PERIODS; do
-		if ! modprobe ksnap metrics=$MET cgroups=$CGS period_us=$p ring_kb=8192; then
-			log "modprobe failed: cols=$n period=$p"
-			echo "kind=ksnap cols_req=$n period_us=$p error=modprobe" >> $RAW
+# --- Sweep: ksnap and the poller ------------------------------------------------
+if phase sweep; then
+	$B/poller --baseline 2 --cpu 0 | sed 's/^/phase=start /' >> $RAW
+	for n in $COLUMNS; do
+		pick $n
+		for p in $PERIODS; do
+			if ! modprobe ksnap metrics=$MET cgroups=$CGS period_us=$p ring_kb=8192; then
+				log "modprobe failed: cols=$n period=$p"
+				echo "kind=ksnap cols_req=$n period_us=$p error=modprobe" >> $RAW
+				continue
+			fi
+			$B/ringstat --seconds $S --tag "cols_req=$n" >> $RAW ||
+				echo "kind=ksnap cols_req=$n period_us=$p error=ringstat" >> $RAW
+			rmmod ksnap
+			$B/poller --period-us $p --seconds $S --cpu 0 --tag "cols_req=$n" $PARGS >> $RAW ||
+				echo "kind=poller cols_req=$n period_us=$p error=poller" >> $RAW
+			log "cols=$n period=$p done"
+		done
+	done
+	$B/poller --baseline 2 --cpu 0 | sed 's/^/phase=end /' >> $RAW
+fi
+
+# --- Floor: ksnap against an empty hrtimer, same CPU, same period ---------------
+# Each repetition: the spinner alone (its baseline for this repetition),
+# then the floor module, then ksnap at 16 columns, each for S seconds with
+# the timer on CPU 0 and the spinner there; the lines carry block=floor.
+if phase floor; then
+	pick 16
+	for p in $FLOOR_PERIODS; do
+		for r in $(seq 1 $FLOOR_REPS); do
+			t="block=floor rep=$r period_us=$p"
+			$B/poller --baseline $S --cpu 0 | sed "s/^/$t /" >> $RAW
+			if insmod $B/ksnap_floor.ko period_us=$p cpu=0; then
+				$B/floorstat --seconds $S --cpu 0 --tag "block=floor rep=$r" >> $RAW ||
+					echo "kind=floor $t error=floorstat" >> $RAW
+				rmmod ksnap_floor
+			else
+				echo "kind=floor $t error=insmod" >> $RAW
+			fi
+			if modprobe ksnap metrics=$MET cgroups=$CGS period_us=$p cpu=0 ring_kb=8192; then
+				$B/ringstat --seconds $S --timer-cpu 0 --reader-cpu 1 \
+					--tag "block=floor rep=$r cols_req=16" >> $RAW ||
+					echo "kind=ksnap $t error=ringstat" >> $RAW
+				rmmod ksnap
+			else
+				echo "kind=ksnap $t error=modprobe" >> $RAW
+			fi
+		done
+		log "floor period=$p done"
+	done
+fi
+
+# --- Pipeline: ksnap.ko + ksnapd, the whole pipeline's CPU ---------------------
+# ksnapd (plain, the default, to a file in tmpfs) on CPU 1, the timer on
+# CPU 0 with the spinner; the spinner alone first, with the module loaded
+# and stopped.  pipestat measures PIPE_SECONDS of the running collection
+# (after 0.5 s of warm-up); the ring is the default 1024 KiB.
+if phase pipeline; then
+	pick 16
+	for p in $PIPE_PERIODS; do
+		t="block=pipe period_us=$p"
+		if ! modprobe ksnap metrics=$MET cgroups=$CGS period_us=$p cpu=0; then
+			echo "kind=pipe $t error=modprobe" >> $RAW
 			continue
 		fi
-		$B/ringstat --seconds $S --tag "cols_req=$n" >> $RAW ||
-			echo "kind=ksnap cols_req=$n period_us=$p error=ringstat" >> $RAW
+		rm -f /tmp/pipe.tsv
+		taskset -c 1 ksnapd --once --no-wait -o /tmp/pipe.tsv 2> /tmp/pipe.log &
+		kp=$!
+		sleep 0.5
+		$B/poller --baseline $S --cpu 0 | sed "s/^/$t /" >> $RAW
+		enable 1
+		sleep 0.5
+		$B/pipestat --pid $kp --seconds $PIPE_SECONDS --cpu 0 \
+			--tag "$t cols=16 ring_kb=1024 wake_ms=$(cat $SYS/wake_ms)" >> $RAW ||
+			echo "kind=pipe $t error=pipestat" >> $RAW
+		enable 0
+		wait $kp
+		kst=$?
+		echo "kind=pipe_end $t ksnapd_status=$kst bytes=$(wc -c < /tmp/pipe.tsv) taken=$(stat_of taken) lost=$(stat_of lost) missed=$(stat_of missed) wakeups=$(stat_of wakeups)" >> $RAW
+		sed "s/^/pipe $p ksnapd: /" /tmp/pipe.log >> /out/e2e.log
 		rmmod ksnap
-		$B/poller --period-us $p --seconds $S --cpu 0 --tag "cols_req=$n" $PARGS >> $RAW ||
-			echo "kind=poller cols_req=$n period_us=$p error=poller" >> $RAW
-		log "cols=$n period=$p done"
+		rm -f /tmp/pipe.tsv
+		log "pipeline period=$p done"
 	done
-done
-$B/poller --baseline 2 --cpu 0 | sed 's/^/phase=end /' >> $RAW
+fi
+
+# --- Scale: the read cost per snapshot by CPU count (the scale guests) ---------
+# Three sets of 16 columns, each at 1 ms for SCALE_SECONDS, SCALE_REPS
+# times, started and stopped from CPU 0 with no reader (the 8 MiB ring
+# holds every record); stats gives read_sum_ns / taken, plan the cache
+# lines:
+#   summed  12 VM events and cpu.user, cpu.system, cpu.idle, cpu.iowait,
+#           read CPU by CPU (idle and iowait through the kernel's NOHZ
+#           idle accounting, which reads the clock once per CPU each)
+#   direct  the same 12 VM events and cpu.user, cpu.nice, cpu.system,
+#           cpu.softirq: every one read straight from a per-CPU array
+#   global  zone and node state, read once
+SUMMED_CAND="pgfault pgmajfault pgalloc_normal pgfree pgactivate pgdeactivate
+pglazyfree pgrefill pgreuse pgrotated pgsteal_kswapd pgscan_kswapd pgpgin
+pgpgout pswpin pswpout"
+SUMMED_CPU="cpu.user cpu.system cpu.idle cpu.iowait"
+DIRECT_CPU="cpu.user cpu.nice cpu.system cpu.softirq"
+GLOBAL_CAND="nr_free_pages nr_zone_inactive_anon nr_zone_active_anon
+nr_zone_inactive_file nr_zone_active_file nr_zone_unevictable
+nr_zone_write_pending nr_mlock nr_inactive_anon nr_active_anon
+nr_inactive_file nr_active_file nr_file_pages nr_anon_pages nr_mapped
+nr_shmem nr_dirty nr_writeback"
+# first N LIST...: the first N of the words that are in the catalogue.
+first() {
+	want=$1 got=0 out=""
+	shift
+	for k in $*; do
+		[ $got -ge $want ] && break
+		has "$k" || continue
+		out="$out${out:+,}$k" got=$((got + 1))
+	done
+	echo "$out"
+}
+if phase scale; then
+	online=$(cpus_in < /sys/devices/system/cpu/online)
+	possible=$(cpus_in < /sys/devices/system/cpu/possible)
+	for set in summed direct global; do
+		case $set in
+		summed) MET="$(first 12 $SUMMED_CAND),$(first 4 $SUMMED_CPU)" ;;
+		direct) MET="$(first 12 $SUMMED_CAND),$(first 4 $DIRECT_CPU)" ;;
+		global) MET=$(first 16 $GLOBAL_CAND) ;;
+		esac
+		echo "config set=$set metrics=$MET" >> /out/configs.txt
+		t="set=$set online=$online possible=$possible"
+		if ! modprobe ksnap metrics=$MET period_us=1000 cpu=0 ring_kb=8192; then
+			echo "kind=scale $t error=modprobe" >> $RAW
+			continue
+		fi
+		pl="cols=$(plan_of columns) summed_vm=$(plan_of summed_vm_events) summed_cpu=$(plan_of summed_cpu_times) summed_other=$(plan_of summed_other) single=$(plan_of single) lines_per_cpu=$(plan_of cache_lines_per_cpu) live=$(plan_of live_cpus | cpus_in)"
+		for r in $(seq 1 $SCALE_REPS); do
+			enable 1
+			sleep $SCALE_SECONDS
+			enable 0
+			echo "kind=scale $t rep=$r $pl taken=$(stat_of taken) lost=$(stat_of lost) missed=$(stat_of missed) read_sum_ns=$(stat_of read_sum_ns) read_max_ns=$(stat_of read_max_ns) lateness_sum_ns=$(stat_of lateness_sum_ns) cpu=$(stat_of cpu)" >> $RAW
+		done
+		rmmod ksnap
+		log "scale $set online=$online possible=$possible done"
+	done
+fi
 
 # End to end: module + ksnapd --lossy to a file, 16 columns; periods from
 # the longest down, each run for E2E seconds and cut short at its first lost
@@ -101,34 +261,35 @@ $B/poller --baseline 2 --cpu 0 | sed 's/^/phase=end /' >> $RAW
 # up); the first period that loses ends the search.  Periods the timer
 # missed (hrtimer overruns, frequent under TCG) are reported with each run
 # (capture), not counted as lost.
-pick 16
-stat_of() { awk -v k="$1" '$1 == k { print $2 }' $SYS/stats; }
-for p in ${E2E_PERIODS:-1000 200 100 50 20}; do
-	modprobe ksnap metrics=$MET cgroups=$CGS period_us=$p || continue
-	rm -f /tmp/e2e.tsv
-	ksnapd --lossy --once --no-wait -o /tmp/e2e.tsv 2> /tmp/e2e.log &
-	kp=$!
-	sleep 0.5
-	taskset -c 0 sh -c "echo 1 > $SYS/enable"
-	t=0 ok=1
-	while [ $t -lt $E2E ]; do
-		sleep 1
-		t=$((t + 1))
-		if [ "$(stat_of lost)" != 0 ]; then
-			ok=0
-			break
-		fi
+if phase e2e; then
+	pick 16
+	for p in ${E2E_PERIODS:-1000 200 100 50 20}; do
+		modprobe ksnap metrics=$MET cgroups=$CGS period_us=$p || continue
+		rm -f /tmp/e2e.tsv
+		ksnapd --lossy --once --no-wait -o /tmp/e2e.tsv 2> /tmp/e2e.log &
+		kp=$!
+		sleep 0.5
+		taskset -c 0 sh -c "echo 1 > $SYS/enable"
+		t=0 ok=1
+		while [ $t -lt $E2E ]; do
+			sleep 1
+			t=$((t + 1))
+			if [ "$(stat_of lost)" != 0 ]; then
+				ok=0
+				break
+			fi
+		done
+		taskset -c 0 sh -c "echo 0 > $SYS/enable"
+		wait $kp
+		kst=$?
+		ver=$(timeout 120 ksnap-verify /tmp/e2e.tsv > /tmp/verify.out 2>&1; echo $?)
+		echo "kind=e2e period_us=$p cols=16 seconds=$t ok=$ok taken=$(stat_of taken) lost=$(stat_of lost) missed=$(stat_of missed) read_max_ns=$(stat_of read_max_ns) lateness_max_ns=$(stat_of lateness_max_ns) ksnapd_status=$kst verify_status=$ver bytes=$(wc -c < /tmp/e2e.tsv)" >> $RAW
+		sed 's/^/e2e ksnapd: /' /tmp/e2e.log >> /out/e2e.log
+		sed 's/^/e2e verify: /' /tmp/verify.out | tail -3 >> /out/e2e.log
+		rmmod ksnap
+		rm -f /tmp/e2e.tsv
+		log "e2e period=$p ok=$ok after ${t}s"
+		[ $ok = 1 ] || break
 	done
-	taskset -c 0 sh -c "echo 0 > $SYS/enable"
-	wait $kp
-	kst=$?
-	ver=$(timeout 120 ksnap-verify /tmp/e2e.tsv > /tmp/verify.out 2>&1; echo $?)
-	echo "kind=e2e period_us=$p cols=16 seconds=$t ok=$ok taken=$(stat_of taken) lost=$(stat_of lost) missed=$(stat_of missed) read_max_ns=$(stat_of read_max_ns) lateness_max_ns=$(stat_of lateness_max_ns) ksnapd_status=$kst verify_status=$ver bytes=$(wc -c < /tmp/e2e.tsv)" >> $RAW
-	sed 's/^/e2e ksnapd: /' /tmp/e2e.log >> /out/e2e.log
-	sed 's/^/e2e verify: /' /tmp/verify.out | tail -3 >> /out/e2e.log
-	rmmod ksnap
-	rm -f /tmp/e2e.tsv
-	log "e2e period=$p ok=$ok after ${t}s"
-	[ $ok = 1 ] || break
-done
+fi
 cat $RAW

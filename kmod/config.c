@@ -353,3 +353,13 @@ int ksnap_config_check_period(unsigned int period_us)
 			   period_us, KSNAP_PERIOD_US_MIN, KSNAP_PERIOD_US_MAX);
 	return -EINVAL;
 }
+
+/* 0, or -EINVAL with one log line. */
+int ksnap_config_check_wake_ms(unsigned int wake_ms)
+{
+	if (wake_ms >= KSNAP_WAKE_MS_MIN && wake_ms <= KSNAP_WAKE_MS_MAX)
+		return 0;
+	pr_err_ratelimited("wake_ms: %u is out of range: use %u..%u milliseconds\n",
+			   wake_ms, KSNAP_WAKE_MS_MIN, KSNAP_WAKE_MS_MAX);
+	return -EINVAL;
+}

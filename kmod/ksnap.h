@@ -167,6 +167,7 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 					const struct ksnap_config *prev);
 void ksnap_config_free(const struct ksnap_config *cfg);
 int ksnap_config_check_period(unsigned int period_us);
+int ksnap_config_check_wake_ms(unsigned int wake_ms);
 
 /*
  * sampler.c: the state of a running collection.  Set at start, in process
@@ -218,6 +219,7 @@ struct ksnap {
 	 */
 	DECLARE_BITMAP(gone_logged, KSNAP_MAX_CGROUPS);
 	u64 period_ns;
+	unsigned int wake_ms;	/* wake_ms=: set only while stopped */
 	u32 reader_session;	/* open() count; ctrl->reader_session */
 	u32 reader_done_base;	/* ctrl->reader_done_base */
 	bool overwrite;		/* overflow=overwrite; set only while stopped */

@@ -33,6 +33,11 @@ module_param(ring_kb, uint, 0444);
 MODULE_PARM_DESC(ring_kb,
 		 "record region size, KiB, rounded up to whole pages (64..262144, default 1024)");
 
+static unsigned int wake_ms = KSNAP_WAKE_MS_DEFAULT;
+module_param(wake_ms, uint, 0444);
+MODULE_PARM_DESC(wake_ms,
+		 "wake a sleeping reader once this much time of records is unread, or a quarter of the ring if that comes first, milliseconds (1..10000, default 100)");
+
 static char *overflow = "drop";
 module_param(overflow, charp, 0444);
 MODULE_PARM_DESC(overflow,
@@ -70,6 +75,10 @@ static int __init ksnap_init(void)
 	if (ret)
 		return ret;
 	ks->period_ns = (u64)period_us * NSEC_PER_USEC;
+	ret = ksnap_config_check_wake_ms(wake_ms);
+	if (ret)
+		return ret;
+	ks->wake_ms = wake_ms;
 	ret = ksnap_parse_overflow(overflow, &ks->overwrite);
 	if (ret) {
 		pr_err("overflow: '%*pE' is not drop or overwrite\n",

@@ -17,9 +17,6 @@
 #include "ksnap_abi.h"
 #include "ring.h"
 
-/* Wake a sleeping reader at most every this much sampled time. */
-#define KSNAP_WAKE_NS	(100 * NSEC_PER_MSEC)
-
 /**
  * ksnap_layout_init() - compute the fixed regions of the device
  * @l: filled on success
@@ -120,11 +117,13 @@ u64 ksnap_ring_used_since(u64 head, u64 tail, u64 start, u32 nr_records,
 
 /*
  * Unread records at which a sleeping reader is woken: a quarter of the ring,
- * or about KSNAP_WAKE_NS of samples, whichever is fewer; at least one.
+ * or about @wake_ns of samples (wake_ms=), whichever is fewer; at least one.
+ * A record thus waits at most @wake_ns (and a quarter ring's time) in the
+ * ring before its reader is woken.
  */
-u32 ksnap_ring_wake_mark(u32 nr_records, u64 period_ns)
+u32 ksnap_ring_wake_mark(u32 nr_records, u64 period_ns, u64 wake_ns)
 {
-	u64 by_time = period_ns ? div64_u64(KSNAP_WAKE_NS, period_ns) : 1;
+	u64 by_time = period_ns ? div64_u64(wake_ns, period_ns) : 1;
 	u64 mark = min_t(u64, nr_records / 4, by_time);
 
 	return max_t(u64, mark, 1);

@@ -17,6 +17,14 @@
 #define KSNAP_RING_KB_MAX	262144
 #define KSNAP_RING_KB_DEFAULT	1024
 
+/*
+ * wake_ms= : a sleeping reader is woken once this much time of records is
+ * unread (or a quarter of the ring, whichever comes first), milliseconds.
+ */
+#define KSNAP_WAKE_MS_MIN	1
+#define KSNAP_WAKE_MS_MAX	10000
+#define KSNAP_WAKE_MS_DEFAULT	100
+
 /* Region offsets and sizes, fixed at load time (see ksnap_abi.h). */
 struct ksnap_layout {
 	u32 page_size;
@@ -44,7 +52,7 @@ enum ksnap_tail ksnap_ring_check_tail(u64 head, u64 tail, u32 nr_records);
 u64 ksnap_ring_used(u64 head, u64 tail, u32 nr_records, bool *bad_tail);
 u64 ksnap_ring_used_since(u64 head, u64 tail, u64 start, u32 nr_records,
 			  bool *bad_tail);
-u32 ksnap_ring_wake_mark(u32 nr_records, u64 period_ns);
+u32 ksnap_ring_wake_mark(u32 nr_records, u64 period_ns, u64 wake_ns);
 
 void *ksnap_ring_alloc(const struct ksnap_layout *l);
 void ksnap_ring_free(void *ring);

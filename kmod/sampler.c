@@ -314,7 +314,8 @@ static void ksnap_run_reset(struct ksnap *ks)
 
 	memset(run, 0, sizeof(*run));
 	run->start_position = READ_ONCE(ks->ctrl->head);
-	run->wake_mark = ksnap_ring_wake_mark(cfg->nr_records, ks->period_ns);
+	run->wake_mark = ksnap_ring_wake_mark(cfg->nr_records, ks->period_ns,
+					      (u64)ks->wake_ms * NSEC_PER_MSEC);
 	for (i = 0; i < cfg->nr_cgroups; i++)
 		if (ksnap_cgroup_dying(&cfg->cgroups[i]))
 			set_bit(i, run->gone);

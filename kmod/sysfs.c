@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/ksnap/: enable, metrics, cgroups, period_us, overflow, cpu,
- * stats, plan, available_metrics.  ks->lock serialises every store.
+ * /sys/kernel/ksnap/: enable, metrics, cgroups, period_us, wake_ms, overflow,
+ * cpu, stats, plan, available_metrics.  ks->lock serialises every store.
  */
 #include <linux/cpu.h>
 #include <linux/err.h>
@@ -225,6 +225,39 @@ static ssize_t period_us_store(struct kobject *kobj,
 	return ret ?: count;
 }
 
+static ssize_t wake_ms_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(ksnap_sysfs_dev->wake_ms));
+}
+
+/* Digits only, in range, while stopped: the next start's wake mark. */
+static ssize_t wake_ms_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct ksnap *ks = ksnap_sysfs_dev;
+	unsigned int ms;
+	int ret;
+
+	if (ksnap_store_text("wake_ms", buf, count))
+		return -EINVAL;
+	if (ksnap_parse_uint(buf, &ms)) {
+		pr_err_ratelimited("wake_ms: '%*pE' is not a number of milliseconds (%u..%u)\n",
+				   ksnap_log_len(buf), buf, KSNAP_WAKE_MS_MIN,
+				   KSNAP_WAKE_MS_MAX);
+		return -EINVAL;
+	}
+	ret = ksnap_config_check_wake_ms(ms);
+	if (ret)
+		return ret;
+	mutex_lock(&ks->lock);
+	ret = ksnap_require_stopped(ks, "wake_ms");
+	if (!ret)
+		WRITE_ONCE(ks->wake_ms, ms);
+	mutex_unlock(&ks->lock);
+	return ret ?: count;
+}
+
 static ssize_t overflow_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
@@ -389,6 +422,7 @@ static struct kobj_attribute ksnap_attr_enable = __ATTR_RW(enable);
 static struct kobj_attribute ksnap_attr_metrics = __ATTR_RW(metrics);
 static struct kobj_attribute ksnap_attr_cgroups = __ATTR_RW(cgroups);
 static struct kobj_attribute ksnap_attr_period_us = __ATTR_RW(period_us);
+static struct kobj_attribute ksnap_attr_wake_ms = __ATTR_RW(wake_ms);
 static struct kobj_attribute ksnap_attr_overflow = __ATTR_RW(overflow);
 static struct kobj_attribute ksnap_attr_stats = __ATTR_RO(stats);
 static struct kobj_attribute ksnap_attr_cpu = __ATTR_RW(cpu);
@@ -399,6 +433,7 @@ static struct attribute *ksnap_attrs[] = {
 	&ksnap_attr_metrics.attr,
 	&ksnap_attr_cgroups.attr,
 	&ksnap_attr_period_us.attr,
+	&ksnap_attr_wake_ms.attr,
 	&ksnap_attr_overflow.attr,
 	&ksnap_attr_stats.attr,
 	&ksnap_attr_cpu.attr,

@@ -115,7 +115,7 @@ check "misaligned: the whole device read-only still maps" ok "$(guestprobe map 0
 # --- 4. unprivileged users ------------------------------------------------------------
 
 check "unprivileged: opening /dev/ksnap as uid 65534 is EACCES" EACCES "$(guestprobe as 65534 guestprobe open)"
-for k in enable metrics cgroups period_us overflow; do
+for k in enable metrics cgroups period_us wake_ms overflow; do
 	check_in "unprivileged: writing $k as uid 65534 is refused" "$(guestprobe as 65534 guestprobe write $KSNAP_SYS/$k 1)" EACCES EPERM
 done
 check "unprivileged: enable still reads 0" 0 "$(cat $KSNAP_SYS/enable)"
@@ -128,7 +128,7 @@ check "unprivileged: stats stay readable" 0 $?
 # --- 5. every knob fed garbage ----------------------------------------------------------
 
 state() {
-	for k in enable metrics cgroups period_us overflow; do
+	for k in enable metrics cgroups period_us wake_ms overflow; do
 		printf '%s=%s;' $k "$(cat $KSNAP_SYS/$k 2>&1)"
 	done
 	grep -e '^generation' -e '^state' -e '^taken' $KSNAP_SYS/stats | tr '\n' ';'
@@ -163,9 +163,10 @@ garbage() {
 	[ "$(cat $KSNAP_SYS/enable)" = 1 ] && enable 0 > /dev/null
 }
 
-for knob in enable period_us overflow metrics cgroups; do
+for knob in enable period_us wake_ms overflow metrics cgroups; do
 	garbage $knob "a zero-length write" hex ""
-	if [ $knob = enable ] || [ $knob = period_us ] || [ $knob = overflow ]; then
+	if [ $knob = enable ] || [ $knob = period_us ] || [ $knob = wake_ms ] ||
+		[ $knob = overflow ]; then
 		garbage $knob "an empty line" write ""
 		garbage $knob "whitespace" write "   "
 		garbage $knob "a tab" hex "09"
@@ -195,6 +196,10 @@ garbage overflow "upper case" write "DROP"
 garbage period_us "several values" write "500 600"
 garbage period_us "a number and junk" write "500abc"
 garbage period_us "a hex number" write "0x1f4"
+garbage wake_ms "zero" write "0"
+garbage wake_ms "above the range (10001)" write "10001"
+garbage wake_ms "a leading zero" write "0100"
+garbage wake_ms "a number and junk" write "100ms"
 garbage metrics "several values separated by spaces" write "pgfault pgmajfault"
 garbage metrics "an empty element" write "pgfault,,pgmajfault"
 garbage metrics "a trailing comma" write "pgfault,"
@@ -256,7 +261,8 @@ for p in "period_us=-1" "period_us=18446744073709551616" "period_us=1000abc" \
 	"period_us=" "ring_kb=-64" "ring_kb=99999999999999999999" \
 	"metrics=$(printf '\303\251\377')" "metrics=$(printf '%05000d' 0)" \
 	"metrics=pgfault,nosuch" "cgroups=/ksnapabuse/../.." \
-	"overflow=" "overflow=lap" "overflow=drop,overwrite"; do
+	"overflow=" "overflow=lap" "overflow=drop,overwrite" \
+	"wake_ms=0" "wake_ms=10001" "wake_ms=-1"; do
 	e=$(guestprobe load "$KO" "$p")
 	short=$(printf '%s' "$p" | cut -c1-40)
 	if [ "$e" != ok ]; then

@@ -14,6 +14,8 @@
 #                    the collection left running
 #   load             --load=period_us=500 with the module not loaded
 #   wait             ksnapd started before the module: waits, then attaches
+#   wake_ms          ksnapd is woken once per wake_ms of records (stats
+#                    wakeups), at the load's value and at a knob's
 # Everything ksnapd wrote (and what ksnap-verify said, *.verify) is left in
 # /out.
 TEST=ksnapd
@@ -451,6 +453,58 @@ else
 	fail "wait: module loads" "modprobe status 0" "failure"
 	kill -TERM $kpid
 	wait_pid $kpid $WAIT_S
+fi
+
+# --- 8. wake_ms: the reader is woken once per wake_ms of records ----------------
+
+# wakeups_within NAME MS: after a collection at PERIOD_US read by ksnapd, the
+# kernel's wake-ups are about taken / (MS of records): at most one per MS
+# of records (and two more), at least one per 2 MS (ksnapd drains all it
+# finds when woken, so the count restarts near zero each time).
+wakeups_within() {
+	st=$KSNAP_SYS/stats
+	taken=$(awk '$1 == "taken" { print $2 }' $st)
+	wakes=$(awk '$1 == "wakeups" { print $2 }' $st)
+	mark=$(($2 * 1000 / PERIOD_US))
+	info "$1: taken $taken, wakeups $wakes, mark $mark records"
+	lo=$((taken / mark / 2)) hi=$((taken / mark + 2))
+	if [ "${wakes:-x}" -ge $lo ] 2>/dev/null && [ "$wakes" -le $hi ]; then
+		pass "$1: wake-ups $wakes within $lo..$hi"
+	else
+		fail "$1: wake-ups within $lo..$hi" "$lo..$hi" "'$wakes'"
+	fi
+}
+
+# wake_run NAME [busy]: ksnapd reads a 3 s collection; with busy, a
+# wake_ms write while it runs is refused.
+wake_run() {
+	ksnapd --once -o /out/$1.tsv 2> /out/$1.err &
+	kpid=$!
+	sleep 1
+	check "$1: writing 1 to enable starts a collection" ok "$(start_retry)"
+	[ "${2:-}" = busy ] &&
+		check "$1: a wake_ms write while running is EBUSY" EBUSY \
+			"$(guestprobe write $KSNAP_SYS/wake_ms 100)"
+	sleep 3
+	check "$1: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $kpid 30
+	check "$1: ksnapd exits 0" 0 $?
+}
+
+if load wake_ms=20; then
+	check "wake_ms: the parameter reads back" 20 "$(cat $KSNAP_SYS/wake_ms)"
+	wake_run wake20
+	wakeups_within wake20 20
+	check "wake_ms: 0 is EINVAL" EINVAL "$(guestprobe write $KSNAP_SYS/wake_ms 0)"
+	check "wake_ms: 10001 is EINVAL" EINVAL "$(guestprobe write $KSNAP_SYS/wake_ms 10001)"
+	check "wake_ms: 500 is taken while stopped" ok "$(guestprobe write $KSNAP_SYS/wake_ms 500)"
+	check "wake_ms: reads 500" 500 "$(cat $KSNAP_SYS/wake_ms)"
+	wake_run wake500 busy
+	check "wake_ms: still 500 after the refused write" 500 "$(cat $KSNAP_SYS/wake_ms)"
+	wakeups_within wake500 500
+	unload
+else
+	fail "wake_ms: module loads with wake_ms=20" "modprobe status 0" "failure"
 fi
 
 finish

@@ -263,16 +263,37 @@ static void ksnap_ring_tail_since_start(struct kunit *test)
 
 static void ksnap_ring_wake_marks(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1024, 1000000), 100U,
-			    "1 ms period: 100 ms of records");
-	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1024, 10000), 256U,
-			    "10 us period: a quarter ring");
-	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(4, 1000000000), 1U,
-			    "1 s period: every record");
-	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(2, 1000), 1U,
+	const u64 ms100 = 100 * NSEC_PER_MSEC;
+
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1024, 1000000, ms100),
+			    100U, "1 ms period: 100 ms of records");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1024, 10000, ms100),
+			    256U, "10 us period: a quarter ring");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(4, 1000000000, ms100),
+			    1U, "1 s period: every record");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(2, 1000, ms100), 1U,
 			    "tiny ring: at least one");
-	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1024, 0), 1U,
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1024, 0, ms100), 1U,
 			    "no period: at least one");
+}
+
+/* wake_ms= sets the time part of the mark; the quarter ring still caps it. */
+static void ksnap_ring_wake_marks_by_wake_ms(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1 << 20, 1000,
+						       NSEC_PER_MSEC),
+			    1000U, "1 ms at 1 MHz: 1000 records");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(1 << 20, 100000,
+						       10 * NSEC_PER_SEC),
+			    100000U, "10 s at 10 kHz: 100000 records");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(4096, 100000,
+						       10 * NSEC_PER_SEC),
+			    1024U, "10 s at 10 kHz, small ring: a quarter");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(4096, 10 * NSEC_PER_MSEC,
+						       NSEC_PER_MSEC),
+			    1U, "1 ms at 100 Hz: every record");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ring_wake_mark(4096, 1000000, 0), 1U,
+			    "no time: every record");
 }
 
 static struct kunit_case ksnap_ring_cases[] = {
@@ -287,6 +308,7 @@ static struct kunit_case ksnap_ring_cases[] = {
 	KUNIT_CASE_PARAM(ksnap_ring_tail, ksnap_tail_gen_params),
 	KUNIT_CASE_PARAM(ksnap_ring_tail_since_start, ksnap_since_gen_params),
 	KUNIT_CASE(ksnap_ring_wake_marks),
+	KUNIT_CASE(ksnap_ring_wake_marks_by_wake_ms),
 	{}
 };
 

@@ -100,6 +100,7 @@ static struct ksnap_fixture *ksnap_fixture(struct kunit *test,
 	ks->data = ks->ring + (size_t)ks->layout.data_pgoff * PAGE_SIZE;
 	mutex_init(&ks->lock);
 	ks->period_ns = NSEC_PER_MSEC;
+	ks->wake_ms = KSNAP_WAKE_MS_DEFAULT;
 	ks->cpu = -1;
 	raw_spin_lock_init(&ks->cpus.lock);
 	INIT_WORK(&ks->cpus.fold_work, ksnap_cpus_fold_fn);
