@@ -3,7 +3,7 @@
 
 .PHONY: all setup debug-kernel modules modules-all modules-debug tools unit \
 	plot-check fuzz kunit guest-tests check demo bench style sparse install \
-	clean
+	clean deb system-tests
 
 # The kernel `make` builds ksnap.ko for, and the kernels `make check`
 # tests (scripts/kernel --list): 6.1 is Debian 12's, installed by
@@ -73,6 +73,19 @@ debug-kernel:
 check: setup
 	scripts/check
 
+# The Debian packages ksnap-dkms and ksnapd in build/deb/
+# (dpkg-buildpackage -us -uc -b in a copy of the tree, then lintian)
+deb:
+	scripts/system-deb
+
+# The packages installed with apt-get into real Debian 12 and 13 systems
+# (root filesystems made with debootstrap, cached; DKMS builds the module
+# in a chroot of each) and booted with systemd: the unit, the module's
+# options, the stream through journald, restart, purge, upgrade, and a
+# kernel upgrade on Debian 12 (tests/system/run)
+system-tests: deb
+	tests/system/run
+
 demo: setup
 	$(MAKE) all
 	scripts/demo
@@ -107,7 +120,8 @@ sparse:
 	done
 
 # On a real machine: the module for the running kernel is installed by hand
-# (see README); this installs the userspace parts.
+# (see README); this installs the userspace parts.  The Debian packages
+# (make deb) are the other way, with DKMS.
 PREFIX ?= /usr/local
 install: tools
 	install -D -m 0755 build/bin/ksnapd $(DESTDIR)$(PREFIX)/sbin/ksnapd
@@ -116,7 +130,9 @@ install: tools
 	install -D -m 0644 userspace/ksnapd.8 $(DESTDIR)$(PREFIX)/share/man/man8/ksnapd.8
 	install -D -m 0644 userspace/ksnap-verify.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-verify.1
 	install -D -m 0644 userspace/ksnap-plot.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-plot.1
-	install -D -m 0644 userspace/ksnapd.service $(DESTDIR)/etc/systemd/system/ksnapd.service
+	install -d $(DESTDIR)/etc/systemd/system
+	sed 's|/usr/sbin/ksnapd|$(PREFIX)/sbin/ksnapd|' userspace/ksnapd.service \
+		> $(DESTDIR)/etc/systemd/system/ksnapd.service
 
 clean:
 	rm -rf build
