@@ -25,6 +25,18 @@ static int address(struct sockaddr_un *a, const char *path)
 	return 0;
 }
 
+/* The default path's directory, made if missing; any other path's is not. */
+static int make_default_dir(const char *path)
+{
+	static const char dir[] = "/run/ksnapd";
+	int ret;
+
+	if (strcmp(path, KSNAPD_CONTROL_PATH))
+		return 0;
+	ret = ksnap_sys_mkdir(dir, 0700);
+	return ret == -EEXIST ? 0 : ret;
+}
+
 int ctlsrv_open(struct ctlsrv *s, const char *path, char *err, size_t len)
 {
 	struct sockaddr_un a;
@@ -37,6 +49,11 @@ int ctlsrv_open(struct ctlsrv *s, const char *path, char *err, size_t len)
 		return ret;
 	}
 	snprintf(s->path, sizeof(s->path), "%s", path);
+	ret = make_default_dir(path);
+	if (ret) {
+		snprintf(err, len, "/run/ksnapd: %s", strerror(-ret));
+		return ret;
+	}
 	fd = ksnap_sys_socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 			      SOCK_CLOEXEC, 0);
 	if (fd < 0) {

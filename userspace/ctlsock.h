@@ -22,7 +22,12 @@
 
 #include "flight.h"
 
-#define KSNAPD_CONTROL_PATH	"/run/ksnapd.sock"
+/*
+ * In a directory of its own, which ksnapd makes (0700) if it is missing,
+ * so that systemd's RuntimeDirectory=ksnapd can give a sandboxed daemon
+ * (ProtectSystem=strict) a writable place for it.
+ */
+#define KSNAPD_CONTROL_PATH	"/run/ksnapd/ksnapd.sock"
 
 struct ctlsrv {
 	int fd;			/* listening, non-blocking; -1: none */

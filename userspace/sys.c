@@ -160,6 +160,11 @@ int ksnap_sys_unlink(const char *path)
 	return unlink(path) < 0 ? -errno : 0;
 }
 
+int ksnap_sys_mkdir(const char *path, mode_t mode)
+{
+	return mkdir(path, mode) < 0 ? -errno : 0;
+}
+
 int ksnap_sys_chmod(const char *path, mode_t mode)
 {
 	return chmod(path, mode) < 0 ? -errno : 0;

@@ -46,6 +46,7 @@ int ksnap_sys_setsockopt(int fd, int level, int name, const void *val,
 			 socklen_t len);
 int ksnap_sys_unlink(const char *path);
 int ksnap_sys_chmod(const char *path, mode_t mode);
+int ksnap_sys_mkdir(const char *path, mode_t mode);
 int ksnap_sys_nanosleep(uint64_t ns);
 
 #endif /* KSNAP_SYS_H */
