@@ -49,10 +49,11 @@ ksnapd_journal() { # CURSOR
 streams_ended() { # CURSOR N
 	[ "$(ksnapd_journal "$1" | grep -c "^GVISOR_METRICS	ADLER32	")" -ge "$2" ]
 }
-# The last entry of ksnapd after CURSOR is a row (the stream flows).
+# A row of ksnapd's reached the journal after CURSOR (the stream flows).
+# Not "the last entry is a row": each flush ends with an empty line, which
+# journald keeps as an entry of its own.
 rows_flowing() { # CURSOR
-	journalctl -u ksnapd --after-cursor="$1" -n 1 -o cat --no-pager |
-		grep -q "^GVISOR_METRICS	[0-9]"
+	ksnapd_journal "$1" | grep -q "^GVISOR_METRICS	[0-9]"
 }
 # journald's count of ksnapd's messages it dropped after CURSOR.
 journal_dropped() { # CURSOR
