@@ -29,9 +29,10 @@ PREFIX=$(printf 'GVISOR_METRICS\t')
 
 # --- helpers -----------------------------------------------------------------
 
-# wait_for SECONDS CONDITION: poll the shell CONDITION every 50 ms until it
-# holds (status 0) or SECONDS pass (status 1).
-wait_for() {
+# wait_sh SECONDS CONDITION: poll the shell CONDITION every 50 ms until it
+# holds (status 0) or SECONDS pass (status 1).  (Not lib.sh's wait_for,
+# which wait_pid uses, with other arguments.)
+wait_sh() {
 	_left=$(($1 * 20))
 	while ! eval "$2"; do
 		[ $_left -le 0 ] && return 1
@@ -150,7 +151,7 @@ ksnapd -o /out/flight.tsv --dump-dir $DUMPS \
 	--trigger 'faults: rate(pgfault, 100ms) > 3000/s for 5ms pre 100ms post 100ms cooldown 1m' \
 	2> /out/daemon.err &
 kpid=$!
-wait_for 10 attached
+wait_sh 10 attached
 check "ksnapd with rules attaches to the device" yes "$(attached && echo yes || echo no)"
 check "a collection starts" ok "$(enable 1)"
 sleep 1
@@ -158,14 +159,14 @@ sleep 1
 # stays flat for the spike's pre window).
 spike faults 8 2 > /out/faults.out
 info "$(cat /out/faults.out)"
-wait_for 10 'events firing | grep -q "\"rule\":\"faults\""'
+wait_sh 10 'events firing | grep -q "\"rule\":\"faults\""'
 check "rate(): rate(pgfault) over 3000/s fires under the page-faulting workload" yes \
 	"$(events firing | grep -q '"rule":"faults"' && echo yes || echo no)"
 info "faults fired: $(events firing | grep '"rule":"faults"' | head -n 1)"
 sleep 2				# a full pre window of flat values
 in_svc spike spike 64 50 > /out/spike1.out
 info "$(cat /out/spike1.out)"
-wait_for 20 'events dump | grep -q "\"rule\":\"big\""'
+wait_sh 20 'events dump | grep -q "\"rule\":\"big\""'
 check "spike: the dump of rule big is written (event dump)" 1 "$(events dump | grep -c '"rule":"big"')"
 
 dump=$(events dump | grep '"rule":"big"' | sed -n 's/.*"path":"\([^"]*\)".*/\1/p')
@@ -212,7 +213,7 @@ fi
 
 # --- cooldown: a second spike within big's 5 min cooldown -----------------------
 in_svc spike spike 64 50 > /out/spike2.out
-wait_for 10 'events suppressed | grep -q "\"rule\":\"big\""'
+wait_sh 10 'events suppressed | grep -q "\"rule\":\"big\""'
 check "cooldown: the second spike is suppressed once (event suppressed, reason cooldown)" 1 \
 	"$(events suppressed | grep '"rule":"big"' | grep -c '"reason":"cooldown"')"
 check "cooldown: no second dump of big" 1 "$(ls $DUMPS | grep -c '^big-')"
@@ -286,7 +287,7 @@ check_slice "slice -1s,+1s" /out/slice-wait.tsv
 # it resumes where that one stopped reading (FILE.resumed.1).
 ksnapd --once -o /out/after.tsv 2> /out/after.err &
 kpid=$!
-wait_for 10 attached
+wait_sh 10 attached
 check "a daemon after the slices attaches" yes "$(attached && echo yes || echo no)"
 check "and the collection still runs: it stops now" ok "$(enable 0)"
 wait_pid $kpid 30
