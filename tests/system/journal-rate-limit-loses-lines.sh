@@ -67,11 +67,9 @@ if end_collection "rate-limited" "$c" 1 $out; then
 	fi
 	check "its missing count is what ksnapd wrote (STATS) less what the journal holds" \
 		"$((total - journal_rows))" "$missing"
-	if [ "$dropped" -ge "${missing:-0}" ]; then
-		pass "journald's own count of dropped lines ($dropped) covers the missing rows ($missing)"
-	else
-		fail "journald's own count of dropped lines covers the missing rows" ">= $missing" "$dropped"
-	fi
+	# journald reports a window's drops only when the next 30 s window
+	# opens, so its count lags the loss: a figure, not a check.
+	info "journald's own count of dropped lines so far: $dropped (ksnap-verify: $missing rows missing)"
 	if id=$(identity $out.tsv); then pass "STATS identity (the loss is journald's, not the module's): $id"; else fail "STATS identity adds up" "taken = rows + counted" "$id"; fi
 	figure "verify-ratelimited" "exit $verify_status: $(tail -n 1 $out.verify | sed 's/^[^:]*: //')"
 	figure "journald-dropped" "$dropped lines of a 2 kHz stream of $total rows, $(( $(date +%s) - t0 )) s"
