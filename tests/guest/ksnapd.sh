@@ -480,8 +480,9 @@ wakeups_within() {
 wake_run() {
 	ksnapd --once -o /out/$1.tsv 2> /out/$1.err &
 	kpid=$!
-	sleep 1
-	check "$1: writing 1 to enable starts a collection" ok "$(start_retry)"
+	wait_attached
+	start_retry
+	check "$1: writing 1 to enable starts a collection" ok "$started"
 	[ "${2:-}" = busy ] &&
 		check "$1: a wake_ms write while running is EBUSY" EBUSY \
 			"$(guestprobe write $KSNAP_SYS/wake_ms 100)"
