@@ -16,7 +16,7 @@ grep -q '^AUTOINSTALL="yes"' /usr/src/ksnap-$ver/dkms.conf &&
 info "dkms status: $(dkms status ksnap 2>&1 | tr '\n' ';')"
 for k in ${*:-$(ls /lib/modules)}; do
 	[ -e /lib/modules/$k/build ] || continue
-	ko=/lib/modules/$k/updates/dkms/ksnap.ko
+	ko=$(dkms_ko $k)
 	if [ ! -f $ko ]; then
 		fail "DKMS installed ksnap.ko for $k" "$ko" "no file"
 		continue
@@ -29,7 +29,7 @@ for k in ${*:-$(ls /lib/modules)}; do
 	# The kernel's compiler (its config's CONFIG_CC_VERSION_TEXT) built
 	# the module too: gcc-12 on Debian 12, gcc-14 on Debian 13.
 	kcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' /boot/config-$k)
-	mcc=$(readelf -p .comment $ko 2>/dev/null | sed -n 's/.*\(GCC: .*\)/\1/p' | sort -u | head -1)
+	mcc=$(readelf -p .comment "$(ko_elf $ko)" 2>/dev/null | sed -n 's/.*\(GCC: .*\)/\1/p' | sort -u | head -1)
 	kver=$(echo "$kcc" | sed 's/^[^ ]* //')
 	case "$mcc" in
 	*"$kver"*) pass "ksnap.ko for $k was built by the kernel's compiler ($kcc)" ;;

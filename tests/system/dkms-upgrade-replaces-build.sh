@@ -24,7 +24,7 @@ check "ksnap-dkms $new is installed" "$new" "$(dpkg-query -W -f '${Version}' ksn
 check "dkms status lists ksnap $new only" "" "$(dkms status ksnap 2>&1 | grep -v "^ksnap/$new")"
 for k in $(ls /lib/modules); do
 	[ -e /lib/modules/$k/build ] || continue
-	ko=/lib/modules/$k/updates/dkms/ksnap.ko
+	ko=$(dkms_ko $k)
 	dkms status ksnap/$new -k $k 2>/dev/null | grep -q ': installed' &&
 		pass "ksnap/$new is installed for $k" ||
 		fail "ksnap/$new is installed for $k" "installed" "$(dkms status ksnap/$new -k $k 2>&1)"

@@ -4,7 +4,7 @@
 TEST=second-install-changes-nothing
 . /guest/tests/syslib.sh
 state() {
-	ls -l --time-style=+%s.%N /lib/modules/*/updates/dkms/ksnap.ko /var/lib/dkms/ksnap/*/*/*/log/make.log 2>&1
+	ls -l --time-style=+%s.%N /lib/modules/*/updates/dkms/ksnap.ko* /var/lib/dkms/ksnap/*/*/*/log/make.log 2>&1
 	dkms status ksnap 2>&1
 	dpkg-query -W ksnap-dkms ksnapd 2>&1
 }

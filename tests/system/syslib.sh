@@ -64,6 +64,27 @@ journal_dropped() { # CURSOR
 		     END { if (mine) sum += n; print sum + 0 }'
 }
 
+# The ksnap.ko DKMS installed for kernel K: Debian 13's DKMS compresses it
+# as the kernel's modules are (ksnap.ko.xz), Debian 12's does not.
+dkms_ko() { # K
+	for _f in /lib/modules/$1/updates/dkms/ksnap.ko /lib/modules/$1/updates/dkms/ksnap.ko.xz \
+		/lib/modules/$1/updates/dkms/ksnap.ko.zst /lib/modules/$1/updates/dkms/ksnap.ko.gz; do
+		[ -f "$_f" ] && { echo "$_f"; return 0; }
+	done
+	echo /lib/modules/$1/updates/dkms/ksnap.ko
+	return 1
+}
+# An uncompressed copy of module KO (for readelf), in /tmp.
+ko_elf() { # KO
+	case "$1" in
+	*.xz) xz -dc "$1" > /tmp/ksnap-elf.ko ;;
+	*.zst) zstd -qdc "$1" > /tmp/ksnap-elf.ko ;;
+	*.gz) gzip -dc "$1" > /tmp/ksnap-elf.ko ;;
+	*) cp "$1" /tmp/ksnap-elf.ko ;;
+	esac
+	echo /tmp/ksnap-elf.ko
+}
+
 ksnapd_pid() {
 	systemctl show -p MainPID --value ksnapd
 }
@@ -140,12 +161,15 @@ end_collection() { # WHAT CURSOR N OUT
 # Every path (with its type) where a package can put something or leave
 # something behind: /etc, /usr (with /usr/lib/modules and the units),
 # DKMS's tree, dpkg's database of package files and the units' enablement
-# state.  The harness's own files are left out.
+# state.  The harness's own files are left out, and so is /etc/.updated,
+# systemd-update-done's stamp of the first boot after /usr changed (Debian
+# 13), which no package owns.
 file_list() { # OUT
 	find /etc /usr /var/lib/dkms /var/lib/dpkg/info \
 		/var/lib/systemd/deb-systemd-helper-enabled \
 		/var/lib/systemd/deb-systemd-helper-masked \
-		-xdev -printf '%y %p\n' 2>/dev/null | LC_ALL=C sort > "$1"
+		-xdev -printf '%y %p\n' 2>/dev/null | grep -v '^f /etc/\.updated$' |
+		LC_ALL=C sort > "$1"
 }
 
 # A 1 kHz collection through the journal that ksnapd is restarted in the
