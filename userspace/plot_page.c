@@ -347,10 +347,14 @@ static void stats_text(struct out *o, const struct plot_stream *s)
 	}
 	puts_(o, "<p>STATS: period ");
 	duration(o, st->rate);
-	say(o, ", %" PRIu64 " snapshots over %.3f s; capture %.2f%% of the "
-	    "expected; lateness %.2f%% and read time %.2f%% of the period "
-	    "on average", st->total, (double)c->dur / 1e9, c->rate * 100.0,
-	    c->late_pct, c->read_pct);
+	say(o, ", %" PRIu64 " snapshots over %.3f s; ", st->total,
+	    (double)c->dur / 1e9);
+	if (c->judged)
+		say(o, "capture %.2f%% of the expected; ", c->rate * 100.0);
+	else
+		puts_(o, "capture not judged (the STATS span no time); ");
+	say(o, "lateness %.2f%% and read time %.2f%% of the period on "
+	    "average", c->late_pct, c->read_pct);
 	if (st->has_lost || st->has_missed)
 		say(o, "; %" PRIu64 " snapshots lost (ring full), %" PRIu64
 		    " periods missed", st->lost, st->missed);

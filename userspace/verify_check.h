@@ -257,10 +257,11 @@ struct ksv_capture {
 	uint64_t expected, seen;	/* snapshots; seen counts the ones
 					 * an earlier reader read */
 	double rate;			/* seen / expected (0: none expected) */
+	bool judged;			/* expected > 0: STATS span some time */
 	uint64_t late_avg, read_avg;	/* ns per row */
 	double late_pct, read_pct;	/* of the period */
 	double backoff_pct;		/* of the duration */
-	bool warn_capture;		/* below 99% */
+	bool warn_capture;		/* judged and below 99% */
 	bool warn_late, warn_read;	/* above 10% of the period */
 	bool warn_backoff;		/* above 5% */
 };

@@ -129,13 +129,14 @@ void ksv_stats_capture(const struct ksv_stats *st, struct ksv_capture *c)
 	c->seen = st->total + st->first_position;
 	if (c->seen == c->expected + 1)
 		c->expected = c->seen;
-	c->rate = c->expected ? (double)c->seen / (double)c->expected : 0;
+	c->judged = c->expected > 0;
+	c->rate = c->judged ? (double)c->seen / (double)c->expected : 0;
 	c->late_avg = st->total ? st->sleep_err / st->total : 0;
 	c->read_avg = st->total ? st->coll_err / st->total : 0;
 	c->late_pct = pct_of(c->late_avg, st->rate);
 	c->read_pct = pct_of(c->read_avg, st->rate);
 	c->backoff_pct = pct_of(st->backoff_ns, c->dur);
-	c->warn_capture = c->rate < 0.99;
+	c->warn_capture = c->judged && c->rate < 0.99;
 	c->warn_late = c->late_pct > 10.0;
 	c->warn_read = c->read_pct > 10.0;
 	c->warn_backoff = st->backoffs && c->backoff_pct > 5.0;

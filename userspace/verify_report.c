@@ -396,10 +396,16 @@ static void report_stats(struct ksv_report *r, const struct ksv_stats *st)
 		return;
 	ksv_stats_capture(st, &c);
 	report_stats_line(r, st, c.dur);
-	say(r, "\n  capture: %" PRIu64 " of %" PRIu64 " expected snapshots "
-	    "(%.2f%%)%s%s\n", c.seen, c.expected, c.rate * 100.0,
-	    st->first_position ? ", counting the earlier reader's" : "",
-	    c.warn_capture ? "  WARNING: below 99%" : "");
+	if (c.judged)
+		say(r, "\n  capture: %" PRIu64 " of %" PRIu64 " expected "
+		    "snapshots (%.2f%%)%s%s\n", c.seen, c.expected,
+		    c.rate * 100.0,
+		    st->first_position ? ", counting the earlier reader's" : "",
+		    c.warn_capture ? "  WARNING: below 99%" : "");
+	else
+		say(r, "\n  capture: %" PRIu64 " snapshots; the STATS span no "
+		    "time, so none were expected and the capture is not "
+		    "judged\n", c.seen);
 	print_ns(r, "sleep timing error (lateness)", c.late_avg, c.late_pct,
 		 c.warn_late);
 	print_ns(r, "collection timing error (read time)", c.read_avg,
