@@ -31,34 +31,6 @@
 			s.replace(/\.?0+$/, '') : s;
 	}
 
-	/* 1536 -> "1.5 KiB" */
-	function bytes(v) {
-		var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'], i = 0;
-		var a = Math.abs(v);
-
-		while (a >= 1024 && i < u.length - 1) {
-			a /= 1024;
-			v /= 1024;
-			i++;
-		}
-		return num(v, 3) + ' ' + u[i];
-	}
-
-	/* 1500 -> "1.5k" */
-	function si(v) {
-		var u = ['', 'k', 'M', 'G', 'T', 'P', 'E'], i = 0;
-		var a = Math.abs(v);
-
-		if (a < 1000)
-			return num(v, 4);
-		while (a >= 1000 && i < u.length - 1) {
-			a /= 1000;
-			v /= 1000;
-			i++;
-		}
-		return num(v, 3) + u[i];
-	}
-
 	function duration(ns) {
 		var a = Math.abs(ns);
 
@@ -71,24 +43,103 @@
 		return num(ns, 4) + ' ns';
 	}
 
-	/* How a chart's values read: its unit, and per second if a rate. */
-	function formatter(ch) {
+	/*
+	 * Decimals that write @step exactly (to 20 places): ticks that far
+	 * apart, written with that many, never read alike.
+	 */
+	function decimals(step) {
+		var k;
+
+		if (!(step > 0) || !isFinite(step))
+			return 0;
+		for (k = 0; k < 20; k++) {
+			var x = step * Math.pow(10, k);
+
+			if (x >= 0.999999 && Math.abs(x - Math.round(x)) <= 1e-6 * x)
+				return k;
+		}
+		return 20;
+	}
+
+	/* The divisor and name of the prefix for magnitude @a. */
+	function prefix(a, base, names) {
+		var i = 0, d = 1;
+
+		while (a >= base * d && i < names.length - 1) {
+			d *= base;
+			i++;
+		}
+		return { d: d, name: names[i] };
+	}
+
+	/*
+	 * How a chart's values read: its unit, and per second if a rate.
+	 * With @scale ({max, step}: the axis' largest magnitude and its
+	 * tick step) every label shares one prefix and has the decimals the
+	 * step needs, so that ticks never read alike; without it, a value
+	 * reads on its own (the legend).
+	 */
+	function formatter(ch, scale) {
 		var per = ch.rate ? '/s' : '';
 
+		function scaled(v, base, names, sep, own) {
+			var x = prefix(scale ? scale.max : Math.abs(v), base,
+				       names);
+
+			return (scale ? (v / x.d).toFixed(decimals(scale.step / x.d)) :
+				num(v / x.d, own)) + sep + x.name;
+		}
 		switch (ch.unit) {
 		case 'bytes':
-			return function (v) { return bytes(v) + per; };
+			return function (v) {
+				return scaled(v, 1024, ['B', 'KiB', 'MiB', 'GiB',
+					      'TiB', 'PiB', 'EiB'], ' ', 3) + per;
+			};
 		case 'ns':
 			if (ch.rate)	/* ns per s: a share of the time */
 				return function (v) {
-					return num(v / 1e7, 3) + '%';
+					return (scale ? (v / 1e7).toFixed(
+						decimals(scale.step / 1e7)) :
+						num(v / 1e7, 3)) + '%';
 				};
-			return duration;
+			if (!scale)
+				return duration;
+			return function (v) {
+				return scaled(v, 1000, ['ns', '\u00b5s', 'ms',
+					      's'], ' ', 4);
+			};
 		case 'pages':
-			return function (v) { return si(v) + ' pages' + per; };
+			return function (v) {
+				return scaled(v, 1000, ['', 'k', 'M', 'G', 'T',
+					      'P', 'E'], '', 4) + ' pages' + per;
+			};
 		default:
-			return function (v) { return si(v) + per; };
+			return function (v) {
+				return scaled(v, 1000, ['', 'k', 'M', 'G', 'T',
+					      'P', 'E'], '', 4) + per;
+			};
 		}
+	}
+
+	/* dygraphs' own ticks, labelled by formatter() with the step. */
+	function ticker(ch) {
+		return function (min, max, pixels, opts, g, vals) {
+			var ticks = Dygraph.numericTicks(min, max, pixels, opts,
+							 g, vals);
+			var step = Infinity, i, f;
+
+			for (i = 1; i < ticks.length; i++)
+				step = Math.min(step,
+						Math.abs(ticks[i].v - ticks[i - 1].v));
+			f = formatter(ch, {
+				max: Math.max(Math.abs(min), Math.abs(max)),
+				step: step,
+			});
+			ticks.forEach(function (t) {
+				t.label = f(t.v);
+			});
+			return ticks;
+		};
 	}
 
 	function ylabel(ch) {
@@ -199,8 +250,8 @@
 				},
 				y: {
 					valueFormatter: f,
-					axisLabelFormatter: f,
-					axisLabelWidth: 72,
+					ticker: ticker(ch),
+					axisLabelWidth: 80,
 				},
 			},
 			underlayCallback: underlay(st),

@@ -4,7 +4,8 @@
  * driven by playwright-core.  For each page: every chart div holds a
  * drawn canvas (pixels other than the background), the page says it drew
  * as many charts as it has, the console shows no error or warning, no
- * script fails, and the page asks for nothing (a request other than the
+ * script fails, no two y-axis tick labels of a chart read alike, and
+ * the page asks for nothing (a request other than the
  * page itself fails the check).  The first page's screenshot is kept.
  *
  *   node browser.mjs SCREENSHOT.png PAGE.html...
@@ -51,7 +52,10 @@ function measure() {
 				for (let i = 3; i < d.length; i += 4)
 					drawn += d[i] !== 0;
 			}
-			return { id: div.id, drawn };
+			const ticks = [...div.querySelectorAll(
+				'.dygraph-axis-label-y')].map((e) => e.textContent);
+
+			return { id: div.id, drawn, ticks };
 		}),
 	};
 }
@@ -93,6 +97,13 @@ async function check(browser, file, screenshot) {
 		problems.push(`${m.charts.length} chart divs, the page drew ${m.said}`);
 	for (const c of blank)
 		problems.push(`chart ${c.id} blank (${c.drawn} pixels drawn)`);
+	for (const c of m.charts) {
+		const same = c.ticks.filter((t, i) => c.ticks.indexOf(t) !== i);
+
+		if (same.length)
+			problems.push(`chart ${c.id}: y tick labels read alike: ` +
+				      `expected distinct labels, got ${c.ticks.join(' | ')}`);
+	}
 	if (screenshot)
 		await page.screenshot({ path: screenshot, fullPage: true });
 	await context.close();
