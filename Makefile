@@ -127,11 +127,11 @@ install: tools
 	install -D -m 0755 build/bin/ksnapd $(DESTDIR)$(PREFIX)/sbin/ksnapd
 	install -D -m 0755 build/bin/ksnap-verify $(DESTDIR)$(PREFIX)/bin/ksnap-verify
 	install -D -m 0755 build/bin/ksnap-plot $(DESTDIR)$(PREFIX)/bin/ksnap-plot
-	install -D -m 0644 userspace/ksnapd.8 $(DESTDIR)$(PREFIX)/share/man/man8/ksnapd.8
-	install -D -m 0644 userspace/ksnap-verify.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-verify.1
-	install -D -m 0644 userspace/ksnap-plot.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-plot.1
+	install -D -m 0644 man/ksnapd.8 $(DESTDIR)$(PREFIX)/share/man/man8/ksnapd.8
+	install -D -m 0644 man/ksnap-verify.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-verify.1
+	install -D -m 0644 man/ksnap-plot.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-plot.1
 	install -d $(DESTDIR)/etc/systemd/system
-	sed 's|/usr/sbin/ksnapd|$(PREFIX)/sbin/ksnapd|' userspace/ksnapd.service \
+	sed 's|/usr/sbin/ksnapd|$(PREFIX)/sbin/ksnapd|' userspace/ksnapd/ksnapd.service \
 		> $(DESTDIR)/etc/systemd/system/ksnapd.service
 
 clean:

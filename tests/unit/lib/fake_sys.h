@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Replacements for userspace/sys.c, linked with -Wl,--wrap=ksnap_sys_*.
+ * Replacements for userspace/lib/sys.c, linked with -Wl,--wrap=ksnap_sys_*.
  * By default each calls the real wrapper (__real_ksnap_sys_*); a test sets
  * fields of fake_sys to fail a call, to map a ring built in memory, to
  * capture writes, or to run code at each poll().
