@@ -20,7 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plot.h"
+#include "plot_json.h"
+#include "plot_model.h"
+#include "plot_page.h"
 #include "plot_read.h"
 /* usage_text: ksnap-plot.1 as --help prints it (gen-usage). */
 #include "ksnap-plot-usage.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "json_scan.h"
-#include "plot.h"
+#include "plot_json.h"
 
 /* The end of the value at p: a string, an object or array (nesting and
  * strings in it skipped), or a scalar token; NULL if none. */

@@ -15,7 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "plot.h"
+#include "plot_model.h"
+#include "plot_page.h"
 #include "verify_report.h"
 /* plot_page_js, plot_page_css: the page's own script and style. */
 #include "plot-assets.h"

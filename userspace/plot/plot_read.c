@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "plot_json.h"
+#include "plot_model.h"
 #include "plot_read.h"
 #include "verify_report.h"
 

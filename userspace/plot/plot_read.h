@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ksnap-plot's reader (plot_read.c): one input, walked by the shared
- * parser in streaming mode, into the model of plot.h.
+ * parser in streaming mode, into the model of plot_model.h.
  */
 #ifndef KSNAP_PLOT_READ_H
 #define KSNAP_PLOT_READ_H
 
-#include "plot.h"
+#include "plot_model.h"
 
 /*
  * Read the log buf[0, len) named name (mapped: buf is an mmap of it,

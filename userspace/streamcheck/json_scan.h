@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The two steps every flat-JSON scanner here takes (STATS in verify_data.c,
+ * The two steps every flat-JSON scanner here takes (STATS in verify_stream.c,
  * META and events in plot_json.c): over white space, and over a string.
  * No allocation, no unescaping; p..end is the text, not NUL-terminated.
  */

@@ -13,7 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verify_priv.h"
+#include "findings.h"
+#include "verify_check.h"
+#include "verify_gaps.h"
+#include "verify_lex.h"
+#include "verify_lines.h"
+#include "verify_stats.h"
+#include "verify_stream.h"
 
 struct walk {
 	const char *buf;

@@ -8,7 +8,8 @@
  */
 #include <stdlib.h>
 
-#include "verify_priv.h"
+#include "verify_gaps.h"
+#include "verify_stream.h"
 
 uint64_t ksv_slots_in(uint64_t gap, uint64_t period)
 {

@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verify_priv.h"
+#include "findings.h"
+#include "verify_gaps.h"
+#include "verify_lex.h"
+#include "verify_lines.h"
+#include "verify_stats.h"
+#include "verify_stream.h"
 
 static bool same_body(const char *a, size_t a_len, const struct ksv_line *b)
 {
@@ -468,51 +473,6 @@ static int check_row(struct ksv_stream *s, struct ksv_line *l)
 		ksv_emit(s, &f);
 	}
 	return push_row(s, l, t, at);
-}
-
-/* gVisor's key first, then the format page's _nanos spelling. */
-static bool stat2(const struct ksv_line *l, const char *k1, const char *k2,
-		  uint64_t *v)
-{
-	return ksv_json_u64(l->body, l->body_len, k1, v) ||
-	       (k2 && ksv_json_u64(l->body, l->body_len, k2, v));
-}
-
-static bool stat1(const struct ksv_line *l, const char *k, uint64_t *v)
-{
-	return ksv_json_u64(l->body, l->body_len, k, v);
-}
-
-bool ksv_parse_stats(const struct ksv_line *l, struct ksv_stats *st)
-{
-	const char *b = l->body + 6;
-	size_t n = l->body_len - 6;
-
-	memset(st, 0, sizeof(*st));
-	if (n < 2 || b[0] != '{' || b[n - 1] != '}')
-		return false;
-	if (!stat2(l, "collection_rate", "collection_rate_nanos", &st->rate) ||
-	    !stat1(l, "cheap_start_nanos", &st->start) ||
-	    !stat1(l, "cheap_last_collection_nanos", &st->last) ||
-	    !stat1(l, "total_snapshots", &st->total))
-		return false;
-	stat2(l, "total_sleep_timing_error", "total_sleep_timing_error_nanos",
-	      &st->sleep_err);
-	stat2(l, "total_collection_timing_error",
-	      "total_collection_timing_error_nanos", &st->coll_err);
-	stat1(l, "num_backoff_sleeps", &st->backoffs);
-	stat2(l, "total_backoff_sleep", "total_backoff_sleep_nanos",
-	      &st->backoff_ns);
-	st->has_lost = stat1(l, "ksnap_snapshots_lost", &st->lost);
-	st->has_missed = stat1(l, "ksnap_periods_missed", &st->missed);
-	st->has_taken = stat1(l, "ksnap_snapshots_taken", &st->taken);
-	stat1(l, "ksnapd_rows_dropped", &st->dropped);
-	stat1(l, "ksnapd_snapshots_overwritten", &st->overwritten);
-	stat1(l, "ksnapd_first_position", &st->first_position);
-	stat1(l, "ksnapd_rows_in_earlier_files", &st->earlier);
-	if (st->earlier > st->total)
-		st->earlier = st->total;
-	return true;
 }
 
 static int check_stats(struct ksv_stream *s, struct ksv_line *l)

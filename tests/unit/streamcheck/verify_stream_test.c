@@ -17,7 +17,7 @@
 
 #include "verify_build.h"
 #include "verify_collect.h"
-#include "verify_priv.h"	/* ksv_median_step() */
+#include "verify_gaps.h"	/* ksv_median_step() */
 
 static struct sb b;
 static struct got g;

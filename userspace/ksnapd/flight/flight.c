@@ -58,8 +58,7 @@ int flight_init(struct flight *f, const struct flight_config *cfg,
 	f->nr_rules = nr_rules;
 	for (i = 0; i < nr_rules; i++)
 		f->rules[i].rule = rules[i];
-	for (i = 0; i < FLIGHT_MAX_SLICES; i++)
-		f->slice[i].out_fd = f->slice[i].client_fd = -1;
+	flight_slices_init(&f->slices);
 	if (!nr_rules || !cfg->dump_dir)
 		return 0;
 	ret = events_open(&f->ev, cfg->dump_dir, cfg->log);
@@ -418,7 +417,7 @@ static int row(void *self, const struct ksnap_record *rec)
 	for (i = 0; i < f->nr_rules; i++)
 		if (f->rules[i].enabled)
 			step(f, &f->rules[i], rec, gapped);
-	flight_slice_row(f, rec);
+	flight_slices_row(&f->slices, f->coll, rec);
 	f->prev_t = rec->time_ns;
 	f->have_prev = true;
 	return 0;
@@ -439,7 +438,7 @@ static int flush(void *self)
 		if (ret)
 			dump_failed(f, fr, f->prev_t, ret);
 	}
-	flight_slice_flush(f);
+	flight_slices_flush(&f->slices);
 	return 0;
 }
 
@@ -459,8 +458,20 @@ static int end(void *self, const struct ksnapd_end *e)
 		fr->holding = fr->fired = false;
 		rule_eval_reset(&fr->ev);
 	}
-	flight_slice_end(f);
+	flight_slices_end(&f->slices, f->coll);
 	history_reset(&f->hist);
 	f->coll = NULL;
 	return 0;
+}
+
+void flight_slice_start(struct flight *f, int64_t begin_rel,
+			int64_t end_rel, bool lossy, int out_fd,
+			int client_fd)
+{
+	const struct flight_slice_src src = {
+		.coll = f->coll, .hist = &f->hist, .prev_t = f->prev_t,
+	};
+
+	flight_slices_start(&f->slices, &src, begin_rel, end_rel, lossy,
+			    out_fd, client_fd);
 }

@@ -6,7 +6,7 @@
  * (history.h) for the rules' pre windows and for slices; writes one dump
  * (dump.h) per event into the dump directory, and logs every state change
  * in DIR/events.jsonl (events.h).  It also serves ksnapd --slice from its
- * history and the rows that follow (slicesrv.c).
+ * history and the rows that follow (slicesrv.h).
  *
  * A rule, row by row:
  *  - The condition holds: a run begins (event "pending" when the rule has
@@ -49,9 +49,9 @@
 #include "events.h"
 #include "history.h"
 #include "rule.h"
+#include "slicesrv.h"
 
 #define FLIGHT_MAX_RULES	256
-#define FLIGHT_MAX_SLICES	4
 
 struct flight_config {
 	const char *dump_dir;	/* NULL: no rules, slices only */
@@ -78,14 +78,6 @@ struct flight_rule {
 	unsigned int fires;
 };
 
-/* A --slice the daemon serves (slicesrv.c). */
-struct flight_slice {
-	bool used;
-	struct dump dump;
-	int out_fd, client_fd;
-	uint64_t begin_t, end_t;	/* row times */
-	uint64_t history_from_t;	/* the oldest row kept */
-};
 
 struct flight {
 	struct flight_config cfg;
@@ -97,7 +89,7 @@ struct flight {
 	uint64_t prev_t;
 	bool have_prev;
 	unsigned int dumps;		/* opened in this run */
-	struct flight_slice slice[FLIGHT_MAX_SLICES];
+	struct flight_slices slices;
 	char *err;
 	size_t errlen;
 };
@@ -124,7 +116,7 @@ void flight_history_line(char *buf, size_t size, uint64_t span_ns,
  * or --history. */
 uint64_t flight_span(const struct flight *f);
 
-/* --- slices (slicesrv.c) ------------------------------------------------- */
+/* --- slices (slicesrv.h) ------------------------------------------------- */
 
 /*
  * Serve a slice: the rows from begin_rel to end_rel ns around the last
@@ -135,9 +127,5 @@ uint64_t flight_span(const struct flight *f);
 void flight_slice_start(struct flight *f, int64_t begin_rel,
 			int64_t end_rel, bool lossy, int out_fd,
 			int client_fd);
-/* Each row, and the collection's end. */
-void flight_slice_row(struct flight *f, const struct ksnap_record *rec);
-void flight_slice_flush(struct flight *f);
-void flight_slice_end(struct flight *f);
 
 #endif /* KSNAPD_FLIGHT_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ksnapd --slice, served by the daemon's flight recorder (flight.h): the
+ * ksnapd --slice, served by the daemon's flight recorder (slicesrv.h): the
  * rows kept in its history from the slice's begin, then the rows as they
  * come until its end.  The reply, one line on the client's socket:
  *
@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "flight.h"
+#include "dump.h"
+#include "history.h"
 #include "output.h"
+#include "slicesrv.h"
 #include "sys.h"
 
 static void reply(int fd, const char *fmt, ...)
@@ -50,10 +52,10 @@ static void release(struct flight_slice *s)
 	s->used = false;
 }
 
-static void finish(struct flight *f, struct flight_slice *s)
+static void finish(const struct ksnap_coll *coll, struct flight_slice *s)
 {
 	const struct ksnap_stats_extra extra[] = {
-		{ "ksnapd_slice_collection", f->coll->generation },
+		{ "ksnapd_slice_collection", coll->generation },
 		{ "ksnapd_slice_begin_nanos", s->begin_t },
 		{ "ksnapd_slice_end_nanos", s->end_t },
 	};
@@ -70,26 +72,25 @@ static void finish(struct flight *f, struct flight_slice *s)
 		      "collection=%u begin_ns=%llu end_ns=%llu "
 		      "history_from_ns=%llu\n", (unsigned long long)rows,
 		      (unsigned long long)first, (unsigned long long)last,
-		      f->coll->generation, (unsigned long long)s->begin_t,
+		      coll->generation, (unsigned long long)s->begin_t,
 		      (unsigned long long)s->end_t,
 		      (unsigned long long)s->history_from_t);
 	release(s);
 }
 
-static struct flight_slice *free_slot(struct flight *f)
+static struct flight_slice *free_slot(struct flight_slices *ss)
 {
 	unsigned int i;
 
 	for (i = 0; i < FLIGHT_MAX_SLICES; i++)
-		if (!f->slice[i].used)
-			return &f->slice[i];
+		if (!ss->slice[i].used)
+			return &ss->slice[i];
 	return NULL;
 }
 
 /* The history's rows in [begin_t, end_t]. */
-static int from_history(struct flight *f, struct flight_slice *s)
+static int from_history(const struct history *h, struct flight_slice *s)
 {
-	const struct history *h = &f->hist;
 	const struct ksnap_record *rec;
 	uint32_t k;
 	int ret = 0;
@@ -110,15 +111,24 @@ static uint64_t around(uint64_t now, int64_t rel)
 	return now + (uint64_t)rel;
 }
 
-void flight_slice_start(struct flight *f, int64_t begin_rel,
-			int64_t end_rel, bool lossy, int out_fd,
-			int client_fd)
+void flight_slices_init(struct flight_slices *ss)
 {
-	struct flight_slice *s = f->coll ? free_slot(f) : NULL;
+	unsigned int i;
+
+	memset(ss, 0, sizeof(*ss));
+	for (i = 0; i < FLIGHT_MAX_SLICES; i++)
+		ss->slice[i].out_fd = ss->slice[i].client_fd = -1;
+}
+
+void flight_slices_start(struct flight_slices *ss,
+			 const struct flight_slice_src *src, int64_t begin_rel,
+			 int64_t end_rel, bool lossy, int out_fd, int client_fd)
+{
+	struct flight_slice *s = src->coll ? free_slot(ss) : NULL;
 	int ret;
 
 	if (!s) {
-		reply(client_fd, "error %s\n", f->coll ? "too many slices at "
+		reply(client_fd, "error %s\n", src->coll ? "too many slices at "
 		      "once" : "no collection is running");
 		ksnap_sys_close(out_fd);
 		ksnap_sys_close(client_fd);
@@ -127,34 +137,37 @@ void flight_slice_start(struct flight *f, int64_t begin_rel,
 	s->used = true;
 	s->out_fd = out_fd;
 	s->client_fd = client_fd;
-	s->begin_t = around(f->prev_t, begin_rel);
-	s->end_t = around(f->prev_t, end_rel);
-	s->history_from_t = f->hist.len ? history_at(&f->hist, 0)->time_ns : 0;
-	ret = dump_open_fd(&s->dump, out_fd, lossy, f->coll);
+	s->begin_t = around(src->prev_t, begin_rel);
+	s->end_t = around(src->prev_t, end_rel);
+	s->history_from_t = src->hist->len ?
+			    history_at(src->hist, 0)->time_ns : 0;
+	ret = dump_open_fd(&s->dump, out_fd, lossy, src->coll);
 	if (!ret)
-		ret = from_history(f, s);
+		ret = from_history(src->hist, s);
 	if (ret) {
 		reply(client_fd, "error writing the slice: %s\n",
 		      strerror(-ret));
 		release(s);
 		return;
 	}
-	if (s->end_t <= f->prev_t)
-		finish(f, s);
+	if (s->end_t <= src->prev_t)
+		finish(src->coll, s);
 }
 
-void flight_slice_row(struct flight *f, const struct ksnap_record *rec)
+void flight_slices_row(struct flight_slices *ss,
+		       const struct ksnap_coll *coll,
+		       const struct ksnap_record *rec)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < FLIGHT_MAX_SLICES; i++) {
-		struct flight_slice *s = &f->slice[i];
+		struct flight_slice *s = &ss->slice[i];
 
 		if (!s->used)
 			continue;
 		if (rec->time_ns > s->end_t) {
-			finish(f, s);
+			finish(coll, s);
 			continue;
 		}
 		ret = dump_row(&s->dump, rec);
@@ -166,23 +179,23 @@ void flight_slice_row(struct flight *f, const struct ksnap_record *rec)
 	}
 }
 
-void flight_slice_flush(struct flight *f)
+void flight_slices_flush(struct flight_slices *ss)
 {
 	unsigned int i;
 
 	for (i = 0; i < FLIGHT_MAX_SLICES; i++)
-		if (f->slice[i].used && dump_flush(&f->slice[i].dump)) {
-			reply(f->slice[i].client_fd, "error writing the "
+		if (ss->slice[i].used && dump_flush(&ss->slice[i].dump)) {
+			reply(ss->slice[i].client_fd, "error writing the "
 			      "slice\n");
-			release(&f->slice[i]);
+			release(&ss->slice[i]);
 		}
 }
 
-void flight_slice_end(struct flight *f)
+void flight_slices_end(struct flight_slices *ss, const struct ksnap_coll *coll)
 {
 	unsigned int i;
 
 	for (i = 0; i < FLIGHT_MAX_SLICES; i++)
-		if (f->slice[i].used)
-			finish(f, &f->slice[i]);
+		if (ss->slice[i].used)
+			finish(coll, &ss->slice[i]);
 }

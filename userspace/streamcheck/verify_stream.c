@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A checked stream's parts for the parser's users (verify_check.h): the
+ * A checked stream's parts for the parser's users (verify_stream.h): the
  * column names, META lines, START_TIME, the intact rows one at a time,
  * STATS.  Read from the input where the checks left them, so nothing but
  * one row's values is allocated here.
@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "json_scan.h"
-#include "verify_priv.h"
+#include "verify_lex.h"
+#include "verify_stream.h"
 
 const struct ksv_info *ksv_stream_info(const struct ksv_stream *s)
 {
@@ -113,32 +114,6 @@ int ksv_stream_rows(const struct ksv_stream *s,
 const struct ksv_stats *ksv_stream_stats(const struct ksv_stream *s)
 {
 	return s->st_ok ? &s->st : NULL;
-}
-
-static double pct_of(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0;
-}
-
-void ksv_stats_capture(const struct ksv_stats *st, struct ksv_capture *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->dur = st->last > st->start ? st->last - st->start : 0;
-	c->expected = st->rate ? c->dur / st->rate : 0;
-	/* A resumed stream: the first snapshots are an earlier reader's. */
-	c->seen = st->total + st->first_position;
-	if (c->seen == c->expected + 1)
-		c->expected = c->seen;
-	c->rate = c->expected ? (double)c->seen / (double)c->expected : 0;
-	c->late_avg = st->total ? st->sleep_err / st->total : 0;
-	c->read_avg = st->total ? st->coll_err / st->total : 0;
-	c->late_pct = pct_of(c->late_avg, st->rate);
-	c->read_pct = pct_of(c->read_avg, st->rate);
-	c->backoff_pct = pct_of(st->backoff_ns, c->dur);
-	c->warn_capture = c->rate < 0.99;
-	c->warn_late = c->late_pct > 10.0;
-	c->warn_read = c->read_pct > 10.0;
-	c->warn_backoff = st->backoffs && c->backoff_pct > 5.0;
 }
 
 const char *ksv_stream_stats_json(const struct ksv_stream *s, size_t *len)

@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ksnap-plot's model of what it read, shared by its reader (plot.c), its
- * JSON helpers (plot_json.c) and its page writer (plot_page.c): per
+ * ksnap-plot's model of what it read, shared by its reader (plot_read.c),
+ * its events reader (plot_json.c) and its page writer (plot_page.c): per
  * stream the charts (one per metric, its columns the series), the
  * reduced data, the gaps and damage, STATS; for the page, the events and
  * ksnap-verify's report of the log.  Everything here is bounded by the
  * output: nothing is kept per input row.
  */
-#ifndef KSNAP_PLOT_H
-#define KSNAP_PLOT_H
+#ifndef KSNAP_PLOT_MODEL_H
+#define KSNAP_PLOT_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "plot_reduce.h"
 #include "verify_check.h"
@@ -109,21 +108,4 @@ struct plot {
 	int status;			/* worst KSNAP_VERIFY_* with rows */
 };
 
-/* plot_json.c: a flat JSON object's member `key`, its value as written
- * (strings with their quotes); false if absent. */
-bool plot_json_get(const char *p, size_t n, const char *key,
-		   const char **val, size_t *len);
-/* A JSON string value (with its quotes) unescaped to a new C string;
- * \u escapes of non-ASCII become '?'.  NULL: not a string, or ENOMEM. */
-char *plot_json_string(const char *val, size_t len);
-/* --events FILE: read every line; 0, or -errno (said on stderr). */
-int plot_read_events(struct plot_events *ev, const char *file);
-void plot_free_events(struct plot_events *ev);
-
-/* plot_page.c: the bytes the charts' data of s take in the page. */
-uint64_t plot_data_size(const struct plot_stream *s);
-/* Write the page to f; 0 or -errno.  lib: dygraph.min.js and its CSS. */
-int plot_write_page(const struct plot *p, FILE *f, const char *lib_js,
-		    size_t lib_js_len, const char *lib_css, size_t lib_css_len);
-
-#endif /* KSNAP_PLOT_H */
+#endif /* KSNAP_PLOT_MODEL_H */
