@@ -92,7 +92,7 @@ demo: setup
 
 # Cost, timing and throughput figures into bench/results/ (see
 # bench/README.md for the duration): the floor, scale and pipeline tables
-# of issue 16, the sampler against a userspace poller and ksnapd end to
+# of the sampler's cost, the sampler against a userspace poller and ksnapd end to
 # end, in guests on each kernel of BENCH_KERNELS, and the writer natively
 # against memcpy and adler32.  Figures, not assertions.
 BENCH_KERNELS ?= 6.1 6.12
@@ -104,7 +104,8 @@ bench: setup
 	scripts/bench $(addprefix --kernel ,$(BENCH_KERNELS))
 
 # checkpatch --strict over the module, its KUnit tests, the bench's floor
-# module and the ABI header
+# module and the ABI header; scripts/depcheck over userspace/ (no cycle
+# between its files, no library using a program's folder)
 style:
 	scripts/style
 
