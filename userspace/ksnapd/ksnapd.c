@@ -14,6 +14,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "ctlsock.h"
 #include "daemon.h"
 #include "devwait.h"
@@ -64,13 +65,8 @@ struct options {
 /* --history's default: Sentry's 30 s. */
 #define DEFAULT_HISTORY_NS	(30LL * 1000000000LL)
 
-static void usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "ksnapd: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'ksnapd --help' for more information.\n");
-	exit(EXIT_USAGE);
-}
+#define usage_error(fmt, arg) \
+	ksnap_usage_error("ksnapd", EXIT_USAGE, fmt, arg)
 
 enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_START, OPT_STOP_ON_EXIT, OPT_TRIGGER, OPT_RULES, OPT_DUMP_DIR,

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "outfile.h"
 #include "summary.h"
 #include "sys.h"
@@ -90,8 +91,6 @@ static bool is_ending(const struct ksnapd_outfile *o)
 
 static int fail(struct ksnapd_outfile *o, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void say(const struct ksnapd_outfile *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* What failed, in o->err; returns ret. */
 static int fail(struct ksnapd_outfile *o, int ret, const char *fmt, ...)
@@ -105,17 +104,7 @@ static int fail(struct ksnapd_outfile *o, int ret, const char *fmt, ...)
 }
 
 /* A notice on the log, out at once (the log may be a file). */
-static void say(const struct ksnapd_outfile *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!o->cfg.log)
-		return;
-	va_start(ap, fmt);
-	vfprintf(o->cfg.log, fmt, ap);
-	va_end(ap);
-	fflush(o->cfg.log);
-}
+#define say(o, ...) ksnap_say((o)->cfg.log, true, __VA_ARGS__)
 
 static int write_failed(struct ksnapd_outfile *o, int ret)
 {
@@ -244,12 +233,8 @@ static int stream_head(struct ksnapd_outfile *o)
 	int ret;
 
 	ksnap_stream_reset(&o->stream);
-	ret = ksnap_stream_meta(&o->stream, c->columns, c->nr_columns);
-	if (!ret)
-		ret = ksnap_stream_start_time(&o->stream, c->start_real_ns);
-	if (!ret)
-		ret = ksnap_stream_header(&o->stream, c->columns,
-					  c->nr_columns);
+	ret = ksnap_stream_begin(&o->stream, c->columns, c->nr_columns,
+				 c->start_real_ns);
 	return ret ? write_failed(o, ret) : 0;
 }
 
@@ -437,13 +422,12 @@ static void fill_stats(const struct ksnapd_outfile *o,
 		       struct ksnap_stream_stats *st)
 {
 	*st = e->stats;
-	/* gVisor's reader expects (last - start) / rate + 1 snapshots. */
-	st->cheap_last_collection_nanos = e->coll->start_mono_ns +
-					  o->count.last_time_ns;
-	st->total_snapshots = o->count.rows;
-	/* Over the rows written: gVisor's reader divides by their number. */
-	st->total_sleep_timing_error_nanos = o->count.lateness_sum_ns;
-	st->total_collection_timing_error_nanos = o->count.read_sum_ns;
+	/* gVisor's reader expects (last - start) / rate + 1 snapshots;
+	 * the sums are over the rows written. */
+	ksnap_stream_stats_rows(st, e->coll->start_mono_ns,
+				o->count.last_time_ns, o->count.rows,
+				o->count.lateness_sum_ns,
+				o->count.read_sum_ns);
 	st->ksnapd_rows_dropped = o->count.dropped;
 	st->ksnapd_rows_in_earlier_files = o->count.in_earlier_files;
 }

@@ -432,3 +432,26 @@ int ksnap_stream_finish(struct ksnap_stream *s)
 	s->adler_queued = true;
 	return ksnap_out_flush_last(s->out);
 }
+
+int ksnap_stream_begin(struct ksnap_stream *s, const struct ksnap_column *cols,
+		       uint32_t n, uint64_t real_ns)
+{
+	int ret = ksnap_stream_meta(s, cols, n);
+
+	if (!ret)
+		ret = ksnap_stream_start_time(s, real_ns);
+	if (!ret)
+		ret = ksnap_stream_header(s, cols, n);
+	return ret;
+}
+
+void ksnap_stream_stats_rows(struct ksnap_stream_stats *st,
+			     uint64_t start_mono_ns, uint64_t last_t,
+			     uint64_t rows, uint64_t lateness_sum,
+			     uint64_t read_sum)
+{
+	st->cheap_last_collection_nanos = start_mono_ns + last_t;
+	st->total_snapshots = rows;
+	st->total_sleep_timing_error_nanos = lateness_sum;
+	st->total_collection_timing_error_nanos = read_sum;
+}

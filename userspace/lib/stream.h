@@ -78,10 +78,23 @@ int ksnap_stream_meta(struct ksnap_stream *s, const struct ksnap_column *cols,
 int ksnap_stream_start_time(struct ksnap_stream *s, uint64_t real_ns);
 int ksnap_stream_header(struct ksnap_stream *s,
 			const struct ksnap_column *cols, uint32_t n);
+/* What comes before the rows: META lines, START_TIME, the header. */
+int ksnap_stream_begin(struct ksnap_stream *s, const struct ksnap_column *cols,
+		       uint32_t n, uint64_t real_ns);
 int ksnap_stream_row(struct ksnap_stream *s, uint64_t time_ns,
 		     const __u64 *values, uint32_t n);
 int ksnap_stream_stats(struct ksnap_stream *s,
 		       const struct ksnap_stream_stats *st);
+/*
+ * The STATS figures of the rows a stream holds: the last one's time (ns
+ * since start_mono_ns, the collection's start), their number, and the
+ * sums of their lateness and read times (gVisor's reader divides them by
+ * the rows' number).
+ */
+void ksnap_stream_stats_rows(struct ksnap_stream_stats *st,
+			     uint64_t start_mono_ns, uint64_t last_t,
+			     uint64_t rows, uint64_t lateness_sum,
+			     uint64_t read_sum);
 /*
  * Flush; in lossy mode also write the ADLER32 line as the last write.
  * After a failure it may be called again: the ADLER32 line is formatted

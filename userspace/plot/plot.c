@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "plot_json.h"
 #include "plot_model.h"
 #include "plot_page.h"
@@ -35,13 +36,8 @@
 #define DYGRAPHS_DIR	"/usr/share/javascript/dygraphs"
 #define DYGRAPHS_PKG	"libjs-dygraphs"
 
-static void usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "ksnap-plot: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'ksnap-plot --help' for more information.\n");
-	exit(EXIT_NOPAGE);
-}
+#define usage_error(fmt, arg) \
+	ksnap_usage_error("ksnap-plot", EXIT_NOPAGE, fmt, arg)
 
 /* "10M", "512k", "1048576": bytes. */
 static uint64_t parse_size(const char *s)

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "msg.h"
 #include "verify_report.h"
 #include "verify_tsv.h"
 
@@ -28,19 +29,7 @@ static const char *const kind_name[] = {
 	[KSV_K_UNKNOWN] = "line of unknown type",
 };
 
-static void say(struct ksv_report *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void say(struct ksv_report *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!r->rep)
-		return;
-	va_start(ap, fmt);
-	vfprintf(r->rep, fmt, ap);
-	va_end(ap);
-}
+#define say(r, ...) ksnap_say((r)->rep, false, __VA_ARGS__)
 
 /* Per-finding lines, left out with --quiet. */
 #define detail(r, ...) do { if (!(r)->o->quiet) say(r, __VA_ARGS__); } while (0)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "ksnap_abi.h"
 #include "verify_report.h"
 /* usage_text: ksnap-verify.1 as --help prints it (gen-usage). */
@@ -30,13 +31,8 @@ struct options {
 	bool quiet;
 };
 
-static void usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "ksnap-verify: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'ksnap-verify --help' for more information.\n");
-	exit(KSNAP_VERIFY_UNUSABLE);
-}
+#define usage_error(fmt, arg) \
+	ksnap_usage_error("ksnap-verify", KSNAP_VERIFY_UNUSABLE, fmt, arg)
 
 static void parse_options(int argc, char **argv, struct options *o)
 {

@@ -26,13 +26,8 @@ static int begin(struct dump *d, int fd, bool lossy,
 	d->open = true;
 	d->coll = c;
 	ksnap_stream_init(&d->stream, &d->sink, lossy);
-	ret = ksnap_stream_meta(&d->stream, k->columns, k->nr_columns);
-	if (!ret)
-		ret = ksnap_stream_start_time(&d->stream, k->start_real_ns);
-	if (!ret)
-		ret = ksnap_stream_header(&d->stream, k->columns,
-					  k->nr_columns);
-	return ret;
+	return ksnap_stream_begin(&d->stream, k->columns, k->nr_columns,
+				  k->start_real_ns);
 }
 
 static void reset(struct dump *d)
@@ -115,10 +110,8 @@ static void fill_stats(const struct dump *d, struct ksnap_stream_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->collection_rate_nanos = d->coll->period_ns;
 	st->cheap_start_nanos = m + d->first_t;
-	st->cheap_last_collection_nanos = m + d->last_t;
-	st->total_snapshots = d->rows;
-	st->total_sleep_timing_error_nanos = d->lateness_sum;
-	st->total_collection_timing_error_nanos = d->read_sum;
+	ksnap_stream_stats_rows(st, m, d->last_t, d->rows, d->lateness_sum,
+				d->read_sum);
 	st->ksnap_lateness_sum_nanos = d->lateness_sum;
 	st->ksnap_read_sum_nanos = d->read_sum;
 	st->ksnap_max_lateness_nanos = d->lateness_max;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg.h"
 #include "flight.h"
 
 #define VALUES_MAX	2048
@@ -23,20 +24,8 @@ const struct ksnapd_consumer_ops flight_ops = {
 	.end = end,
 };
 
-static void say(const struct flight *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void say(const struct flight *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!f->cfg.log)
-		return;
-	va_start(ap, fmt);
-	vfprintf(f->cfg.log, fmt, ap);
-	va_end(ap);
-	fflush(f->cfg.log);
-}
+/* A notice on the log, out at once. */
+#define say(f, ...) ksnap_say((f)->cfg.log, true, __VA_ARGS__)
 
 int flight_init(struct flight *f, const struct flight_config *cfg,
 		const struct rule *rules, unsigned int nr_rules, char *err,
