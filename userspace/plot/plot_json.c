@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * ksnap-plot's JSON: the members of the flat objects it reads (a META
- * line's metadata, an events line), whitespace anywhere JSON allows it
- * (gVisor's protojson varies it), nested values skipped whole; and the
- * events file of --events (ksnap-plot(1), "EVENTS").
+ * ksnap-plot's events file of --events (ksnap-plot(1), "EVENTS"), one
+ * JSON object a line, read with the checker's JSON reader (json.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,140 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_scan.h"
+#include "json.h"
 #include "plot_json.h"
 
-/* The end of the value at p: a string, an object or array (nesting and
- * strings in it skipped), or a scalar token; NULL if none. */
-static const char *value_end(const char *p, const char *end)
-{
-	int depth = 0;
-
-	if (p >= end)
-		return NULL;
-	if (*p == '"')
-		return json_string_end(p, end);
-	if (*p != '{' && *p != '[') {
-		const char *q = p;
-
-		while (q < end && *q != ',' && *q != '}' && *q != ']' &&
-		       *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r')
-			q++;
-		return q > p ? q : NULL;
-	}
-	for (; p < end; p++) {
-		if (*p == '"') {
-			p = json_string_end(p, end);
-			if (!p)
-				return NULL;
-			p--;
-		} else if (*p == '{' || *p == '[') {
-			depth++;
-		} else if ((*p == '}' || *p == ']') && !--depth) {
-			return p + 1;
-		}
-	}
-	return NULL;
-}
-
-bool plot_json_get(const char *p, size_t n, const char *key,
-		   const char **val, size_t *len)
-{
-	const char *end = p + n, *k, *ke, *v, *ve;
-	size_t kl = strlen(key);
-
-	p = json_skip_ws(p, end);
-	if (p >= end || *p++ != '{')
-		return false;
-	for (;;) {
-		k = json_skip_ws(p, end);
-		if (k >= end || *k != '"')
-			return false;
-		ke = json_string_end(k, end);
-		if (!ke)
-			return false;
-		v = json_skip_ws(ke, end);
-		if (v >= end || *v != ':')
-			return false;
-		v = json_skip_ws(v + 1, end);
-		ve = value_end(v, end);
-		if (!ve)
-			return false;
-		if ((size_t)(ke - k) == kl + 2 && !memcmp(k + 1, key, kl)) {
-			*val = v;
-			*len = (size_t)(ve - v);
-			return true;
-		}
-		p = json_skip_ws(ve, end);
-		if (p >= end || *p != ',')
-			return false;
-		p++;
-	}
-}
-
-char *plot_json_string(const char *val, size_t len)
-{
-	char *out, *o;
-	size_t i;
-
-	if (len < 2 || val[0] != '"' || val[len - 1] != '"')
-		return NULL;
-	out = malloc(len);
-	if (!out)
-		return NULL;
-	o = out;
-	for (i = 1; i + 1 < len; i++) {
-		char c = val[i];
-
-		if (c != '\\' || i + 2 >= len) {
-			*o++ = c;
-			continue;
-		}
-		c = val[++i];
-		switch (c) {
-		case 'n': *o++ = '\n'; break;
-		case 't': *o++ = '\t'; break;
-		case 'r': *o++ = '\r'; break;
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case 'u': {
-			unsigned int u = 0, d;
-
-			for (d = 0; d < 4 && i + 1 + d + 1 < len; d++) {
-				char h = val[i + 1 + d];
-
-				u = u * 16 + (unsigned int)(h >= 'a' ? h - 'a' + 10 :
-					      h >= 'A' ? h - 'A' + 10 : h - '0');
-			}
-			i += d;
-			*o++ = u >= 0x20 && u < 0x7f ? (char)u : '?';
-			break;
-		}
-		default:	/* \" \\ \/ */
-			*o++ = c;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-/* A number member as an unsigned integer. */
-static bool json_u64(const char *p, size_t n, const char *key, uint64_t *v)
-{
-	const char *val;
-	size_t len, i;
-	uint64_t x = 0;
-
-	if (!plot_json_get(p, n, key, &val, &len) || !len || len > 20)
-		return false;
-	for (i = 0; i < len; i++) {
-		if (val[i] < '0' || val[i] > '9')
-			return false;
-		x = x * 10 + (uint64_t)(val[i] - '0');
-	}
-	*v = x;
-	return true;
-}
 
 /* The label: the first of these members that is a string. */
 static char *event_label(const char *p, size_t n)
@@ -155,9 +22,9 @@ static char *event_label(const char *p, size_t n)
 	size_t len, k;
 
 	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-		if (plot_json_get(p, n, keys[k], &val, &len) &&
+		if (json_get(p, n, keys[k], &val, &len) &&
 		    len && *val == '"')
-			return plot_json_string(val, len);
+			return json_string(val, len);
 	return strdup("event");
 }
 
@@ -167,13 +34,13 @@ static bool event_line(const char *p, size_t n, struct plot_event *e)
 	uint64_t stream = 0;
 
 	memset(e, 0, sizeof(*e));
-	if (json_u64(p, n, "t_ns", &e->t) || json_u64(p, n, "time_ns", &e->t))
+	if (json_get_u64(p, n, "t_ns", &e->t) || json_get_u64(p, n, "time_ns", &e->t))
 		e->wall = false;
-	else if (json_u64(p, n, "wall_ns", &e->t))
+	else if (json_get_u64(p, n, "wall_ns", &e->t))
 		e->wall = true;
 	else
 		return false;
-	if (json_u64(p, n, "stream", &stream))
+	if (json_get_u64(p, n, "stream", &stream))
 		e->stream = stream > 1000000 ? 0 : (unsigned int)stream;
 	e->label = event_label(p, n);
 	return e->label != NULL;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "plot_json.h"
+#include "json.h"
 #include "plot_model.h"
 #include "plot_read.h"
 #include "verify_report.h"
@@ -120,12 +120,12 @@ static int add_meta(void *priv, const char *name, size_t name_len,
 		if (strlen(ch->metric) != name_len ||
 		    memcmp(ch->metric, name, name_len))
 			continue;
-		ch->rate = plot_json_get(json, json_len, "cumulative", &v,
+		ch->rate = json_get(json, json_len, "cumulative", &v,
 					 &vl) && vl == 4 && !memcmp(v, "true", 4);
-		if (plot_json_get(json, json_len, "description", &v, &vl))
-			ch->desc = plot_json_string(v, vl);
+		if (json_get(json, json_len, "description", &v, &vl))
+			ch->desc = json_string(v, vl);
 		unit_of(ch, ch->desc);
-		if (plot_json_get(json, json_len, "units", &v, &vl) &&
+		if (json_get(json, json_len, "units", &v, &vl) &&
 		    vl == 19 && !memcmp(v, "\"UNITS_NANOSECONDS\"", 19))
 			ch->unit = PLOT_U_NS;
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "json.h"
 #include "verify_lex.h"
 
 bool ksv_starts(const char *p, size_t n, const char *lit)
@@ -132,25 +133,11 @@ bool ksv_lex_start_time(const char *body, size_t n, uint64_t *v)
 
 bool ksv_json_u64(const char *p, size_t n, const char *key, uint64_t *v)
 {
-	const char *end = p + n;
-	size_t kl = strlen(key);
+	const char *num;
+	size_t len;
 
-	while (p < end) {
-		const char *q = memchr(p, '"', (size_t)(end - p));
-
-		if (!q)
-			return false;
-		if ((size_t)(end - q) > kl + 2 && !memcmp(q + 1, key, kl) &&
-		    q[kl + 1] == '"' && q[kl + 2] == ':') {
-			const char *num = q + kl + 3, *e = num;
-
-			while (e < end && *e >= '0' && *e <= '9')
-				e++;
-			return ksv_parse_u64(num, (size_t)(e - num), v);
-		}
-		p = q + 1;
-	}
-	return false;
+	return json_find_digits(p, n, key, &num, &len) &&
+	       ksv_parse_u64(num, len, v);
 }
 
 /* --- classification ------------------------------------------------- */

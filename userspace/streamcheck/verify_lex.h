@@ -116,7 +116,8 @@ bool ksv_lex_meta(const char *body, size_t n, const char **name,
 		  size_t *name_len, const char **json, size_t *json_len);
 /* "START_TIME<TAB>ns". */
 bool ksv_lex_start_time(const char *body, size_t n, uint64_t *v);
-/* "key":value in the flat JSON object of numbers p[0, n). */
+/* "key":value in the flat JSON object of numbers p[0, n) (json.h's
+ * json_find_digits(), then ksv_parse_u64()). */
 bool ksv_json_u64(const char *p, size_t n, const char *key, uint64_t *v);
 
 #endif /* KSNAP_VERIFY_LEX_H */

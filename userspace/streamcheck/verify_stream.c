@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_scan.h"
+#include "json.h"
 #include "verify_lex.h"
 #include "verify_stream.h"
 
@@ -126,44 +126,6 @@ const char *ksv_stream_stats_json(const struct ksv_stream *s, size_t *len)
 
 /* --- STATS as keys and values ---------------------------------------- */
 
-/* A scalar value at p: a string, or a number/true/false/null token. */
-static const char *value_end(const char *p, const char *end)
-{
-	const char *q = p;
-
-	if (p < end && *p == '"')
-		return json_string_end(p, end);
-	while (q < end && *q != ',' && *q != '}' && *q != ' ' &&
-	       *q != '\t' && *q != '{' && *q != '[' && *q != '"')
-		q++;
-	return q > p ? q : NULL;
-}
-
-/* One "key":value pair at *pp; -EINVAL if it is not one. */
-static int stats_pair(const char **pp, const char *end,
-		      int (*fn)(void *, const char *, size_t, const char *,
-				size_t),
-		      void *priv)
-{
-	const char *k = json_skip_ws(*pp, end), *ke, *v, *ve;
-
-	if (k >= end || *k != '"')
-		return -EINVAL;
-	ke = json_string_end(k, end);
-	if (!ke)
-		return -EINVAL;
-	v = json_skip_ws(ke, end);
-	if (v >= end || *v != ':')
-		return -EINVAL;
-	v = json_skip_ws(v + 1, end);
-	ve = value_end(v, end);
-	if (!ve)
-		return -EINVAL;
-	*pp = json_skip_ws(ve, end);
-	return fn(priv, k + 1, (size_t)(ke - 1 - (k + 1)), v,
-		  (size_t)(ve - v));
-}
-
 int ksv_stream_stats_each(const struct ksv_stream *s,
 			  int (*fn)(void *priv, const char *key,
 				    size_t key_len, const char *value,
@@ -185,7 +147,12 @@ int ksv_stream_stats_each(const struct ksv_stream *s,
 	if (p < end && *p == '}')
 		return 0;
 	for (;;) {
-		ret = stats_pair(&p, end, fn, priv);
+		const char *k, *v;
+		size_t kl, vl;
+
+		if (json_member(&p, end, false, &k, &kl, &v, &vl))
+			return -EINVAL;
+		ret = fn(priv, k, kl, v, vl);
 		if (ret)
 			return ret;
 		if (p < end && *p == ',')
