@@ -413,7 +413,7 @@ int plot_read(struct plot *p, const char *name, const char *buf, size_t len,
 		return -ENOMEM;
 	if (p->ninputs > 1)
 		fprintf(rf, "== %s\n", name);
-	ksnap_report_init(&rd.rep, &rd.vo, rf, NULL, &rd.res);
+	ksnap_report_init(&rd.rep, &rd.vo, rf, &rd.res);
 	ret = ksv_walk(buf, len, &ops, &log);
 	p->foreign += log.foreign;
 	if (ret && ret != -ENOENT) {

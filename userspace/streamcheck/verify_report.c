@@ -12,7 +12,6 @@
 
 #include "msg.h"
 #include "verify_report.h"
-#include "verify_tsv.h"
 
 #define MAX_GAPS	20	/* gaps listed in full, per stream */
 
@@ -444,8 +443,6 @@ int ksnap_report_end(void *priv, const struct ksv_stream *s)
 	    "damaged, %" PRIu64 " duplicate lines dropped\n", i->no,
 	    status_name(i->status), i->rows, i->rows_bad, i->dup_lines);
 	add_result(r->res, i);
-	if (r->tsv && r->o->tsv_stream == i->no && i->has_header)
-		return ksv_write_tsv(s, r->tsv);
 	return 0;
 }
 
@@ -466,11 +463,10 @@ void ksnap_report_summary(FILE *rep, const char *in_name, int status,
 }
 
 void ksnap_report_init(struct ksv_report *r,
-		       const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
+		       const struct ksnap_verify_opts *o, FILE *rep,
 		       struct ksnap_verify_result *res)
 {
-	*r = (struct ksv_report){ .o = o, .rep = rep, .tsv = tsv,
-					   .res = res };
+	*r = (struct ksv_report){ .o = o, .rep = rep, .res = res };
 	memset(res, 0, sizeof(*res));
 	res->sum_ok = true;
 }
@@ -494,27 +490,9 @@ int ksnap_report_done(struct ksv_report *r, int ret,
 		res->status = KSNAP_VERIFY_UNUSABLE;
 		return res->status;
 	}
-	if (r->o->tsv_stream > res->streams && r->tsv)
-		say(r, "no stream %u to write as TSV (%u found)\n",
-		    r->o->tsv_stream, res->streams);
 	/* A stream without header (a journal that starts mid-stream)
 	 * does not make the others' rows unusable. */
 	if (res->status == KSNAP_VERIFY_UNUSABLE && res->rows)
 		res->status = KSNAP_VERIFY_DAMAGED;
 	return res->status;
-}
-
-int ksnap_verify(const char *buf, size_t len,
-		 const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
-		 struct ksnap_verify_result *res)
-{
-	struct ksv_report r;
-	const struct ksv_ops ops = {
-		.priv = &r, .begin = ksnap_report_begin,
-		.finding = ksnap_report_finding, .end = ksnap_report_end,
-	};
-	struct ksv_log log;
-
-	ksnap_report_init(&r, o, rep, tsv, res);
-	return ksnap_report_done(&r, ksv_walk(buf, len, &ops, &log), &log);
 }

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ksnap-verify's checker: walk a log with the stream parser
- * (verify_check.h), write the human-readable report of every finding and
- * of each stream's STATS with gVisor's warnings, and optionally write one
- * stream's intact lines back out as a plain stream (verify_tsv.h).  Pure:
- * reads a buffer, writes to two FILEs, so the fuzz target and the tests
- * call it directly.
+ * The checker's report, ksnap-verify's and ksnap-plot's: from the
+ * callbacks of a walk of the stream parser (verify_check.h), the
+ * human-readable report of every finding and of each stream's STATS with
+ * gVisor's warnings, and the counts of every stream.  ksnap-verify's run
+ * over a whole buffer, with its TSV output, is verify/verify_run.h.
  */
 #ifndef KSNAP_VERIFY_REPORT_H
 #define KSNAP_VERIFY_REPORT_H
@@ -18,7 +17,8 @@
 #include "verify_check.h"
 
 struct ksnap_verify_opts {
-	unsigned int tsv_stream;	/* stream (1-based) for tsv; 0: none */
+	unsigned int tsv_stream;	/* ksnap-verify --tsv's stream (1-based;
+					 * 0: none), verify_run.h */
 	bool quiet;			/* only the summary, no per-line list */
 };
 
@@ -38,31 +38,20 @@ struct ksnap_verify_result {
 };
 
 /*
- * Check the log in buf[0, len).  The report goes to rep (may be NULL);
- * when o->tsv_stream names a stream and tsv is not NULL, its intact lines
- * are written to tsv as a plain stream.  Returns res->status.
- */
-int ksnap_verify(const char *buf, size_t len,
-		 const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
-		 struct ksnap_verify_result *res);
-
-/*
- * The same report for a caller that walks the log itself (ksnap-plot,
- * streaming): init, then ksnap_report_begin, _finding and _end called
- * from its own ksv_ops callbacks with the report as priv (or set as
- * them), then done with ksv_walk()'s return: the last words, and the
- * status.  The report keeps nothing per row.
+ * The report of a walk: init, then ksnap_report_begin, _finding and _end
+ * called from the walker's own ksv_ops callbacks with the report as priv
+ * (or set as them), then done with ksv_walk()'s return: the last words,
+ * and the status.  The report keeps nothing per row.
  */
 struct ksv_report {
 	const struct ksnap_verify_opts *o;
 	FILE *rep;			/* may be NULL */
-	FILE *tsv;			/* may be NULL; not when streaming */
 	struct ksnap_verify_result *res;
 	unsigned int gaps;		/* gaps listed in this stream */
 };
 
 void ksnap_report_init(struct ksv_report *r,
-		       const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
+		       const struct ksnap_verify_opts *o, FILE *rep,
 		       struct ksnap_verify_result *res);
 int ksnap_report_begin(void *priv, const struct ksv_stream *s);
 void ksnap_report_finding(void *priv, const struct ksv_stream *s,

@@ -17,6 +17,7 @@
 #include "msg.h"
 #include "ksnap_abi.h"
 #include "verify_report.h"
+#include "verify_run.h"
 /* usage_text: ksnap-verify.1 as --help prints it (gen-usage). */
 #include "ksnap-verify-usage.h"
 
