@@ -64,15 +64,19 @@ static int each_begin(struct ksnapd_collect *c)
 	return 0;
 }
 
-static int each_wake(struct ksnapd_collect *c)
+/* Every consumer's wake (flush false) or flush hook, where it has one. */
+static int each_hook(struct ksnapd_collect *c, bool flush)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < c->nr_consumers; i++) {
-		if (!c->consumers[i].ops->wake)
+		const struct ksnapd_consumer_ops *ops = c->consumers[i].ops;
+		int (*hook)(void *self) = flush ? ops->flush : ops->wake;
+
+		if (!hook)
 			continue;
-		ret = c->consumers[i].ops->wake(c->consumers[i].self);
+		ret = hook(c->consumers[i].self);
 		if (ret)
 			return ret;
 	}
@@ -86,21 +90,6 @@ static int each_row(struct ksnapd_collect *c, const struct ksnap_record *rec)
 
 	for (i = 0; i < c->nr_consumers; i++) {
 		ret = c->consumers[i].ops->row(c->consumers[i].self, rec);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static int each_flush(struct ksnapd_collect *c)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < c->nr_consumers; i++) {
-		if (!c->consumers[i].ops->flush)
-			continue;
-		ret = c->consumers[i].ops->flush(c->consumers[i].self);
 		if (ret)
 			return ret;
 	}
@@ -322,7 +311,7 @@ static int read_records(struct ksnapd_collect *c, bool stopped)
 			return ret;
 	}
 	/* Out before the kernel may reuse the slots. */
-	ret = each_flush(c);
+	ret = each_hook(c, true);
 	if (ret)
 		return ret;
 	if (tail != c->tail) {
@@ -405,7 +394,7 @@ static int stream(struct ksnapd_collect *c)
 
 	ret = read_now(c, &now);
 	if (!ret)
-		ret = each_wake(c);
+		ret = each_hook(c, false);
 	if (!ret)
 		ret = read_records(c, now.state == KSNAP_STATE_STOPPED);
 	if (ret)
@@ -433,9 +422,9 @@ int ksnapd_collect_step(struct ksnapd_collect *c)
 		/* Only a stopped collection waits here (with a stop signal
 		 * the consumers finish or fail at once): no more rows come.
 		 * The consumers retry what is pending, then end again. */
-		ret = each_wake(c);
+		ret = each_hook(c, false);
 		if (!ret)
-			ret = each_flush(c);
+			ret = each_hook(c, true);
 		return ret ? ret : end(c, KSNAP_STATE_STOPPED);
 	case KSNAPD_DONE:
 		return 1;

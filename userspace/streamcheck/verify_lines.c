@@ -143,6 +143,18 @@ static int bad_line(struct ksv_stream *s, struct ksv_line *l, const char *why)
 	return 0;
 }
 
+/* A line a stream has one of, seen again: a duplicate of the first (no
+ * finding of its own), or damage for why. */
+static int again(struct ksv_stream *s, struct ksv_line *l,
+		 const struct ksv_line *first, const char *why)
+{
+	if (same_line(first, l)) {
+		mark_dup(s, l, first->no, false, 0);
+		return 0;
+	}
+	return bad_line(s, l, why);
+}
+
 /*
  * One byte of the prefix, or of the "<TAB>0x" of the checksum, altered,
  * and the line's checksum digits match it: damage, said so, but its
@@ -235,14 +247,9 @@ static int check_header(struct ksv_stream *s, struct ksv_line *l)
 {
 	size_t fields = ksv_count_fields(l->body, l->body_len);
 
-	if (s->info.has_header) {
-		if (same_line(&s->header, l)) {
-			mark_dup(s, l, s->header.no, false, 0);
-			return 0;
-		}
-		return bad_line(s, l, "a second column header, different "
-				"from the first");
-	}
+	if (s->info.has_header)
+		return again(s, l, &s->header, "a second column header, "
+			     "different from the first");
 	if (s->info.lossy) {
 		const char *tab = memrchr(l->body, '\t', l->body_len);
 
@@ -479,14 +486,9 @@ static int check_stats(struct ksv_stream *s, struct ksv_line *l)
 {
 	struct ksv_stats st;
 
-	if (s->has_stats) {
-		if (same_line(&s->stats, l)) {
-			mark_dup(s, l, s->stats.no, false, 0);
-			return 0;
-		}
-		return bad_line(s, l, "a second STATS line, different "
-				"from the first");
-	}
+	if (s->has_stats)
+		return again(s, l, &s->stats, "a second STATS line, "
+			     "different from the first");
 	if (!ksv_parse_stats(l, &st))
 		return bad_line(s, l, "not the JSON of collection "
 				"statistics");
@@ -502,13 +504,8 @@ static int check_start(struct ksv_stream *s, struct ksv_line *l)
 {
 	uint64_t v;
 
-	if (s->has_start) {
-		if (same_line(&s->start_time, l)) {
-			mark_dup(s, l, s->start_time.no, false, 0);
-			return 0;
-		}
-		return bad_line(s, l, "a second START_TIME");
-	}
+	if (s->has_start)
+		return again(s, l, &s->start_time, "a second START_TIME");
 	if (!ksv_lex_start_time(l->body, l->body_len, &v))
 		return bad_line(s, l, "not a decimal time");
 	ksv_flush_dups(s);
@@ -524,14 +521,9 @@ static int check_adler(struct ksv_stream *s, struct ksv_line *l)
 		return bad_line(s, l, NULL);
 	if (l->prefix_bad)
 		repaired_line(s, l);
-	if (s->has_adler) {
-		if (same_line(&s->adler, l)) {
-			mark_dup(s, l, s->adler.no, false, 0);
-			return 0;
-		}
-		return bad_line(s, l, "a second ADLER32 line, different "
-				"from the first");
-	}
+	if (s->has_adler)
+		return again(s, l, &s->adler, "a second ADLER32 line, "
+			     "different from the first");
 	ksv_flush_dups(s);
 	s->adler = *l;
 	s->has_adler = true;
