@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "msg.h"
-#include "plot_json.h"
+#include "plot_events.h"
 #include "plot_model.h"
 #include "plot_page.h"
 #include "plot_read.h"

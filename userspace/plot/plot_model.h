@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ksnap-plot's model of what it read, shared by its reader (plot_read.c),
- * its events reader (plot_json.c) and its page writer (plot_page.c): per
+ * its events reader (plot_events.c) and its page writer (plot_page.c): per
  * stream the charts (one per metric, its columns the series), the
  * reduced data, the gaps and damage, STATS; for the page, the events and
  * ksnap-verify's report of the log.  Everything here is bounded by the

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "plot_json.h"
+#include "plot_events.h"
 
 
 /* The label: the first of these members that is a string. */

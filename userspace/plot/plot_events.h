@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ksnap-plot's events file of --events (plot_json.c).
+ * ksnap-plot's events file of --events (plot_events.c).
  */
-#ifndef KSNAP_PLOT_JSON_H
-#define KSNAP_PLOT_JSON_H
+#ifndef KSNAP_PLOT_EVENTS_H
+#define KSNAP_PLOT_EVENTS_H
 
 #include "plot_model.h"
 
@@ -11,4 +11,4 @@
 int plot_read_events(struct plot_events *ev, const char *file);
 void plot_free_events(struct plot_events *ev);
 
-#endif /* KSNAP_PLOT_JSON_H */
+#endif /* KSNAP_PLOT_EVENTS_H */
