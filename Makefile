@@ -92,7 +92,7 @@ demo: setup
 
 # Cost, timing and throughput figures into bench/results/ (see
 # bench/README.md for the duration): the floor, scale and pipeline tables
-# of issue 16, the sampler against a userspace poller and ksnapd end to
+# of the sampler's cost, the sampler against a userspace poller and ksnapd end to
 # end, in guests on each kernel of BENCH_KERNELS, and the writer natively
 # against memcpy and adler32.  Figures, not assertions.
 BENCH_KERNELS ?= 6.1 6.12
@@ -104,7 +104,8 @@ bench: setup
 	scripts/bench $(addprefix --kernel ,$(BENCH_KERNELS))
 
 # checkpatch --strict over the module, its KUnit tests, the bench's floor
-# module and the ABI header
+# module and the ABI header; scripts/depcheck over userspace/ (no cycle
+# between its files, no library using a program's folder)
 style:
 	scripts/style
 
@@ -127,11 +128,11 @@ install: tools
 	install -D -m 0755 build/bin/ksnapd $(DESTDIR)$(PREFIX)/sbin/ksnapd
 	install -D -m 0755 build/bin/ksnap-verify $(DESTDIR)$(PREFIX)/bin/ksnap-verify
 	install -D -m 0755 build/bin/ksnap-plot $(DESTDIR)$(PREFIX)/bin/ksnap-plot
-	install -D -m 0644 userspace/ksnapd.8 $(DESTDIR)$(PREFIX)/share/man/man8/ksnapd.8
-	install -D -m 0644 userspace/ksnap-verify.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-verify.1
-	install -D -m 0644 userspace/ksnap-plot.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-plot.1
+	install -D -m 0644 man/ksnapd.8 $(DESTDIR)$(PREFIX)/share/man/man8/ksnapd.8
+	install -D -m 0644 man/ksnap-verify.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-verify.1
+	install -D -m 0644 man/ksnap-plot.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-plot.1
 	install -d $(DESTDIR)/etc/systemd/system
-	sed 's|/usr/sbin/ksnapd|$(PREFIX)/sbin/ksnapd|' userspace/ksnapd.service \
+	sed 's|/usr/sbin/ksnapd|$(PREFIX)/sbin/ksnapd|' userspace/ksnapd/ksnapd.service \
 		> $(DESTDIR)/etc/systemd/system/ksnapd.service
 
 clean:

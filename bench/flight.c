@@ -2,7 +2,7 @@
 /*
  * flight: the flight recorder's cost, natively (scripts/bench).
  *
- * 1. Evaluation: the flight recorder consumer (userspace/flight.c) on
+ * 1. Evaluation: the flight recorder consumer (userspace/ksnapd/flight/flight.c) on
  *    synthetic rows of 16 columns at 10 kHz, with 1, 10 and 100 rules
  *    (a mix: a comparison, a rate(), growth over an avg(), a sum held for
  *    5 ms; none fires, so no dump is written) against the same with no

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * ringstat: the guest half of the sampler bench.  Maps /dev/ksnap with
- * ksnapd's own ring code (userspace/ring.c), starts a collection from a
+ * ksnapd's own ring code (userspace/lib/ring.c), starts a collection from a
  * chosen CPU (the hrtimer is pinned to the CPU that starts it), drains the
  * ring from another CPU for the given time, stops, and prints one line of
  * key=value figures:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * writer: ksnapd's formatting path, natively, from a ring laid out in a
- * memfd exactly as the device is (tests/unit/fake_ring.h plays the
+ * memfd exactly as the device is (tests/unit/lib/fake_ring.h plays the
  * kernel), opened through ksnap_ring_open() ("/proc/self/fd/N", the
  * --device regular-file path) and drained by ksnapd_step(), the code the
  * daemon runs on every wake-up: ring walk, row formatting, lossy checksums,

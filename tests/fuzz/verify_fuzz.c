@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "verify_report.h"
+#include "verify_run.h"
 
 static FILE *null_out;
 

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+/* ksnapd's collector: the ring's collections to the consumers (collect.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+
+int ksnapd_collect_init(struct ksnapd_collect *c, struct ksnap_ring *r,
+			const struct ksnapd_collect_config *cfg, char *err,
+			size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	c->cfg = *cfg;
+	c->ring = r;
+	c->err = err;
+	c->errlen = errlen;
+	c->state = KSNAPD_WAIT_START;
+	c->stop_ret = KSNAPD_STOP_NOT_CALLED;
+	c->coll.columns = calloc(r->max_columns ? r->max_columns : 1,
+				 sizeof(*c->coll.columns));
+	c->rec = malloc(r->record_size ? r->record_size : sizeof(*c->rec));
+	if (!c->coll.columns || !c->rec) {
+		ksnapd_collect_fini(c);
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ksnapd_collect_fini(struct ksnapd_collect *c)
+{
+	free(c->coll.columns);
+	c->coll.columns = NULL;
+	free(c->rec);
+	c->rec = NULL;
+}
+
+int ksnapd_collect_add(struct ksnapd_collect *c,
+		       const struct ksnapd_consumer_ops *ops, void *self)
+{
+	if (c->nr_consumers == KSNAPD_MAX_CONSUMERS)
+		return -ENOSPC;
+	c->consumers[c->nr_consumers].ops = ops;
+	c->consumers[c->nr_consumers].self = self;
+	c->nr_consumers++;
+	return 0;
+}
+
+/* --- the consumers, in the order they were added ---------------------- */
+
+static int each_begin(struct ksnapd_collect *c)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < c->nr_consumers; i++) {
+		c->consumers[i].ended = false;
+		ret = c->consumers[i].ops->begin(c->consumers[i].self, &c->coll,
+						 c->first_position);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Every consumer's wake (flush false) or flush hook, where it has one. */
+static int each_hook(struct ksnapd_collect *c, bool flush)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < c->nr_consumers; i++) {
+		const struct ksnapd_consumer_ops *ops = c->consumers[i].ops;
+		int (*hook)(void *self) = flush ? ops->flush : ops->wake;
+
+		if (!hook)
+			continue;
+		ret = hook(c->consumers[i].self);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int each_row(struct ksnapd_collect *c, const struct ksnap_record *rec)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < c->nr_consumers; i++) {
+		ret = c->consumers[i].ops->row(c->consumers[i].self, rec);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Returns 0 when every consumer is done, 1 when one is not yet, or -errno. */
+static int each_end(struct ksnapd_collect *c, const struct ksnapd_end *e)
+{
+	bool pending = false;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < c->nr_consumers; i++) {
+		struct ksnapd_consumer *k = &c->consumers[i];
+
+		if (k->ended)
+			continue;
+		ret = k->ops->end(k->self, e);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			pending = true;
+		else
+			k->ended = true;
+	}
+	return pending;
+}
+
+/* --- WAIT_START --------------------------------------------------------- */
+
+/* ksnap_ring_read_coll() failed: -EAGAIN is retried, -EPROTO said. */
+static int coll_failed(struct ksnapd_collect *c, int ret,
+		       const struct ksnap_coll *now)
+{
+	const struct ksnap_ring *r = c->ring;
+
+	if (ret == -EPROTO)
+		snprintf(c->err, c->errlen, "bad collection fields in the "
+			 "ring: nr_columns %u, more than it has room for "
+			 "(max_columns %u; %u values in a record of %u bytes)",
+			 now->nr_columns, r->max_columns,
+			 (unsigned int)((r->record_size -
+					 sizeof(struct ksnap_record)) /
+					sizeof(__u64)), r->record_size);
+	else if (ret != -EAGAIN)
+		snprintf(c->err, c->errlen, "bad collection fields in the "
+			 "ring: %s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * Where the rows begin: our tail, where an earlier reader (a killed
+ * ksnapd) may have left it in this collection; the collection's start when
+ * the tail is below it (no reader was in this collection yet).  Positions
+ * never wrap (ksnap_abi.h): a tail above head is garbage however close it
+ * comes modulo 2^64, and so is one more than a ring behind head in drop
+ * mode, where the kernel treats it as "ring full": resume from head then.
+ * In overwrite mode a tail more than a ring behind is not garbage:
+ * read_records() counts what was overwritten.
+ */
+static void resume_position(struct ksnapd_collect *c)
+{
+	struct ksnap_ring *r = c->ring;
+	uint64_t start = c->coll.start_position, head, tail, was;
+
+	was = ksnap_ring_tail(r);
+	head = ksnap_ring_head(r);
+	tail = was;
+	if (tail < start)
+		tail = start;
+	else if (tail > head || (head - tail > r->nr_records &&
+				 !(c->coll.flags & KSNAP_CTRL_OVERWRITE)))
+		tail = head;
+	if (tail != was)
+		ksnap_ring_set_tail(r, tail);
+	c->tail = tail;
+	c->first_position = tail - start;
+}
+
+/* The consumers begin the collection; rows start at the current tail. */
+static int begin(struct ksnapd_collect *c)
+{
+	int ret;
+
+	resume_position(c);
+	if (c->first_position && c->cfg.log)
+		fprintf(c->cfg.log, "ksnapd: collection %u: resuming at "
+			"position %llu: the snapshots before it were read by "
+			"an earlier reader (STATS ksnapd_first_position)\n",
+			c->coll.generation,
+			(unsigned long long)c->first_position);
+	c->overwritten = 0;
+	ret = each_begin(c);
+	if (ret)
+		return ret;
+	c->state = KSNAPD_STREAM;
+	return 0;
+}
+
+/*
+ * A stopped collection that is not ours to write (the kernel counted it as
+ * finished when we opened the device: an earlier reader's) may have
+ * records left unread.  poll() reports head != tail as readable, so leave
+ * none: the tail goes to head, and the wait sleeps.
+ */
+static void skip_finished(struct ksnapd_collect *c)
+{
+	struct ksnap_ring *r = c->ring;
+	uint64_t head = ksnap_ring_head(r), tail = ksnap_ring_tail(r);
+
+	if (head == tail)
+		return;
+	ksnap_ring_set_tail(r, head);
+	if (c->cfg.log && tail < head)
+		fprintf(c->cfg.log, "ksnapd: collection %u had stopped with "
+			"%llu snapshots unread by an earlier reader: not "
+			"written\n", c->coll.generation,
+			(unsigned long long)(head - tail));
+}
+
+static int wait_start(struct ksnapd_collect *c)
+{
+	struct ksnap_coll *k = &c->coll;
+	int ret;
+
+	ret = ksnap_ring_read_coll(c->ring, k);
+	if (ret)
+		return coll_failed(c, ret, k);
+	/*
+	 * Running, or started and already stopped again before we looked
+	 * (echo 1; echo 0): the kernel waits for that one to be written out
+	 * (done_generation) before it allows another start.
+	 */
+	if (k->generation && (k->state == KSNAP_STATE_RUNNING ||
+			      k->generation != ksnap_ring_done(c->ring))) {
+		ret = begin(c);
+		if (ret)
+			return ret;
+		ksnap_ring_set_seen(c->ring, k->generation, k->state);
+		return 0;
+	}
+	if (c->stop) {
+		c->state = KSNAPD_DONE;
+		return 1;
+	}
+	/* Stopped and finished: wait for a start. */
+	skip_finished(c);
+	ksnap_ring_set_seen(c->ring, k->generation, k->state);
+	return 0;
+}
+
+/* --- STREAM ------------------------------------------------------------- */
+
+/*
+ * The collection fields now.  State first, head second: once STOPPED is
+ * seen, the head loaded after it includes the last record (the kernel
+ * publishes head before it marks the collection stopped).
+ */
+static int read_now(struct ksnapd_collect *c, struct ksnap_coll *now)
+{
+	int ret;
+
+	ret = ksnap_ring_read_coll(c->ring, now);
+	if (ret)
+		return coll_failed(c, ret, now);
+	if (now->generation != c->coll.generation) {
+		snprintf(c->err, c->errlen, "collection %u was replaced by "
+			 "collection %u before it was written out",
+			 c->coll.generation, now->generation);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * The record at pos, or NULL when the kernel overwrote it before it was
+ * copied (overwrite mode: copied, then checked; stopped: the kernel
+ * writes no more).
+ */
+static const struct ksnap_record *record(struct ksnapd_collect *c,
+					 uint64_t pos, bool stopped)
+{
+	if (!(c->coll.flags & KSNAP_CTRL_OVERWRITE))
+		return ksnap_ring_record(c->ring, pos);
+	if (ksnap_ring_copy_record(c->ring, pos, c->rec, stopped))
+		return c->rec;
+	c->overwritten++;
+	return NULL;
+}
+
+/* The records from the tail to head, to the consumers; then the tail. */
+static int read_records(struct ksnapd_collect *c, bool stopped)
+{
+	struct ksnap_ring *r = c->ring;
+	uint64_t head = ksnap_ring_head(r), tail = c->tail;
+	const struct ksnap_record *rec;
+	int ret;
+
+	if (head - tail > r->nr_records &&
+	    (c->coll.flags & KSNAP_CTRL_OVERWRITE)) {
+		/* Lapped: what lies a ring behind head is gone. */
+		c->overwritten += head - r->nr_records - tail;
+		tail = head - r->nr_records;
+	}
+	if (head - tail > r->nr_records) {
+		snprintf(c->err, c->errlen, "ring positions out of range "
+			 "(head %llu, tail %llu, %u records)",
+			 (unsigned long long)head, (unsigned long long)tail,
+			 r->nr_records);
+		return -EPROTO;
+	}
+	for (; tail != head; tail++) {
+		rec = record(c, tail, stopped);
+		if (!rec)
+			continue;
+		ret = each_row(c, rec);
+		if (ret)
+			return ret;
+	}
+	/* Out before the kernel may reuse the slots. */
+	ret = each_hook(c, true);
+	if (ret)
+		return ret;
+	if (tail != c->tail) {
+		ksnap_ring_set_tail(r, tail);
+		c->tail = tail;
+	}
+	return 0;
+}
+
+/* --- END ---------------------------------------------------------------- */
+
+/* What the collector knows of STATS (consumer.h: struct ksnapd_end). */
+static void collection_stats(const struct ksnapd_collect *c,
+			     struct ksnap_stream_stats *st)
+{
+	struct ksnap_stats ks;
+
+	ksnap_ring_read_stats(c->ring, &ks);
+	memset(st, 0, sizeof(*st));
+	st->collection_rate_nanos = c->coll.period_ns;
+	st->cheap_start_nanos = c->coll.start_mono_ns;
+	st->cheap_last_collection_nanos = c->coll.start_mono_ns;
+	st->ksnap_lateness_sum_nanos = ks.lateness_sum_ns;
+	st->ksnap_read_sum_nanos = ks.read_sum_ns;
+	st->ksnap_snapshots_taken = ks.taken;
+	st->ksnap_snapshots_lost = ks.lost;
+	st->ksnap_periods_missed = ks.missed;
+	st->ksnap_max_lateness_nanos = ks.lateness_max_ns;
+	st->ksnap_max_read_nanos = ks.read_max_ns;
+	st->ksnap_bad_tail = ks.bad_tail;
+	st->ksnapd_snapshots_overwritten = c->overwritten;
+	st->ksnapd_first_position = c->first_position;
+}
+
+/*
+ * The consumers end the collection (STATS).  When they all have, a
+ * collection the kernel has stopped is handed back: the statistics stay
+ * valid until the next start, which the kernel refuses until then.
+ * Returns 1 when ksnapd is done, 0 to go on (waiting for a consumer, or
+ * for the next collection), or -errno.
+ */
+static int end(struct ksnapd_collect *c, uint32_t state)
+{
+	struct ksnapd_end e = { .coll = &c->coll, .stopping = c->stop };
+	uint32_t gen = c->coll.generation;
+	int ret;
+
+	c->state = KSNAPD_END;
+	collection_stats(c, &e.stats);
+	ret = each_end(c, &e);
+	if (ret < 0)
+		return ret;
+	/* Done only once every consumer is: no new start meanwhile. */
+	if (!ret && state == KSNAP_STATE_STOPPED)
+		ksnap_ring_set_done(c->ring, gen);
+	/* Seen, so that poll() sleeps, done or not. */
+	ksnap_ring_set_seen(c->ring, gen, state);
+	if (ret)
+		return 0;
+	/* Without --once, the next collection gets its own file. */
+	c->state = c->cfg.once || c->stop ? KSNAPD_DONE : KSNAPD_WAIT_START;
+	return c->state == KSNAPD_DONE;
+}
+
+/*
+ * A wake-up in a collection: what the ring holds to the consumers, then,
+ * once it has stopped (or a stop signal came), its end.
+ */
+static int stream(struct ksnapd_collect *c)
+{
+	struct ksnap_coll now = { 0 };
+	int ret;
+
+	/* --stop-on-exit and a stop signal: stop the collection first, so
+	 * that the state read below is STOPPED and the head includes the
+	 * kernel's last snapshot. */
+	if (c->stop && c->cfg.stop_collection &&
+	    c->stop_ret == KSNAPD_STOP_NOT_CALLED)
+		c->stop_ret = c->cfg.stop_collection(c->cfg.stop_arg);
+
+	ret = read_now(c, &now);
+	if (!ret)
+		ret = each_hook(c, false);
+	if (!ret)
+		ret = read_records(c, now.state == KSNAP_STATE_STOPPED);
+	if (ret)
+		return ret;
+	if (now.state == KSNAP_STATE_STOPPED || c->stop)
+		return end(c, now.state);
+	ksnap_ring_set_seen(c->ring, c->coll.generation, now.state);
+	return 0;
+}
+
+int ksnapd_collect_step(struct ksnapd_collect *c)
+{
+	int ret;
+
+	switch (c->state) {
+	case KSNAPD_WAIT_START:
+		ret = wait_start(c);
+		if (ret || c->state != KSNAPD_STREAM)
+			return ret;
+		/* Started: write what is already there. */
+		return stream(c);
+	case KSNAPD_STREAM:
+		return stream(c);
+	case KSNAPD_END:
+		/* Only a stopped collection waits here (with a stop signal
+		 * the consumers finish or fail at once): no more rows come.
+		 * The consumers retry what is pending, then end again. */
+		ret = each_hook(c, false);
+		if (!ret)
+			ret = each_hook(c, true);
+		return ret ? ret : end(c, KSNAP_STATE_STOPPED);
+	case KSNAPD_DONE:
+		return 1;
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: MIT
+/* The flight recorder: rules on every row, dumps, events (flight.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg.h"
+#include "flight.h"
+
+#define VALUES_MAX	2048
+/* Tries of DIR/RULE-1.tsv, -2, ... */
+#define DUMP_NAMES_MAX	100000
+
+static int begin(void *self, const struct ksnap_coll *c, uint64_t first);
+static int row(void *self, const struct ksnap_record *rec);
+static int flush(void *self);
+static int end(void *self, const struct ksnapd_end *e);
+
+const struct ksnapd_consumer_ops flight_ops = {
+	.begin = begin,
+	.row = row,
+	.flush = flush,
+	.end = end,
+};
+
+/* A notice on the log, out at once. */
+#define say(f, ...) ksnap_say((f)->cfg.log, true, __VA_ARGS__)
+
+int flight_init(struct flight *f, const struct flight_config *cfg,
+		const struct rule *rules, unsigned int nr_rules, char *err,
+		size_t errlen)
+{
+	unsigned int i;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->cfg = *cfg;
+	f->err = err;
+	f->errlen = errlen;
+	f->ev.fd = -1;
+	f->rules = calloc(nr_rules ? nr_rules : 1, sizeof(*f->rules));
+	if (!f->rules) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	f->nr_rules = nr_rules;
+	for (i = 0; i < nr_rules; i++)
+		f->rules[i].rule = rules[i];
+	flight_slices_init(&f->slices);
+	if (!nr_rules || !cfg->dump_dir)
+		return 0;
+	ret = events_open(&f->ev, cfg->dump_dir, cfg->log);
+	if (ret) {
+		snprintf(err, errlen, "%.200s: %s", f->ev.path, strerror(-ret));
+		flight_fini(f);
+	}
+	return ret;
+}
+
+void flight_fini(struct flight *f)
+{
+	unsigned int i;
+
+	for (i = 0; f->rules && i < f->nr_rules; i++) {
+		if (f->rules[i].dump.open)
+			dump_abort(&f->rules[i].dump);
+		rule_eval_fini(&f->rules[i].ev);
+	}
+	free(f->rules);
+	f->rules = NULL;
+	history_free(&f->hist);
+	events_close(&f->ev);
+}
+
+uint64_t flight_span(const struct flight *f)
+{
+	uint64_t span = f->cfg.history_ns, s;
+	unsigned int i;
+
+	for (i = 0; i < f->nr_rules; i++) {
+		const struct rule *r = &f->rules[i].rule;
+
+		s = r->pre_ns + r->for_ns;
+		if (s > span)
+			span = s;
+	}
+	return span;
+}
+
+void flight_history_line(char *buf, size_t size, uint64_t span_ns,
+			 uint64_t period_ns, uint32_t nr_columns,
+			 size_t bytes)
+{
+	double hz = period_ns ? 1e9 / (double)period_ns : 0;
+
+	snprintf(buf, size, "history: %g s x %u columns at %g %sHz = %.1f MiB",
+		 (double)span_ns / 1e9, nr_columns,
+		 hz >= 1000 ? hz / 1000 : hz, hz >= 1000 ? "k" : "",
+		 (double)bytes / 1048576.0);
+}
+
+/* --- a collection begins ------------------------------------------------ */
+
+static void bind_rule(struct flight *f, struct flight_rule *fr)
+{
+	const struct ksnap_coll *c = f->coll;
+	struct rule_error e;
+	char msg[1024];
+
+	rule_eval_fini(&fr->ev);
+	fr->enabled = false;
+	fr->ds = FLIGHT_IDLE;
+	fr->holding = fr->fired = false;
+	if (rule_bind(&fr->rule, c->columns, c->nr_columns, &e)) {
+		rule_format_error(msg, sizeof(msg), &fr->rule, fr->rule.text,
+				  &e);
+		say(f, "ksnapd: collection %u: %sksnapd: rule %s disabled for "
+		    "this collection\n", c->generation, msg, fr->rule.name);
+		events_write(&f->ev, &fr->rule, c, 0, "disabled",
+			     ",\"why\":\"%s\"", "a column is missing");
+		return;
+	}
+	if (rule_eval_init(&fr->ev, &fr->rule, c->period_ns))
+		return;
+	fr->enabled = true;
+}
+
+static int begin(void *self, const struct ksnap_coll *c, uint64_t first)
+{
+	struct flight *f = self;
+	uint64_t span;
+	char line[160];
+	unsigned int i;
+	int ret;
+
+	(void)first;
+	f->coll = c;
+	f->have_prev = false;
+	for (i = 0; i < f->nr_rules; i++)
+		bind_rule(f, &f->rules[i]);
+	span = flight_span(f);
+	ret = history_size(&f->hist, span, c->period_ns, c->nr_columns);
+	if (ret) {
+		snprintf(f->err, f->errlen, "flight recorder: %s: %s", "history",
+			 strerror(-ret));
+		return ret;
+	}
+	flight_history_line(line, sizeof(line), span, c->period_ns,
+			    c->nr_columns, history_bytes(&f->hist));
+	say(f, "ksnapd: collection %u: %s%s\n", c->generation, line,
+	    f->nr_rules ? "" : " (for --slice)");
+	return 0;
+}
+
+/* --- dumps ---------------------------------------------------------------- */
+
+static int create_dump(struct flight *f, struct flight_rule *fr)
+{
+	char path[PATH_MAX];
+	unsigned int n;
+	int w, ret = -EEXIST;
+
+	for (n = 1; n <= DUMP_NAMES_MAX && ret == -EEXIST; n++) {
+		w = snprintf(path, sizeof(path), "%s/%s-%u.%s",
+			     f->cfg.dump_dir, fr->rule.name, n,
+			     f->cfg.lossy ? "log" : "tsv");
+		if (w < 0 || (size_t)w >= sizeof(path))
+			return -ENAMETOOLONG;
+		ret = dump_open_path(&fr->dump, path, f->cfg.lossy, f->coll);
+	}
+	return ret;
+}
+
+/* A dump failed: said, logged, closed; the rule cools down. */
+static void dump_failed(struct flight *f, struct flight_rule *fr, uint64_t t,
+			int err)
+{
+	char path[KSNAP_JSON_MAX(PATH_MAX) + 1];
+
+	say(f, "ksnapd: rule %s: dump %s: %s\n", fr->rule.name,
+	    fr->dump.path, strerror(-err));
+	events_json_string(path, sizeof(path), fr->dump.path);
+	events_write(&f->ev, &fr->rule, f->coll, t, "dump_failed",
+		     ",\"path\":%s,\"error\":\"%s\"", path, strerror(-err));
+	if (fr->dump.open)
+		dump_abort(&fr->dump);
+	fr->ds = FLIGHT_COOLDOWN;
+	fr->cooldown_until = t + fr->rule.cooldown_ns;
+}
+
+/* The rows of the history from `from` on (the current one included). */
+static int dump_history(struct flight *f, struct flight_rule *fr,
+			uint64_t from)
+{
+	const struct history *h = &f->hist;
+	uint32_t k;
+	int ret = 0;
+
+	for (k = history_find(h, from); k < h->len && !ret; k++)
+		ret = dump_row(&fr->dump, history_at(h, k));
+	return ret;
+}
+
+static void open_dump(struct flight *f, struct flight_rule *fr, uint64_t t,
+		      uint64_t trigger)
+{
+	const struct rule *r = &fr->rule;
+	uint64_t from = trigger > r->pre_ns ? trigger - r->pre_ns : 0;
+	uint64_t oldest = f->hist.len ? history_at(&f->hist, 0)->time_ns : t;
+	char values[VALUES_MAX], path[KSNAP_JSON_MAX(PATH_MAX) + 1];
+	int ret;
+
+	ret = create_dump(f, fr);
+	if (!ret)
+		ret = dump_history(f, fr, from);
+	if (ret) {
+		dump_failed(f, fr, t, ret);
+		return;
+	}
+	f->dumps++;
+	fr->ds = FLIGHT_DUMPING;
+	fr->opened_now = true;
+	fr->trigger_t = trigger;
+	fr->fire_t = t;
+	fr->fires = 1;
+	rule_eval_values(&fr->ev, values, sizeof(values));
+	events_json_string(path, sizeof(path), fr->dump.path);
+	events_write(&f->ev, r, f->coll, t, "firing", ",\"since_ns\":%llu,"
+		     "\"values\":{%s},\"dump\":%s,\"pre_ns\":%llu,"
+		     "\"pre_available_ns\":%llu", (unsigned long long)trigger,
+		     values, path, (unsigned long long)r->pre_ns,
+		     (unsigned long long)(trigger - (oldest > from ? oldest :
+						     from)));
+}
+
+static void close_dump(struct flight *f, struct flight_rule *fr, uint64_t t,
+		       bool truncated)
+{
+	const struct rule *r = &fr->rule;
+	struct dump *d = &fr->dump;
+	const struct ksnap_stats_extra extra[] = {
+		{ "ksnapd_dump_collection", f->coll->generation },
+		{ "ksnapd_dump_first_position",
+		  d->first_seq - f->coll->start_position },
+		{ "ksnapd_dump_trigger_nanos", fr->trigger_t },
+		{ "ksnapd_dump_fire_nanos", fr->fire_t },
+		{ "ksnapd_dump_pre_nanos", r->pre_ns },
+		{ "ksnapd_dump_post_nanos", r->post_ns },
+		{ "ksnapd_dump_fires", fr->fires },
+		{ "ksnapd_dump_gaps", d->gaps },
+	};
+	char path[KSNAP_JSON_MAX(PATH_MAX) + 1];
+	uint64_t rows = d->rows, first = d->first_t, last = d->last_t;
+	uint64_t gaps = d->gaps;
+	int ret;
+
+	ret = dump_close(d, extra, sizeof(extra) / sizeof(extra[0]));
+	if (ret) {
+		dump_failed(f, fr, t, ret);
+		return;
+	}
+	events_json_string(path, sizeof(path), d->path);
+	events_write(&f->ev, r, f->coll, t, "dump", ",\"path\":%s,"
+		     "\"rows\":%llu,\"first_ns\":%llu,\"last_ns\":%llu,"
+		     "\"gaps\":%llu,\"fires\":%u,\"truncated\":%s", path,
+		     (unsigned long long)rows, (unsigned long long)first,
+		     (unsigned long long)last, (unsigned long long)gaps,
+		     fr->fires, truncated ? "true" : "false");
+	fr->ds = r->cooldown_ns ? FLIGHT_COOLDOWN : FLIGHT_IDLE;
+	fr->cooldown_until = last + r->cooldown_ns;
+}
+
+/* --- a rule on a row ------------------------------------------------------ */
+
+static void fire(struct flight *f, struct flight_rule *fr, uint64_t t,
+		 uint64_t trigger)
+{
+	char values[VALUES_MAX];
+	const char *why;
+
+	if (fr->ds == FLIGHT_DUMPING) {
+		fr->fires++;
+		events_write(&f->ev, &fr->rule, f->coll, t, "firing",
+			     ",\"since_ns\":%llu,\"extends\":true,\"fires\":%u",
+			     (unsigned long long)trigger, fr->fires);
+		return;
+	}
+	if (fr->ds == FLIGHT_IDLE &&
+	    (!f->cfg.max_dumps || f->dumps < f->cfg.max_dumps)) {
+		open_dump(f, fr, t, trigger);
+		return;
+	}
+	if (fr->suppressed)
+		return;
+	fr->suppressed = true;
+	why = fr->ds == FLIGHT_COOLDOWN ? "cooldown" : "limit";
+	rule_eval_values(&fr->ev, values, sizeof(values));
+	events_write(&f->ev, &fr->rule, f->coll, t, "suppressed",
+		     ",\"reason\":\"%s\",\"since_ns\":%llu,\"values\":{%s},"
+		     "\"cooldown_left_ns\":%llu", why,
+		     (unsigned long long)trigger, values,
+		     (unsigned long long)(fr->ds == FLIGHT_COOLDOWN ?
+					  fr->cooldown_until - t : 0));
+}
+
+/* A gap between the rows: the run ends (not held where no row is). */
+static void gap(struct flight *f, struct flight_rule *fr, uint64_t t)
+{
+	uint64_t g = t - f->prev_t, p = f->coll->period_ns;
+
+	if (!fr->holding)
+		return;
+	events_write(&f->ev, &fr->rule, f->coll, t, "reset", ",\"reason\":"
+		     "\"gap\",\"gap_ns\":%llu,\"periods_missing\":%llu,"
+		     "\"since_ns\":%llu,\"fired\":%s", (unsigned long long)g,
+		     (unsigned long long)((g + p / 2) / p - 1),
+		     (unsigned long long)fr->run_start,
+		     fr->fired ? "true" : "false");
+	fr->holding = fr->fired = false;
+}
+
+static void condition(struct flight *f, struct flight_rule *fr, uint64_t t,
+		      bool held)
+{
+	const struct rule *r = &fr->rule;
+
+	if (held && !fr->holding) {
+		/* suppressed stays across a gap: the same spike, not a new
+		 * one; it clears when the condition stops holding. */
+		fr->holding = true;
+		fr->fired = false;
+		fr->run_start = t;
+		if (r->for_ns)
+			events_write(&f->ev, r, f->coll, t, "pending",
+				     ",\"for_ns\":%llu",
+				     (unsigned long long)r->for_ns);
+	}
+	if (held && !fr->fired && t - fr->run_start >= r->for_ns) {
+		fr->fired = true;
+		fire(f, fr, t, fr->run_start);
+	}
+	if (held && fr->fired)
+		fr->last_true = t;
+	if (!held && fr->holding) {
+		events_write(&f->ev, r, f->coll, t, "resolved",
+			     ",\"since_ns\":%llu,\"fired\":%s,\"held_ns\":%llu",
+			     (unsigned long long)fr->run_start,
+			     fr->fired ? "true" : "false",
+			     (unsigned long long)(fr->fired ? fr->last_true -
+						  fr->run_start : 0));
+		fr->holding = fr->fired = fr->suppressed = false;
+	}
+}
+
+/* The dump's part: close it past post, or take this row. */
+static void dump_step(struct flight *f, struct flight_rule *fr,
+		      const struct ksnap_record *rec)
+{
+	uint64_t t = rec->time_ns;
+	int ret;
+
+	if (fr->ds != FLIGHT_DUMPING)
+		return;
+	if (fr->opened_now) {
+		fr->opened_now = false;
+		return;
+	}
+	if (!fr->fired && t > fr->last_true + fr->rule.post_ns) {
+		close_dump(f, fr, t, false);
+		return;
+	}
+	ret = dump_row(&fr->dump, rec);
+	if (ret)
+		dump_failed(f, fr, t, ret);
+}
+
+static void step(struct flight *f, struct flight_rule *fr,
+		 const struct ksnap_record *rec, bool gapped)
+{
+	uint64_t t = rec->time_ns;
+	bool held;
+
+	if (fr->ds == FLIGHT_COOLDOWN && t >= fr->cooldown_until) {
+		fr->ds = FLIGHT_IDLE;
+		if (fr->fired)		/* still firing: a new dump, from now */
+			open_dump(f, fr, t, t);
+	}
+	held = rule_eval_row(&fr->ev, t, rec->values);
+	/* A gap breaks a run that goes on after it; one that ends there
+	 * is resolved as any other. */
+	if (gapped && held)
+		gap(f, fr, t);
+	condition(f, fr, t, held);
+	dump_step(f, fr, rec);
+}
+
+static int row(void *self, const struct ksnap_record *rec)
+{
+	struct flight *f = self;
+	uint64_t p = f->coll->period_ns;
+	bool gapped = f->have_prev && rec->time_ns - f->prev_t > p + p / 2;
+	unsigned int i;
+
+	history_push(&f->hist, rec);
+	for (i = 0; i < f->nr_rules; i++)
+		if (f->rules[i].enabled)
+			step(f, &f->rules[i], rec, gapped);
+	flight_slices_row(&f->slices, f->coll, rec);
+	f->prev_t = rec->time_ns;
+	f->have_prev = true;
+	return 0;
+}
+
+static int flush(void *self)
+{
+	struct flight *f = self;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < f->nr_rules; i++) {
+		struct flight_rule *fr = &f->rules[i];
+
+		if (fr->ds != FLIGHT_DUMPING)
+			continue;
+		ret = dump_flush(&fr->dump);
+		if (ret)
+			dump_failed(f, fr, f->prev_t, ret);
+	}
+	flight_slices_flush(&f->slices);
+	return 0;
+}
+
+/* The collection has ended: open dumps end with what there is. */
+static int end(void *self, const struct ksnapd_end *e)
+{
+	struct flight *f = self;
+	unsigned int i;
+
+	(void)e;
+	for (i = 0; i < f->nr_rules; i++) {
+		struct flight_rule *fr = &f->rules[i];
+
+		if (fr->ds == FLIGHT_DUMPING)
+			close_dump(f, fr, f->prev_t, true);
+		fr->ds = FLIGHT_IDLE;
+		fr->holding = fr->fired = false;
+		rule_eval_reset(&fr->ev);
+	}
+	flight_slices_end(&f->slices, f->coll);
+	history_reset(&f->hist);
+	f->coll = NULL;
+	return 0;
+}
+
+void flight_slice_start(struct flight *f, int64_t begin_rel,
+			int64_t end_rel, bool lossy, int out_fd,
+			int client_fd)
+{
+	const struct flight_slice_src src = {
+		.coll = f->coll, .hist = &f->hist, .prev_t = f->prev_t,
+	};
+
+	flight_slices_start(&f->slices, &src, begin_rel, end_rel, lossy,
+			    out_fd, client_fd);
+}

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ksnapd: write the samples of ksnap.ko as a gVisor profiling-metrics
+ * stream.  Options and set-up here; the work is in daemon.c and the
+ * files it puts together.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "msg.h"
+#include "ctlsock.h"
+#include "daemon.h"
+#include "devwait.h"
+#include "flightopt.h"
+#include "kmodload.h"
+#include "output.h"
+#include "ring.h"
+#include "ringsize.h"
+#include "rules.h"
+#include "slice.h"
+#include "sys.h"
+
+#ifndef KSNAP_VERSION
+#define KSNAP_VERSION "0.1"
+#endif
+
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+/* usage_text: ksnapd.8 as --help prints it (gen-usage). */
+#include "ksnapd-usage.h"
+
+struct options {
+	const char *output;		/* NULL: stdout */
+	bool output_given;		/* -o, even "-o -" */
+	const char *device;
+	bool lossy;
+	bool once;
+	bool no_wait;
+	bool load;
+	const char *load_params;	/* NULL: none */
+	bool start;
+	bool stop_on_exit;
+
+	/* The flight recorder (flight.h). */
+	struct rules rules;		/* --trigger, --rules, in order */
+	const char *dump_dir;
+	bool check_rules;
+	unsigned int max_dumps;
+	int64_t history_ns;		/* --history */
+	bool history_set;
+	const char *slice;		/* --slice BEGIN[,END] */
+	int64_t slice_begin, slice_end;
+	const char *control;		/* NULL: none */
+	char load_buf[512];		/* PARAMS with ring_kb= (--history) */
+};
+
+/* --history's default: Sentry's 30 s. */
+#define DEFAULT_HISTORY_NS	(30LL * 1000000000LL)
+
+#define usage_error(fmt, arg) \
+	ksnap_usage_error("ksnapd", EXIT_USAGE, fmt, arg)
+
+enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
+       OPT_START, OPT_STOP_ON_EXIT, OPT_TRIGGER, OPT_RULES, OPT_DUMP_DIR,
+       OPT_CHECK_RULES, OPT_MAX_DUMPS, OPT_HISTORY, OPT_SLICE, OPT_CONTROL };
+
+/* The flight recorder's options (set_option() has the others). */
+static bool set_flight_option(int c, struct options *o)
+{
+	char from[32];
+	char *end;
+
+	switch (c) {
+	case OPT_TRIGGER:
+		snprintf(from, sizeof(from), "--trigger %u", o->rules.n + 1);
+		if (rules_add(&o->rules, optarg, from, stderr))
+			exit(EXIT_USAGE);
+		return true;
+	case OPT_RULES:
+		if (rules_load(&o->rules, optarg, stderr))
+			exit(EXIT_USAGE);
+		return true;
+	case OPT_DUMP_DIR:
+		if (!*optarg)
+			usage_error("--dump-dir: empty path", "");
+		o->dump_dir = optarg;
+		return true;
+	case OPT_CHECK_RULES:
+		o->check_rules = true;
+		return true;
+	case OPT_MAX_DUMPS:
+		o->max_dumps = (unsigned int)strtoul(optarg, &end, 10);
+		if (!*optarg || *end || *optarg == '-')
+			usage_error("--max-dumps: '%s' is not a number", optarg);
+		return true;
+	case OPT_HISTORY:
+		if (slice_duration(optarg, &o->history_ns) ||
+		    o->history_ns < 0)
+			usage_error("--history: '%s' is not a duration (30s, "
+				    "2m, 0 for none)", optarg);
+		o->history_set = true;
+		return true;
+	case OPT_SLICE:
+		if (slice_parse(optarg, &o->slice_begin, &o->slice_end))
+			usage_error("--slice: '%s': expected BEGIN[,END], "
+				    "durations around now (-30s, -10s,+5s)",
+				    optarg);
+		o->slice = optarg;
+		return true;
+	case OPT_CONTROL:
+		o->control = strcmp(optarg, "none") ? optarg : NULL;
+		return true;
+	}
+	return false;
+}
+
+/* One option (getopt_long()'s c, with optarg) into o; exits on -h, -V. */
+static void set_option(int c, char **argv, struct options *o)
+{
+	if (set_flight_option(c, o))
+		return;
+	switch (c) {
+	case 'o':
+		if (!*optarg)
+			usage_error("-o: empty file name", "");
+		o->output = strcmp(optarg, "-") ? optarg : NULL;
+		o->output_given = true;
+		break;
+	case OPT_DEVICE:
+		if (!*optarg)
+			usage_error("--device: empty path", "");
+		o->device = optarg;
+		break;
+	case OPT_LOSSY:
+		o->lossy = true;
+		break;
+	case OPT_ONCE:
+		o->once = true;
+		break;
+	case OPT_NO_WAIT:
+		o->no_wait = true;
+		break;
+	case OPT_LOAD:
+		o->load = true;
+		o->load_params = optarg && *optarg ? optarg : NULL;
+		break;
+	case OPT_START:
+		o->start = true;
+		break;
+	case OPT_STOP_ON_EXIT:
+		o->stop_on_exit = true;
+		break;
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(0);
+	case 'V':
+		printf("ksnapd %s (ring ABI %d)\n", KSNAP_VERSION,
+		       KSNAP_ABI_VERSION);
+		exit(0);
+	case ':':
+		usage_error("option '%s' needs an argument", argv[optind - 1]);
+		break;
+	default:
+		usage_error("unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+/* --history with --load: ring_kb= for it, added to PARAMS. */
+static void history_ring_kb(struct options *o)
+{
+	long kb = ringsize_kb((uint64_t)o->history_ns, o->load_params);
+
+	if (kb == -ERANGE)
+		usage_error("--history %s: the module's ring would need more "
+			    "than 262144 KiB at this period and column count",
+			    "");
+	if (kb < 0)
+		usage_error("--load: bad period_us= in '%s'", o->load_params);
+	if (!kb) {
+		fprintf(stderr, "ksnapd: --history: ring_kb= given in --load: "
+			"kept as it is\n");
+		return;
+	}
+	snprintf(o->load_buf, sizeof(o->load_buf), "%s%sring_kb=%ld",
+		 o->load_params ? o->load_params : "",
+		 o->load_params ? " " : "", kb);
+	o->load_params = o->load_buf;
+}
+
+/* What goes with what. */
+static void check_options(struct options *o)
+{
+	if (o->slice && (o->rules.n || o->check_rules || o->load ||
+			 o->start || o->once))
+		usage_error("--slice: %s", "it goes with -o, --lossy, --device "
+			    "and --control only");
+	if (o->check_rules && !o->rules.n)
+		usage_error("--check-rules: no rules (--trigger, --rules)", "");
+	if (o->rules.n && !o->dump_dir && !o->check_rules)
+		usage_error("--trigger, --rules: the dumps need --dump-dir DIR",
+			    "");
+	if (o->history_set && o->load && o->history_ns)
+		history_ring_kb(o);
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "lossy", no_argument, NULL, OPT_LOSSY },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "no-wait", no_argument, NULL, OPT_NO_WAIT },
+		{ "load", optional_argument, NULL, OPT_LOAD },
+		{ "start", no_argument, NULL, OPT_START },
+		{ "stop-on-exit", no_argument, NULL, OPT_STOP_ON_EXIT },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
+		{ "rules", required_argument, NULL, OPT_RULES },
+		{ "dump-dir", required_argument, NULL, OPT_DUMP_DIR },
+		{ "check-rules", no_argument, NULL, OPT_CHECK_RULES },
+		{ "max-dumps", required_argument, NULL, OPT_MAX_DUMPS },
+		{ "history", required_argument, NULL, OPT_HISTORY },
+		{ "slice", required_argument, NULL, OPT_SLICE },
+		{ "control", required_argument, NULL, OPT_CONTROL },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->device = KSNAP_DEVICE_PATH;
+	o->control = KSNAPD_CONTROL_PATH;
+	o->history_ns = DEFAULT_HISTORY_NS;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1)
+		set_option(c, argv, o);
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	check_options(o);
+}
+
+static void ring_error(const struct ksnap_ring *r, const char *dev, int ret)
+{
+	bool dflt = !strcmp(dev, KSNAP_DEVICE_PATH);
+
+	switch (ret) {
+	case -ENOENT:
+		fprintf(stderr, "ksnapd: %s: %s: %s\n", dev, strerror(-ret),
+			dflt ? "is the module loaded? (modprobe ksnap)" :
+			       "check the --device path");
+		break;
+	case -EACCES:
+	case -EPERM:
+		fprintf(stderr, "ksnapd: %s: %s%s%s: run as root or give this "
+			"user read-write access to %s\n", dev,
+			r->op ? r->op : "", r->op ? ": " : "",
+			strerror(-ret), dev);
+		break;
+	case -EPROTO:
+		fprintf(stderr, "ksnapd: %s: not a ksnap ring (magic 0x%llx, "
+			"expected 0x%llx): check the --device path\n", dev,
+			(unsigned long long)r->found_magic,
+			(unsigned long long)KSNAP_MAGIC);
+		break;
+	case -EPROTONOSUPPORT:
+		fprintf(stderr, "ksnapd: %s: ring ABI version %u (readable "
+			"from version %u on), this ksnapd reads version %d: "
+			"use the ksnapd built with this ksnap.ko\n", dev,
+			r->found_version, r->found_version >= 2 ?
+			r->found_compat : r->found_version,
+			KSNAP_ABI_VERSION);
+		break;
+	case -EBUSY:
+		fprintf(stderr, "ksnapd: %s: %s: is another ksnapd running?\n",
+			dev, strerror(-ret));
+		break;
+	default:
+		if (ret == -EINVAL && r->why)
+			fprintf(stderr, "ksnapd: %s: bad ring layout: %s: %s\n",
+				dev, r->why, r->regular_file ?
+				"not a ring file for this ksnapd" :
+				"ksnapd and ksnap.ko do not match");
+		else if (ret == -ENODEV)
+			fprintf(stderr, "ksnapd: %s: %s%s%s: is this the ksnap "
+				"device (" KSNAP_DEVICE_PATH ")?\n", dev,
+				r->op ? r->op : "", r->op ? ": " : "",
+				strerror(-ret));
+		else
+			fprintf(stderr, "ksnapd: %s: %s%s%s\n", dev,
+				r->op ? r->op : "", r->op ? ": " : "",
+				strerror(-ret));
+	}
+}
+
+/* Write "1" or "0" to the enable knob. */
+static int set_enable(bool on)
+{
+	const char *path = KSNAP_SYSFS_DIR "/enable";
+	int fd, ret;
+
+	fd = ksnap_sys_open(path, O_WRONLY | O_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = fd;
+	} else {
+		ret = ksnap_out_write_full(fd, on ? "1\n" : "0\n", 2);
+		ksnap_sys_close(fd);
+	}
+	if (ret)
+		fprintf(stderr, "ksnapd: %s: writing %d: %s\n", path, on,
+			strerror(-ret));
+	return ret;
+}
+
+/* --stop-on-exit, on SIGINT/SIGTERM: stop before the drain (collect.c). */
+static int stop_collection(void *arg)
+{
+	(void)arg;
+	return set_enable(false);
+}
+
+/* Block SIGINT/SIGTERM/SIGHUP and receive them through a descriptor. */
+static int signals_setup(void)
+{
+	sigset_t set;
+	int fd;
+
+	signal(SIGPIPE, SIG_IGN);	/* EPIPE from write() instead */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/* --load: returns 0, or -errno when ksnapd cannot go on. */
+static int load_module(const struct options *o)
+{
+	char err[256];
+	int ret;
+
+	ret = ksnapd_load_module("ksnap", o->load_params, err, sizeof(err));
+	if (ret < 0)
+		fprintf(stderr, "ksnapd: --load: %s\n", err);
+	else if (ret > 0)
+		fprintf(stderr, "ksnapd: --load: warning: %s\n", err);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * ksnapd on the open ring, until done.  *stop_ret: what --stop-on-exit's
+ * stop returned if the run called it.  Returns the exit status.
+ */
+static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
+	       int *stop_ret)
+{
+	const struct ksnapd_config cfg = {
+		.out_path = o->output,
+		.lossy = o->lossy,
+		.once = o->once,
+		.log = stderr,
+		.stop_collection = o->stop_on_exit ? stop_collection : NULL,
+		/* With rules, the stream is written only when -o says so. */
+		.no_output = o->rules.n && !o->output_given,
+		.rules = o->rules.rule,
+		.nr_rules = o->rules.n,
+		.dump_dir = o->dump_dir,
+		.history_ns = (uint64_t)o->history_ns,
+		.max_dumps = o->max_dumps,
+		.control_path = o->control,
+	};
+	struct ksnapd d;
+	int ret, status = EXIT_RUNTIME;
+
+	ret = ksnapd_init(&d, ring, &cfg);
+	if (ret) {
+		fprintf(stderr, "ksnapd: %s\n", d.err);
+		return status;
+	}
+	if (o->start && set_enable(true))
+		goto out;
+	ret = ksnapd_run(&d, sigfd);
+	*stop_ret = d.col.stop_ret;
+	if (ret) {
+		fprintf(stderr, "ksnapd: %s\n", d.err);
+		if (ret == -ENOSPC || ret == -EDQUOT)
+			fprintf(stderr, "ksnapd: free some space or write "
+				"elsewhere with -o\n");
+	} else {
+		status = 0;
+	}
+out:
+	ksnapd_fini(&d);
+	return status;
+}
+
+/* --slice: its own command. */
+static int run_slice(const struct options *o)
+{
+	const struct slice_opts so = {
+		.begin_ns = o->slice_begin,
+		.end_ns = o->slice_end,
+		.lossy = o->lossy,
+		.out_path = o->output,
+		.device = o->device,
+		.control = o->control ? o->control : KSNAPD_CONTROL_PATH,
+		.log = stderr,
+	};
+
+	return slice_run(&so);
+}
+
+static int check_dump_dir(const char *dir)
+{
+	int ret = ksnap_sys_access(dir, W_OK | X_OK);
+
+	if (ret)
+		fprintf(stderr, "ksnapd: --dump-dir %s: cannot create the dumps "
+			"there: %s\n", dir, strerror(-ret));
+	return ret;
+}
+
+/*
+ * The rules against the module's columns, and what is kept.  Returns -1
+ * to go on, or the exit status: 2 for a bad rule, 0 after --check-rules.
+ */
+static int check_flight(const struct options *o, struct ksnap_ring *r)
+{
+	uint64_t hist = o->control ? (uint64_t)o->history_ns : 0;
+	struct rules *rs = (struct rules *)&o->rules;
+	int ret;
+
+	flightopt_ring_history(r, o->history_set ? hist : 0, stderr);
+	if (!rs->n)
+		return -1;
+	ret = flightopt_check(r, rs, hist, o->check_rules, stderr);
+	if (ret == -EINVAL)
+		return EXIT_USAGE;
+	if (ret)
+		return EXIT_RUNTIME;
+	return o->check_rules ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	struct ksnap_ring ring;
+	char err[320];
+	int sigfd, ret, status = EXIT_RUNTIME;
+	int stop_ret = KSNAPD_STOP_NOT_CALLED;
+
+	parse_options(argc, argv, &opt);
+	if (opt.slice)
+		return run_slice(&opt);
+	/* Now, not when the first collection starts. */
+	if (opt.output && ksnapd_check_output_dir(opt.output, err,
+						  sizeof(err))) {
+		fprintf(stderr, "ksnapd: -o %s: %s\n", opt.output, err);
+		return EXIT_RUNTIME;
+	}
+	if (opt.dump_dir && check_dump_dir(opt.dump_dir))
+		return EXIT_RUNTIME;
+	sigfd = signals_setup();
+	if (sigfd < 0) {
+		fprintf(stderr, "ksnapd: signalfd: %s\n", strerror(-sigfd));
+		return EXIT_RUNTIME;
+	}
+	if (opt.load && load_module(&opt))
+		goto out_sigfd;
+	ret = ksnapd_open_ring(&ring, opt.device, !opt.no_wait, sigfd, stderr);
+	if (ret == -EINTR) {
+		status = 0;		/* stopped while waiting */
+		goto out_sigfd;
+	}
+	if (ret) {
+		ring_error(&ring, opt.device, ret);
+		goto out_sigfd;
+	}
+
+	status = check_flight(&opt, &ring);
+	if (status >= 0) {
+		ksnap_ring_close(&ring);
+		goto out_sigfd;
+	}
+	status = run(&opt, &ring, sigfd, &stop_ret);
+	if (opt.stop_on_exit) {
+		/* Not stopped yet (no signal, or no collection then): now. */
+		if (stop_ret == KSNAPD_STOP_NOT_CALLED)
+			stop_ret = set_enable(false);
+		if (stop_ret && !status)
+			status = EXIT_RUNTIME;
+	}
+	ksnap_ring_close(&ring);
+out_sigfd:
+	close(sigfd);
+	rules_free(&opt.rules);
+	return status;
+}

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Line formatting for the profiling-metrics stream, plain and lossy.
+ */
+#include <stddef.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "stream.h"
+
+#define PREFIX_LEN	(sizeof(KSNAP_LOSSY_PREFIX) - 1)
+/* "\t0x" + 8 hex digits + "\n" */
+#define SUFFIX_MAX	12
+#define U64_MAX_DIGITS	20
+#define TIME_COLUMN	"Time (ns)"
+
+#define FIELD_LEN(col, f)	strnlen((col)->f, sizeof((col)->f))
+
+void ksnap_stream_init(struct ksnap_stream *s, struct ksnap_out *out,
+		       bool lossy)
+{
+	s->out = out;
+	s->lossy = lossy;
+	s->adler = adler32(0L, Z_NULL, 0);
+	s->adler_queued = false;
+}
+
+void ksnap_stream_reset(struct ksnap_stream *s)
+{
+	s->adler = adler32(0L, Z_NULL, 0);
+	s->adler_queued = false;
+}
+
+char *ksnap_put_u64(char *p, uint64_t v)
+{
+	char tmp[U64_MAX_DIGITS];
+	int i = U64_MAX_DIGITS;
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(p, tmp + i, U64_MAX_DIGITS - i);
+	return p + (U64_MAX_DIGITS - i);
+}
+
+char *ksnap_put_hex(char *p, uint32_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[8];
+	int i = 8;
+
+	do {
+		tmp[--i] = digits[v & 0xf];
+		v >>= 4;
+	} while (v);
+	memcpy(p, tmp + i, 8 - i);
+	return p + (8 - i);
+}
+
+static char *put_str(char *p, const char *str, size_t len)
+{
+	memcpy(p, str, len);
+	return p + len;
+}
+
+#define PUT_LIT(p, lit)	put_str(p, lit, sizeof(lit) - 1)
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+char *ksnap_json_string(char *p, const char *str, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, n;
+
+	len = strnlen(str, len);
+	*p++ = '"';
+	while (i < len) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+			i++;
+		} else if (c < 0x20) {
+			p = PUT_LIT(p, "\\u00");
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 0xf];
+			i++;
+		} else if (c < 0x80) {
+			*p++ = (char)c;
+			i++;
+		} else if ((n = utf8_seq(s + i, len - i))) {
+			p = put_str(p, str + i, n);
+			i += n;
+		} else {
+			/* protojson rejects invalid UTF-8 */
+			p = PUT_LIT(p, "\\ufffd");
+			i++;
+		}
+	}
+	*p++ = '"';
+	return p;
+}
+
+/* Room for a line of at most max bytes of content; returns its start. */
+static char *line_begin(struct ksnap_stream *s, size_t max, int *err)
+{
+	size_t extra = s->lossy ? PREFIX_LEN + SUFFIX_MAX : 1;
+	char *p = ksnap_out_reserve(s->out, max + extra, err);
+
+	if (p && s->lossy)
+		p = PUT_LIT(p, KSNAP_LOSSY_PREFIX);
+	return p;
+}
+
+/* Terminate the line [start, end): checksum suffix in lossy mode, "\n". */
+static void line_end(struct ksnap_stream *s, char *start, char *end)
+{
+	if (s->lossy) {
+		uLong sum = adler32(adler32(0L, Z_NULL, 0),
+				    (const Bytef *)start,
+				    (uInt)(end - start));
+
+		end = PUT_LIT(end, "\t0x");
+		end = ksnap_put_hex(end, (uint32_t)sum);
+		*end++ = '\n';
+		/* The whole-stream sum covers content, suffix and "\n". */
+		s->adler = adler32(s->adler, (const Bytef *)start,
+				   (uInt)(end - start));
+	} else {
+		*end++ = '\n';
+	}
+	ksnap_out_commit(s->out, end);
+}
+
+static bool same_metric(const struct ksnap_column *a,
+			const struct ksnap_column *b)
+{
+	return !strncmp(a->metric, b->metric, sizeof(a->metric));
+}
+
+static bool same_value(const struct ksnap_column *a,
+		       const struct ksnap_column *b)
+{
+	return !strncmp(a->value, b->value, sizeof(a->value));
+}
+
+/* Is cols[k]'s value already listed for its metric (from first on)? */
+static bool value_seen(const struct ksnap_column *cols, uint32_t first,
+		       uint32_t k)
+{
+	uint32_t j;
+
+	for (j = first; j < k; j++)
+		if (same_metric(&cols[j], &cols[k]) &&
+		    same_value(&cols[j], &cols[k]))
+			return true;
+	return false;
+}
+
+static int meta_line(struct ksnap_stream *s, const struct ksnap_column *cols,
+		     uint32_t n, uint32_t first)
+{
+	const struct ksnap_column *c = &cols[first];
+	size_t name_len = FIELD_LEN(c, metric);
+	size_t desc_len = FIELD_LEN(c, description);
+	bool has_field = c->field[0] != '\0';
+	size_t max;
+	char *start, *p;
+	bool comma = false;
+	uint32_t k;
+	int err = 0;
+
+	max = 256 + name_len + KSNAP_JSON_MAX(name_len) +
+	      KSNAP_JSON_MAX(desc_len) + KSNAP_JSON_MAX(sizeof(c->field));
+	for (k = first; k < n; k++)
+		if (same_metric(c, &cols[k]))
+			max += KSNAP_JSON_MAX(FIELD_LEN(&cols[k], value)) + 1;
+
+	start = line_begin(s, max, &err);
+	if (!start)
+		return err;
+	p = PUT_LIT(start, "META\t");
+	p = put_str(p, c->metric, name_len);
+	p = PUT_LIT(p, "\t{\"name\":");
+	p = ksnap_json_string(p, c->metric, name_len);
+	if (desc_len) {
+		p = PUT_LIT(p, ",\"description\":");
+		p = ksnap_json_string(p, c->description, desc_len);
+	}
+	if (c->flags & KSNAP_COL_CUMULATIVE)
+		p = PUT_LIT(p, ",\"cumulative\":true");
+	p = PUT_LIT(p, ",\"type\":\"TYPE_UINT64\"");
+	if (c->flags & KSNAP_COL_NANOSECONDS)
+		p = PUT_LIT(p, ",\"units\":\"UNITS_NANOSECONDS\"");
+	if (has_field) {
+		p = PUT_LIT(p, ",\"fields\":[{\"fieldName\":");
+		p = ksnap_json_string(p, c->field, sizeof(c->field));
+		p = PUT_LIT(p, ",\"allowedValues\":[");
+		for (k = first; k < n; k++) {
+			if (!same_metric(c, &cols[k]) ||
+			    value_seen(cols, first, k))
+				continue;
+			if (comma)
+				*p++ = ',';
+			p = ksnap_json_string(p, cols[k].value,
+					      sizeof(cols[k].value));
+			comma = true;
+		}
+		p = PUT_LIT(p, "]}]");
+	}
+	*p++ = '}';
+	line_end(s, start, p);
+	return 0;
+}
+
+int ksnap_stream_meta(struct ksnap_stream *s, const struct ksnap_column *cols,
+		      uint32_t n)
+{
+	uint32_t i, j;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++)
+			if (same_metric(&cols[i], &cols[j]))
+				break;
+		if (j < i)
+			continue;	/* metric already described */
+		ret = meta_line(s, cols, n, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int ksnap_stream_start_time(struct ksnap_stream *s, uint64_t real_ns)
+{
+	char *start, *p;
+	int err = 0;
+
+	start = line_begin(s, 16 + U64_MAX_DIGITS, &err);
+	if (!start)
+		return err;
+	p = PUT_LIT(start, "START_TIME\t");
+	p = ksnap_put_u64(p, real_ns);
+	line_end(s, start, p);
+	return 0;
+}
+
+int ksnap_stream_header(struct ksnap_stream *s,
+			const struct ksnap_column *cols, uint32_t n)
+{
+	size_t max = 32;
+	char *start, *p;
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < n; i++)
+		max += FIELD_LEN(&cols[i], metric) +
+		       FIELD_LEN(&cols[i], value) + 3;
+	start = line_begin(s, max, &err);
+	if (!start)
+		return err;
+	p = PUT_LIT(start, TIME_COLUMN);
+	for (i = 0; i < n; i++) {
+		const struct ksnap_column *c = &cols[i];
+
+		*p++ = '\t';
+		p = put_str(p, c->metric, FIELD_LEN(c, metric));
+		if (c->field[0]) {
+			*p++ = '[';
+			p = put_str(p, c->value, FIELD_LEN(c, value));
+			*p++ = ']';
+		}
+	}
+	if (s->lossy)
+		p = PUT_LIT(p, "\tChecksum");
+	line_end(s, start, p);
+	return 0;
+}
+
+int ksnap_stream_row(struct ksnap_stream *s, uint64_t time_ns,
+		     const __u64 *values, uint32_t n)
+{
+	char *start, *p;
+	uint32_t i;
+	int err = 0;
+
+	start = line_begin(s, (size_t)(n + 1) * (U64_MAX_DIGITS + 1), &err);
+	if (!start)
+		return err;
+	p = ksnap_put_u64(start, time_ns);
+	for (i = 0; i < n; i++) {
+		*p++ = '\t';
+		p = ksnap_put_u64(p, values[i]);
+	}
+	line_end(s, start, p);
+	return 0;
+}
+
+struct stats_key {
+	const char *name;
+	size_t offset;
+};
+
+#define KEY(json, field) { json, offsetof(struct ksnap_stream_stats, field) }
+
+/*
+ * gVisor's CollectionStats JSON tags (profiling_metric.go) are
+ * collection_rate, total_sleep_timing_error, total_collection_timing_error
+ * and total_backoff_sleep; its reader (encoding/json) matches on those and
+ * ignores the rest.  The "_nanos" spellings of the same four are written
+ * too, for readers that go by the field names.
+ */
+static const struct stats_key stats_keys[] = {
+	KEY("collection_rate", collection_rate_nanos),
+	KEY("collection_rate_nanos", collection_rate_nanos),
+	KEY("cheap_start_nanos", cheap_start_nanos),
+	KEY("cheap_last_collection_nanos", cheap_last_collection_nanos),
+	KEY("total_snapshots", total_snapshots),
+	KEY("total_sleep_timing_error", total_sleep_timing_error_nanos),
+	KEY("total_sleep_timing_error_nanos", total_sleep_timing_error_nanos),
+	KEY("total_collection_timing_error",
+	    total_collection_timing_error_nanos),
+	KEY("total_collection_timing_error_nanos",
+	    total_collection_timing_error_nanos),
+	KEY("num_backoff_sleeps", num_backoff_sleeps),
+	KEY("total_backoff_sleep", total_backoff_sleep_nanos),
+	KEY("total_backoff_sleep_nanos", total_backoff_sleep_nanos),
+	KEY("ksnap_snapshots_taken", ksnap_snapshots_taken),
+	KEY("ksnap_snapshots_lost", ksnap_snapshots_lost),
+	KEY("ksnap_periods_missed", ksnap_periods_missed),
+	KEY("ksnap_max_lateness_nanos", ksnap_max_lateness_nanos),
+	KEY("ksnap_max_read_nanos", ksnap_max_read_nanos),
+	KEY("ksnap_lateness_sum_nanos", ksnap_lateness_sum_nanos),
+	KEY("ksnap_read_sum_nanos", ksnap_read_sum_nanos),
+	KEY("ksnap_bad_tail", ksnap_bad_tail),
+	KEY("ksnapd_rows_dropped", ksnapd_rows_dropped),
+	KEY("ksnapd_snapshots_overwritten", ksnapd_snapshots_overwritten),
+	KEY("ksnapd_first_position", ksnapd_first_position),
+	KEY("ksnapd_rows_in_earlier_files", ksnapd_rows_in_earlier_files),
+};
+
+#define NR_STATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))
+
+int ksnap_stream_stats(struct ksnap_stream *s,
+		       const struct ksnap_stream_stats *st)
+{
+	char *start, *p;
+	size_t i;
+	int err = 0;
+
+	start = line_begin(s, 16 + (NR_STATS_KEYS + st->nr_extra) *
+			   (48 + U64_MAX_DIGITS), &err);
+	if (!start)
+		return err;
+	p = PUT_LIT(start, "STATS\t{");
+	for (i = 0; i < NR_STATS_KEYS; i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)st + stats_keys[i].offset, sizeof(v));
+		if (i)
+			*p++ = ',';
+		*p++ = '"';
+		p = put_str(p, stats_keys[i].name, strlen(stats_keys[i].name));
+		p = PUT_LIT(p, "\":");
+		p = ksnap_put_u64(p, v);
+	}
+	for (i = 0; i < st->nr_extra; i++) {
+		const char *k = st->extra[i].name;
+
+		*p++ = ',';
+		*p++ = '"';
+		p = put_str(p, k, strnlen(k, 40));
+		p = PUT_LIT(p, "\":");
+		p = ksnap_put_u64(p, st->extra[i].value);
+	}
+	*p++ = '}';
+	line_end(s, start, p);
+	return 0;
+}
+
+int ksnap_stream_finish(struct ksnap_stream *s)
+{
+	char *p;
+	int err;
+
+	if (s->adler_queued)
+		return ksnap_out_flush_last(s->out);
+	err = ksnap_out_flush(s->out);
+	if (err || !s->lossy)
+		return err;
+	/* Not a checksummed line: the last one, outside the whole sum. */
+	p = ksnap_out_reserve(s->out, PREFIX_LEN + 16 + SUFFIX_MAX, &err);
+	if (!p)
+		return err;
+	p = PUT_LIT(p, KSNAP_LOSSY_PREFIX "ADLER32\t0x");
+	p = ksnap_put_hex(p, (uint32_t)s->adler);
+	*p++ = '\n';
+	ksnap_out_commit(s->out, p);
+	s->adler_queued = true;
+	return ksnap_out_flush_last(s->out);
+}
+
+int ksnap_stream_begin(struct ksnap_stream *s, const struct ksnap_column *cols,
+		       uint32_t n, uint64_t real_ns)
+{
+	int ret = ksnap_stream_meta(s, cols, n);
+
+	if (!ret)
+		ret = ksnap_stream_start_time(s, real_ns);
+	if (!ret)
+		ret = ksnap_stream_header(s, cols, n);
+	return ret;
+}
+
+void ksnap_stream_stats_rows(struct ksnap_stream_stats *st,
+			     uint64_t start_mono_ns, uint64_t last_t,
+			     uint64_t rows, uint64_t lateness_sum,
+			     uint64_t read_sum)
+{
+	st->cheap_last_collection_nanos = start_mono_ns + last_t;
+	st->total_snapshots = rows;
+	st->total_sleep_timing_error_nanos = lateness_sum;
+	st->total_collection_timing_error_nanos = read_sum;
+}
