@@ -104,7 +104,9 @@ bench: setup
 	scripts/bench $(addprefix --kernel ,$(BENCH_KERNELS))
 
 # checkpatch --strict over the module, its KUnit tests, the bench's floor
-# module and the ABI header
+# module and the ABI header; the manual pages rendered without a groff
+# warning (scripts/man-check); the documents' shell examples against the
+# code (tests/docs/check-examples)
 style:
 	scripts/style
 
