@@ -91,8 +91,8 @@ demo: setup
 	scripts/demo
 
 # Cost, timing and throughput figures into bench/results/ (see
-# bench/README.md for the duration): the floor, scale and pipeline tables
-# of the sampler's cost, the sampler against a userspace poller and ksnapd end to
+# bench/README.md for the duration): the floor, scale and pipeline tables,
+# the sampler against a userspace poller and ksnapd end to
 # end, in guests on each kernel of BENCH_KERNELS, and the writer natively
 # against memcpy and adler32.  Figures, not assertions.
 BENCH_KERNELS ?= 6.1 6.12
@@ -105,7 +105,9 @@ bench: setup
 
 # checkpatch --strict over the module, its KUnit tests, the bench's floor
 # module and the ABI header; scripts/depcheck over userspace/ (no cycle
-# between its files, no library using a program's folder)
+# between its files, no library using a program's folder); the manual
+# pages rendered without a groff warning (scripts/man-check); the
+# documents' shell examples against the code (tests/docs/check-examples)
 style:
 	scripts/style
 
@@ -121,7 +123,7 @@ sparse:
 	done
 
 # On a real machine: the module for the running kernel is installed by hand
-# (see README); this installs the userspace parts.  The Debian packages
+# (see README.md, "Install"); this installs the userspace parts.  The Debian packages
 # (make deb) are the other way, with DKMS.
 PREFIX ?= /usr/local
 install: tools

@@ -118,8 +118,8 @@ static inline struct psi_group *ksnap_psi_parent(struct psi_group *psi)
  *  - 6.1: per-node counters in the header, as of the last rstat flush;
  *  - 6.12: a pointer to a structure private to mm/memcontrol.c, indexed
  *    through a table private to it (memcg_node_stat_items[]), repeated
- *    here.  The README names this risk; the catalogue test compares every
- *    such column with cgroupfs on 6.12.
+ *    here.  docs/kernels.md names this risk; the catalogue test compares
+ *    every such column with cgroupfs on 6.12.
  */
 #if KSNAP_SINCE(5, 10) && !KSNAP_SINCE(5, 11)
 #define KSNAP_HAVE_MEMCG_STAT	1

@@ -6,7 +6,7 @@
  * or take a lock.  all_vm_events(), si_meminfo() and kcpustat_cpu_fetch()
  * are not used (they lock, or are not exported on every kernel).
  *
- * Naming convention (the README repeats it):
+ * Naming convention (docs/interface.md repeats it):
  *
  *  - /proc/vmstat items keep their /proc/vmstat name exactly: pgfault,
  *    pgscan_kswapd, nr_free_pages, nr_slab_reclaimable...  Only the items

@@ -212,7 +212,7 @@ check "knobs: still stopped at the end" "state stopped" "$(grep '^state' $KSNAP_
 # config.c) as the default metric list and no cgroup.  An empty line,
 # blanks and a tab all mean empty (a NUL byte is refused, above).  The
 # default list is pgfault,pgmajfault,nr_free_pages, plus memory.current
-# when cgroups are set (README).  An empty cgroups while metrics names a
+# when cgroups are set (docs/interface.md).  An empty cgroups while metrics names a
 # per-cgroup metric leaves that metric without a cgroup: refused, and
 # nothing changes.
 DEFAULT=pgfault,pgmajfault,nr_free_pages
