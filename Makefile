@@ -133,6 +133,7 @@ install: tools
 	install -D -m 0644 man/ksnapd.8 $(DESTDIR)$(PREFIX)/share/man/man8/ksnapd.8
 	install -D -m 0644 man/ksnap-verify.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-verify.1
 	install -D -m 0644 man/ksnap-plot.1 $(DESTDIR)$(PREFIX)/share/man/man1/ksnap-plot.1
+	install -D -m 0644 man/ksnap.4 $(DESTDIR)$(PREFIX)/share/man/man4/ksnap.4
 	install -d $(DESTDIR)/etc/systemd/system
 	sed 's|/usr/sbin/ksnapd|$(PREFIX)/sbin/ksnapd|' userspace/ksnapd/ksnapd.service \
 		> $(DESTDIR)/etc/systemd/system/ksnapd.service
