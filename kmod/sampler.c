@@ -47,6 +47,7 @@
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "ksnap.h"
 
 static void ksnap_stat_inc(__u64 *stat)
@@ -270,8 +271,8 @@ void ksnap_sampler_init(struct ksnap *ks)
 	INIT_WORK(&ks->gone_work, ksnap_gone_fn);
 	init_waitqueue_head(&ks->wait);
 	init_irq_work(&ks->wake_work, ksnap_wake_fn);
-	hrtimer_init(&ks->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-	ks->timer.function = ksnap_timer_fn;
+	hrtimer_setup(&ks->timer, ksnap_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 /*
