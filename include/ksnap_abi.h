@@ -71,7 +71,12 @@
  * number ++generation: start_position = head, the counters in struct
  * ksnap_stats restart at 0, start times are taken.  Writing 0 takes one
  * last snapshot (flagged KSNAP_REC_LAST) and stops; the control page keeps
- * that collection's figures until the next start.
+ * that collection's figures until the next start.  A reconfiguration while
+ * stopped (metrics, cgroups) after a collection publishes its columns,
+ * record geometry and period as a new collection, ++generation, stopped
+ * and empty (start_position = head, statistics zero): a finished
+ * collection's records are read only under the columns and period they
+ * were taken with.
  *
  * Reader session.  Each open() of the device begins a reader session: the
  * kernel increments reader_session and sets reader_done_base to the last
