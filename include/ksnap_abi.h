@@ -155,6 +155,14 @@
 /* ksnap_record.flags */
 #define KSNAP_REC_LAST		(1U << 0)	/* taken when sampling stopped */
 #define KSNAP_REC_STALE		(1U << 1)	/* a sampled cgroup is gone */
+/*
+ * A CPU went offline and the kernel has not yet folded its VM events into
+ * a live CPU: a sum may count some events twice in this record (the
+ * column is held from stepping back afterwards).
+ */
+#define KSNAP_REC_CPU_FOLD	(1U << 2)
+/* A per-CPU column's CPU is offline: the column holds its value. */
+#define KSNAP_REC_CPU_OFFLINE	(1U << 3)
 
 /* Per-collection statistics, reset at every start. */
 struct ksnap_stats {

@@ -369,7 +369,8 @@ static ssize_t plan_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 "columns %u\nsummed_vm_events %u\nsummed_cpu_times %u\n"
 			 "summed_other %u\nsingle %u\ncache_lines_per_cpu %u\n",
 			 ks->cfg->nr_columns, p->nr_vm, p->nr_cpustat,
-			 p->nr_percpu, p->nr_single, p->lines_per_cpu);
+			 p->nr_percpu, p->nr_single + p->nr_vm_cpu,
+			 p->lines_per_cpu);
 	raw_spin_lock_irq(&ks->cpus.lock);
 	len += sysfs_emit_at(buf, len, "live_cpus %*pbl\n",
 			     cpumask_pr_args(ks->cpus.active ?
