@@ -71,7 +71,12 @@
  * number ++generation: start_position = head, the counters in struct
  * ksnap_stats restart at 0, start times are taken.  Writing 0 takes one
  * last snapshot (flagged KSNAP_REC_LAST) and stops; the control page keeps
- * that collection's figures until the next start.
+ * that collection's figures until the next start.  A reconfiguration while
+ * stopped (metrics, cgroups) after a collection publishes its columns,
+ * record geometry and period as a new collection, ++generation, stopped
+ * and empty (start_position = head, statistics zero): a finished
+ * collection's records are read only under the columns and period they
+ * were taken with.
  *
  * Reader session.  Each open() of the device begins a reader session: the
  * kernel increments reader_session and sets reader_done_base to the last
@@ -150,6 +155,14 @@
 /* ksnap_record.flags */
 #define KSNAP_REC_LAST		(1U << 0)	/* taken when sampling stopped */
 #define KSNAP_REC_STALE		(1U << 1)	/* a sampled cgroup is gone */
+/*
+ * A CPU went offline and the kernel has not yet folded its VM events into
+ * a live CPU: a sum may count some events twice in this record (the
+ * column is held from stepping back afterwards).
+ */
+#define KSNAP_REC_CPU_FOLD	(1U << 2)
+/* A per-CPU column's CPU is offline: the column holds its value. */
+#define KSNAP_REC_CPU_OFFLINE	(1U << 3)
 
 /* Per-collection statistics, reset at every start. */
 struct ksnap_stats {

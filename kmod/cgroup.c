@@ -100,3 +100,14 @@ bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg)
 {
 	return !(READ_ONCE(cg->cgrp->self.flags) & CSS_ONLINE);
 }
+
+/*
+ * The cgroup's memory controller was disabled (its parent's
+ * subtree_control lost "memory"): its memcg is offline, its tasks are
+ * charged to an ancestor, and its memory counters say nothing new.  The
+ * cgroup itself may live on.  Timer-safe; the css is held.
+ */
+bool ksnap_cgroup_memory_gone(const struct ksnap_cgroup *cg)
+{
+	return cg->memory && !(READ_ONCE(cg->memory->flags) & CSS_ONLINE);
+}

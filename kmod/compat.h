@@ -37,6 +37,22 @@
 #define KSNAP_HK_TIMER	HK_FLAG_TIMER
 #endif
 
+/*
+ * 6.13: hrtimer_setup() sets the callback with the mode; 6.15 removed
+ * hrtimer_init().
+ */
+#if !KSNAP_SINCE(6, 13)
+#include <linux/hrtimer.h>
+
+static inline void hrtimer_setup(struct hrtimer *timer,
+				 enum hrtimer_restart (*function)(struct hrtimer *),
+				 clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
 /* 6.3: vm_flags is read-only; it changes through these. */
 #if !KSNAP_SINCE(6, 3)
 static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)

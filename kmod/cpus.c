@@ -11,8 +11,14 @@
  * CPU's.  That fold runs after our callback (CPUHP_PAGE_ALLOC is torn
  * down after CPUHP_BP_PREPARE_DYN), so a CPU that goes offline is read
  * for its VM events alone ("unfolded") until the hotplug operation is
- * over, and then not at all.  Every sum stays what a sum over all CPUs
- * would be, at the cost of the online CPUs only.
+ * over, and then not at all.  A sum stays what a sum over all CPUs would
+ * be, at the cost of the online CPUs only, except while mm folds: it adds
+ * each event of the dead CPU to a live CPU and then zeroes it, item by
+ * item, under no lock a module can take, so a snapshot then may count
+ * some events twice.  Such snapshots are flagged KSNAP_REC_CPU_FOLD, and
+ * a VM-event column never steps back (sampler.c holds its last value).
+ * A CPU's own VM-event column ("pgfault[1]") keeps what the CPU held when
+ * it went offline, and adds its count once it is back (vm_offset).
  *
  * The hotplug callbacks run in process context on the CPU driving the
  * operation, with the dead (or not yet started) CPU's values frozen; they
@@ -21,10 +27,12 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
+#include <linux/mm.h>
 #include <linux/sched/isolation.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/vmstat.h>
 #include <linux/workqueue.h>
 
 #include "compat.h"
@@ -41,6 +49,23 @@ static void ksnap_cpus_fold_fn(struct work_struct *work)
 	cpumask_clear(&cpus->unfolded);
 	raw_spin_unlock_irq(&cpus->lock);
 	cpus_read_unlock();
+}
+
+/*
+ * @cpu's own VM-event columns keep what it holds now: mm is about to fold
+ * its events into a live CPU and zero them.  With cpus->lock held.
+ */
+static void ksnap_cpus_hold_vm(const struct ksnap_config *cfg,
+			       struct ksnap_cpus *cpus, int cpu)
+{
+	const struct ksnap_plan *p = &cfg->plan;
+	const unsigned long *ev = per_cpu(vm_event_states, cpu).event;
+	unsigned int i;
+
+	for (i = 0; i < p->nr_vm_cpu; i++)
+		if (cfg->col[p->vm_cpu[i].col].cpu == cpu)
+			cpus->vm_offset[p->vm_cpu[i].col] +=
+				READ_ONCE(ev[p->vm_cpu[i].item]);
 }
 
 /**
@@ -60,6 +85,7 @@ void ksnap_cpus_down(struct ksnap *ks, unsigned int cpu)
 		return;
 	}
 	ksnap_snapshot_cpu(ks->cfg, cpu, false, true, cpus->base);
+	ksnap_cpus_hold_vm(ks->cfg, cpus, cpu);
 	cpumask_clear_cpu(cpu, &cpus->live);
 	cpumask_set_cpu(cpu, &cpus->unfolded);
 	/*
@@ -128,6 +154,7 @@ void ksnap_cpus_start(struct ksnap *ks, int armed)
 
 	raw_spin_lock_irq(&cpus->lock);
 	memset(cpus->base, 0, sizeof(cpus->base));
+	memset(cpus->vm_offset, 0, sizeof(cpus->vm_offset));
 	cpumask_copy(&cpus->live, cpu_online_mask);
 	cpumask_clear(&cpus->unfolded);
 	for_each_possible_cpu(cpu)

@@ -65,6 +65,12 @@ static void ksnap_ctrl_column(struct ksnap_column *col,
 /*
  * Publish ks->cfg and ks->period_ns.  Only while stopped; the record
  * geometry only while no reader has the device open.
+ *
+ * The columns, geometry and period describe the records of the collection
+ * published with them.  So after a collection, new ones come as a new,
+ * empty and stopped collection (generation + 1, no record, statistics at
+ * zero): the finished collection's records are never read under columns
+ * or a period they were not taken with.
  */
 void ksnap_ctrl_publish_config(struct ksnap *ks)
 {
@@ -75,6 +81,15 @@ void ksnap_ctrl_publish_config(struct ksnap *ks)
 
 	cols = (void *)ctrl + ctrl->columns_offset;
 	ksnap_ctrl_write_begin(ctrl);
+	if (ctrl->generation) {
+		ctrl->generation++;
+		ctrl->state = KSNAP_STATE_STOPPED;
+		ctrl->start_mono_ns = 0;
+		ctrl->start_real_ns = 0;
+		/* Stopped: no sampler writes head; ks->lock orders us. */
+		ctrl->start_position = ctrl->head;
+		memset(&ctrl->stats, 0, sizeof(ctrl->stats));
+	}
 	ctrl->period_ns = ks->period_ns;
 	ctrl->record_size = cfg->record_size;
 	ctrl->nr_records = cfg->nr_records;

@@ -113,6 +113,7 @@ int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path);
 void ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src);
 void ksnap_cgroup_put(struct ksnap_cgroup *cg);
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg);
+bool ksnap_cgroup_memory_gone(const struct ksnap_cgroup *cg);
 
 /*
  * plan.c: how a configuration's columns are read.  A column summed over
@@ -127,8 +128,10 @@ struct ksnap_plan_item {
 };
 
 struct ksnap_plan {
-	u16 nr_vm, nr_cpustat, nr_percpu, nr_single;
+	u16 nr_vm, nr_cpustat, nr_percpu, nr_single, nr_vm_cpu;
 	struct ksnap_plan_item vm[KSNAP_MAX_COLUMNS];
+	/* One CPU's VM events ("pgfault[1]"): held across its hotplug. */
+	struct ksnap_plan_item vm_cpu[KSNAP_MAX_COLUMNS];
 	struct ksnap_plan_item cpustat[KSNAP_MAX_COLUMNS];
 	u16 percpu[KSNAP_MAX_COLUMNS];
 	u16 single[KSNAP_MAX_COLUMNS];
@@ -180,6 +183,8 @@ struct ksnap_run {
 	u32 wake_mark;		/* unread records that wake a reader */
 	u32 unwoken;		/* overwrite: records since the last wake-up */
 	DECLARE_BITMAP(gone, KSNAP_MAX_CGROUPS);	/* cgroups seen removed */
+	/* cgroups whose memory controller was seen disabled */
+	DECLARE_BITMAP(memory_gone, KSNAP_MAX_CGROUPS);
 	u64 last[KSNAP_MAX_COLUMNS];	/* each column's last value */
 };
 
@@ -195,6 +200,11 @@ struct ksnap_cpus {
 	struct cpumask live;	/* online CPUs, read live */
 	struct cpumask unfolded; /* went offline: VM events until folded */
 	u64 base[KSNAP_MAX_COLUMNS];	/* the other CPUs' share of a sum */
+	/*
+	 * A per-CPU VM-event column: what its CPU held when it last went
+	 * offline, before mm folded (and zeroed) it; its count since adds.
+	 */
+	u64 vm_offset[KSNAP_MAX_COLUMNS];
 	u64 scratch[KSNAP_MAX_COLUMNS];	/* a CPU's share, under lock */
 	struct work_struct fold_work;
 	int hp_state;		/* our dynamic hotplug state */
@@ -218,6 +228,7 @@ struct ksnap {
 	 * stop); kept across collections while the same cgroups are held.
 	 */
 	DECLARE_BITMAP(gone_logged, KSNAP_MAX_CGROUPS);
+	DECLARE_BITMAP(memory_gone_logged, KSNAP_MAX_CGROUPS);
 	u64 period_ns;
 	unsigned int wake_ms;	/* wake_ms=: set only while stopped */
 	u32 reader_session;	/* open() count; ctrl->reader_session */
@@ -235,8 +246,8 @@ struct ksnap {
 
 /* plan.c and snapshot.c: the read plan, and one snapshot by it. */
 void ksnap_plan_build(struct ksnap_config *cfg);
-void ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
-		    __u64 *values);
+u32 ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
+		   __u64 *values);
 void ksnap_snapshot_cpu(const struct ksnap_config *cfg, int cpu, bool vm,
 			bool other, u64 *acc);
 

@@ -67,6 +67,7 @@
 	.desc = "VM event counter of /proc/vmstat, summed over CPUs, count", \
 	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,	\
 	.by_default = _default, .read_cpu = ksnap_read_vm_event,	\
+	.monotonic = true,	/* across mm's fold of a dead CPU */	\
 }
 
 #define KSNAP_VM_EVENT(_name, _item) __KSNAP_VM_EVENT(_name, _item, false)

@@ -78,7 +78,11 @@ void ksnap_plan_build(struct ksnap_config *cfg)
 		const struct ksnap_source *src = &cfg->col[i];
 		const struct ksnap_metric *m = src->metric;
 
-		if (!ksnap_plan_summed(src)) {
+		if (!ksnap_plan_summed(src) &&
+		    m->read_cpu == ksnap_read_vm_event && src->cpu >= 0) {
+			p->vm_cpu[p->nr_vm_cpu].col = i;
+			p->vm_cpu[p->nr_vm_cpu++].item = m->item.vm;
+		} else if (!ksnap_plan_summed(src)) {
 			p->single[p->nr_single++] = i;
 		} else if (m->read_cpu == ksnap_read_vm_event) {
 			p->vm[p->nr_vm].col = i;

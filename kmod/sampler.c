@@ -47,6 +47,7 @@
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "ksnap.h"
 
 static void ksnap_stat_inc(__u64 *stat)
@@ -80,7 +81,9 @@ static u64 ksnap_periods_missed(u64 step_ns, u64 period_ns)
 
 /*
  * A removed cgroup: its columns freeze, its records are flagged stale, and
- * a worker logs it once while it is held.  Returns the record flags.
+ * a worker logs it once while it is held.  A cgroup whose memory
+ * controller was disabled: the same for its memory columns.  Returns the
+ * record flags.
  */
 static u32 ksnap_cgroups_check(struct ksnap *ks)
 {
@@ -95,32 +98,50 @@ static u32 ksnap_cgroups_check(struct ksnap *ks)
 			set_bit(i, run->gone);
 			schedule_work(&ks->gone_work);
 		}
-		if (test_bit(i, run->gone))
+		if (!test_bit(i, run->memory_gone) &&
+		    ksnap_cgroup_memory_gone(&cfg->cgroups[i])) {
+			set_bit(i, run->memory_gone);
+			schedule_work(&ks->gone_work);
+		}
+		if (test_bit(i, run->gone) || test_bit(i, run->memory_gone))
 			flags |= KSNAP_REC_STALE;
 	}
 	return flags;
+}
+
+/* Does column @src keep its last value: its cgroup, or memory, is gone? */
+static bool ksnap_column_frozen(const struct ksnap_run *run,
+				const struct ksnap_source *src)
+{
+	if (!src->cg)
+		return false;
+	return test_bit(src->cg_idx, run->gone) ||
+	       (src->metric->needs == KSNAP_NEEDS_MEMCG &&
+		test_bit(src->cg_idx, run->memory_gone));
 }
 
 /*
  * Every column into @values (snapshot.c); then a gone cgroup's columns
  * keep their last values and a monotonic one never steps back.
  */
-static void ksnap_read_columns(struct ksnap *ks, __u64 *values)
+static u32 ksnap_read_columns(struct ksnap *ks, __u64 *values)
 {
 	const struct ksnap_config *cfg = ks->cfg;
 	struct ksnap_run *run = &ks->run;
 	unsigned int i;
+	u32 flags;
 
-	ksnap_snapshot(cfg, &ks->cpus, values);
+	flags = ksnap_snapshot(cfg, &ks->cpus, values);
 	for (i = 0; i < cfg->nr_columns; i++) {
 		const struct ksnap_source *src = &cfg->col[i];
 
-		if (src->cg && test_bit(src->cg_idx, run->gone))
+		if (ksnap_column_frozen(run, src))
 			values[i] = run->last[i];
 		else if (src->metric->monotonic && values[i] < run->last[i])
 			values[i] = run->last[i];
 		run->last[i] = values[i];
 	}
+	return flags;
 }
 
 /*
@@ -182,7 +203,7 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 		(size_t)ksnap_ring_slot(head, cfg->nr_records) *
 		cfg->record_size);
 	t0 = ktime_get_ns();
-	ksnap_read_columns(ks, rec->values);
+	flags |= ksnap_read_columns(ks, rec->values);
 	t1 = ktime_get_ns();
 
 	rec->seq = head;
@@ -251,6 +272,11 @@ static void ksnap_report_gone(struct ksnap *ks)
 	unsigned int i;
 
 	for (i = 0; i < cfg->nr_cgroups; i++) {
+		if (test_bit(i, run->memory_gone) &&
+		    !test_bit(i, run->gone) &&
+		    !test_and_set_bit(i, ks->memory_gone_logged))
+			pr_warn("cgroups: '%s': its memory controller was disabled while sampled (a parent's cgroup.subtree_control): its memory columns keep their last values and records are flagged stale\n",
+				cfg->cgroups[i].path);
 		if (!test_bit(i, run->gone) ||
 		    test_and_set_bit(i, ks->gone_logged))
 			continue;
@@ -270,8 +296,8 @@ void ksnap_sampler_init(struct ksnap *ks)
 	INIT_WORK(&ks->gone_work, ksnap_gone_fn);
 	init_waitqueue_head(&ks->wait);
 	init_irq_work(&ks->wake_work, ksnap_wake_fn);
-	hrtimer_init(&ks->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
-	ks->timer.function = ksnap_timer_fn;
+	hrtimer_setup(&ks->timer, ksnap_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 /*
@@ -282,6 +308,7 @@ void ksnap_sampler_cgroups_changed(struct ksnap *ks)
 {
 	lockdep_assert_held(&ks->lock);
 	bitmap_zero(ks->gone_logged, KSNAP_MAX_CGROUPS);
+	bitmap_zero(ks->memory_gone_logged, KSNAP_MAX_CGROUPS);
 }
 
 /* Has the open reader claimed the consumer page (ksnap_abi.h)? */
@@ -316,13 +343,16 @@ static void ksnap_run_reset(struct ksnap *ks)
 	run->start_position = READ_ONCE(ks->ctrl->head);
 	run->wake_mark = ksnap_ring_wake_mark(cfg->nr_records, ks->period_ns,
 					      (u64)ks->wake_ms * NSEC_PER_MSEC);
-	for (i = 0; i < cfg->nr_cgroups; i++)
+	for (i = 0; i < cfg->nr_cgroups; i++) {
 		if (ksnap_cgroup_dying(&cfg->cgroups[i]))
 			set_bit(i, run->gone);
+		if (ksnap_cgroup_memory_gone(&cfg->cgroups[i]))
+			set_bit(i, run->memory_gone);
+	}
 	for (i = 0; i < cfg->nr_columns; i++) {
 		const struct ksnap_source *src = &cfg->col[i];
 
-		if (src->cg && test_bit(src->cg_idx, run->gone))
+		if (ksnap_column_frozen(run, src))
 			run->last[i] = ksnap_metric_read(src->metric, src->cg,
 							 src->cpu);
 	}

@@ -65,18 +65,53 @@ static void ksnap_snapshot_base(const struct ksnap_plan *p,
 		values[p->percpu[i]] = base[p->percpu[i]];
 }
 
+/*
+ * One CPU's VM events: what it held when it last went offline (mm then
+ * folds them into a live CPU and zeroes them), plus its count while it is
+ * live.  So the column never steps back to 0.  With cpus->lock held.
+ * Returns KSNAP_REC_CPU_OFFLINE when a column's CPU is not live.
+ */
+static u32 ksnap_snapshot_vm_cpu(const struct ksnap_config *cfg,
+				 const struct ksnap_cpus *cpus, u64 *values)
+{
+	const struct ksnap_plan *p = &cfg->plan;
+	u32 flags = 0;
+	unsigned int i;
+
+	for (i = 0; i < p->nr_vm_cpu; i++) {
+		unsigned int col = p->vm_cpu[i].col;
+		int cpu = cfg->col[col].cpu;
+		u64 v = cpus->vm_offset[col];
+
+		if (cpumask_test_cpu(cpu, &cpus->live))
+			v += READ_ONCE(per_cpu(vm_event_states, cpu)
+				       .event[p->vm_cpu[i].item]);
+		else
+			flags |= KSNAP_REC_CPU_OFFLINE;
+		values[col] = v;
+	}
+	return flags;
+}
+
 /**
  * ksnap_snapshot() - every column's value now
  * @cfg: the configuration
  * @cpus: the CPUs read live and the others' base
  * @values: cfg->nr_columns values
+ *
+ * Return: record flags: KSNAP_REC_CPU_FOLD while a CPU that went offline
+ * has VM events mm has not folded yet (a sum may count some of them twice
+ * then: mm adds them to a live CPU, then zeroes them, item by item, under
+ * no lock of ours); KSNAP_REC_CPU_OFFLINE when a per-CPU column's CPU is
+ * offline.
  */
-void ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
-		    __u64 *values)
+u32 ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
+		   __u64 *values)
 {
 	const struct ksnap_plan *p = &cfg->plan;
 	const struct ksnap_source *src;
 	unsigned int i;
+	u32 flags = 0;
 	int cpu;
 
 	/* The live set and the base change together (CPU hotplug). */
@@ -87,11 +122,17 @@ void ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
 	/* Gone, but their VM events not yet folded into a live CPU. */
 	for_each_cpu(cpu, &cpus->unfolded)
 		ksnap_snapshot_cpu(cfg, cpu, true, false, values);
+	if (!cpumask_empty(&cpus->unfolded))
+		flags |= KSNAP_REC_CPU_FOLD;
+	flags |= ksnap_snapshot_vm_cpu(cfg, cpus, values);
 	raw_spin_unlock(&cpus->lock);
 
 	for (i = 0; i < p->nr_single; i++) {
 		src = &cfg->col[p->single[i]];
 		values[p->single[i]] = ksnap_metric_read(src->metric, src->cg,
 							 src->cpu);
+		if (src->cpu >= 0 && !cpu_online(src->cpu))
+			flags |= KSNAP_REC_CPU_OFFLINE;
 	}
+	return flags;
 }

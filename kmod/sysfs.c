@@ -38,6 +38,30 @@ static int ksnap_store_text(const char *what, const char *buf, size_t count)
 	return -EINVAL;
 }
 
+/*
+ * A list (metrics, cgroups) must come whole in one store and read back
+ * whole from one page: sysfs hands a store at most a page, so a longer
+ * write() arrives in pieces, the first of which might parse on its own;
+ * and a show fills at most a page, its newline included.
+ */
+#define KSNAP_LIST_BYTES_MAX	(PAGE_SIZE - 2)
+
+static int ksnap_store_list(const char *what, const char *buf, size_t count)
+{
+	size_t len = count;
+
+	if (ksnap_store_text(what, buf, count))
+		return -EINVAL;
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (count < PAGE_SIZE && len <= KSNAP_LIST_BYTES_MAX)
+		return 0;
+	pr_err_ratelimited("%s: a list of %zu bytes%s does not fit a page (at most %lu bytes): name fewer entries\n",
+			   what, len, count < PAGE_SIZE ? "" : " or more",
+			   KSNAP_LIST_BYTES_MAX);
+	return -E2BIG;
+}
+
 /* A knob that changes only while stopped: -EBUSY and a log line if not. */
 static int ksnap_require_stopped(struct ksnap *ks, const char *what)
 {
@@ -162,8 +186,9 @@ static ssize_t metrics_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct ksnap *ks = ksnap_sysfs_dev;
 	ssize_t ret;
 
-	if (ksnap_store_text("metrics", buf, count))
-		return -EINVAL;
+	ret = ksnap_store_list("metrics", buf, count);
+	if (ret)
+		return ret;
 	mutex_lock(&ks->lock);
 	ret = ksnap_reconfigure("metrics", buf, ks->cfg->cgroups_arg, true);
 	mutex_unlock(&ks->lock);
@@ -176,8 +201,9 @@ static ssize_t cgroups_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct ksnap *ks = ksnap_sysfs_dev;
 	ssize_t ret;
 
-	if (ksnap_store_text("cgroups", buf, count))
-		return -EINVAL;
+	ret = ksnap_store_list("cgroups", buf, count);
+	if (ret)
+		return ret;
 	mutex_lock(&ks->lock);
 	ret = ksnap_reconfigure("cgroups", ks->cfg->metrics_arg, buf, false);
 	mutex_unlock(&ks->lock);
@@ -343,7 +369,8 @@ static ssize_t plan_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 "columns %u\nsummed_vm_events %u\nsummed_cpu_times %u\n"
 			 "summed_other %u\nsingle %u\ncache_lines_per_cpu %u\n",
 			 ks->cfg->nr_columns, p->nr_vm, p->nr_cpustat,
-			 p->nr_percpu, p->nr_single, p->lines_per_cpu);
+			 p->nr_percpu, p->nr_single + p->nr_vm_cpu,
+			 p->lines_per_cpu);
 	raw_spin_lock_irq(&ks->cpus.lock);
 	len += sysfs_emit_at(buf, len, "live_cpus %*pbl\n",
 			     cpumask_pr_args(ks->cpus.active ?

@@ -477,6 +477,26 @@ static int cmd_write_n(const char *path, char c, size_t n)
 	return ret;
 }
 
+/* FILE's bytes to PATH in one write(): how a knob takes a long value. */
+static int cmd_write_file(const char *path, const char *file)
+{
+	char *buf = malloc(1 << 20);
+	int fd = open(file, O_RDONLY | O_CLOEXEC), ret;
+	ssize_t n;
+
+	if (!buf || fd < 0) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return 3;
+	}
+	n = read(fd, buf, 1 << 20);
+	close(fd);
+	ret = n < 0 ? 3 : write_buf(path, buf, (size_t)n);
+	free(buf);
+	return ret;
+}
+
 static int cmd_mremap(const char *which)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -948,6 +968,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "write-n") && argc == 5)
 		return cmd_write_n(argv[2], argv[3][0],
 				   strtoul(argv[4], NULL, 10));
+	if (!strcmp(cmd, "write-file") && argc == 4)
+		return cmd_write_file(argv[2], argv[3]);
 	if (!strcmp(cmd, "mremap") && argc == 3)
 		return cmd_mremap(argv[2]);
 	if (!strcmp(cmd, "toggle") && argc == 3)
@@ -1085,7 +1107,8 @@ int main(int argc, char **argv)
 		"       mmap-consumer | hold | ctrl | layout | map PGOFF N ro|rw|private |\n"
 		"       map-bytes OFF LEN | mremap ctrl|consumer|data |\n"
 		"       set-tail behind|ahead|ones|head N | records SECONDS |\n"
-		"       write-n FILE CHAR N | write-hex FILE HEX | as UID PROG... |\n"
+		"       write-n FILE CHAR N | write-hex FILE HEX | write-file FILE SRC |\n"
+		"       as UID PROG... |\n"
 		"       toggle N | churn SECONDS SEED | stress SEED SECONDS\n");
 	return 2;
 }

@@ -185,8 +185,8 @@ static bool ksnap_probe_run(struct kunit *test, struct ksnap_timer_probe *p)
 	unsigned long left;
 
 	init_completion(&p->done);
-	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	p->timer.function = ksnap_probe_fn;
+	hrtimer_setup(&p->timer, ksnap_probe_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&p->timer, ns_to_ktime(100 * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_HARD);
 	left = wait_for_completion_timeout(&p->done, 5 * HZ);

@@ -658,6 +658,96 @@ static void ksnap_cpus_real_sums_match(struct kunit *test)
 	ksnap_fixture_free(f);
 }
 
+/*
+ * A CPU's own VM-event column keeps what the CPU held while it is
+ * offline (mm folds and zeroes its events then), and the records say so:
+ * CPU_FOLD until the hotplug operation is over, CPU_OFFLINE while the CPU
+ * is away.  The test plays the hotplug callbacks; the CPU stays online.
+ */
+static void ksnap_cpus_vm_column_holds_offline(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 1);
+	struct ksnap_config *cfg = &f->cfg;
+	struct ksnap_cpus *cpus = &f->ks.cpus;
+	__u64 v[1];
+	u32 flags;
+	int idx, cpu;
+
+	idx = ksnap_metric_lookup("pgfault");
+	KUNIT_ASSERT_GE(test, idx, 0);
+	cpu = cpumask_first(cpu_online_mask);
+	cfg->col[0].metric = &ksnap_metrics[idx];
+	cfg->col[0].cg = NULL;
+	cfg->col[0].cpu = cpu;
+	ksnap_plan_build(cfg);
+	KUNIT_ASSERT_EQ(test, cfg->plan.nr_vm_cpu, 1U);
+	ksnap_begin(f);
+
+	local_irq_disable();
+	flags = ksnap_snapshot(cfg, cpus, v);
+	local_irq_enable();
+	KUNIT_EXPECT_EQ_MSG(test, flags, 0U, "CPU %d online: no flag", cpu);
+	KUNIT_EXPECT_GT_MSG(test, v[0], 0ULL, "pgfault[%d] has counted", cpu);
+
+	ksnap_cpus_down(&f->ks, cpu);
+	local_irq_disable();
+	flags = ksnap_snapshot(cfg, cpus, v);
+	local_irq_enable();
+	KUNIT_EXPECT_EQ_MSG(test, v[0], cpus->vm_offset[0],
+			    "offline: what the CPU held when it went");
+	KUNIT_EXPECT_GT(test, v[0], 0ULL);
+	KUNIT_EXPECT_TRUE_MSG(test, flags & KSNAP_REC_CPU_OFFLINE,
+			      "flags %#x: CPU_OFFLINE expected", flags);
+	flush_work(&cpus->fold_work);
+	local_irq_disable();
+	flags = ksnap_snapshot(cfg, cpus, v);
+	local_irq_enable();
+	KUNIT_EXPECT_EQ_MSG(test, flags, (u32)KSNAP_REC_CPU_OFFLINE,
+			    "folded: no CPU_FOLD, still offline");
+	KUNIT_EXPECT_EQ(test, v[0], cpus->vm_offset[0]);
+
+	ksnap_cpus_up(&f->ks, cpu);
+	local_irq_disable();
+	flags = ksnap_snapshot(cfg, cpus, v);
+	local_irq_enable();
+	KUNIT_EXPECT_EQ_MSG(test, flags, 0U, "back online: no flag");
+	KUNIT_EXPECT_GE_MSG(test, v[0], cpus->vm_offset[0],
+			    "back online: what it held, and its count since");
+	ksnap_end(f);
+	ksnap_fixture_free(f);
+}
+
+/*
+ * A configuration written after a collection comes as a new, empty and
+ * stopped collection: the finished one's records are never read under
+ * columns they were not taken with.
+ */
+static void ksnap_ctrl_reconfig_starts_empty_collection(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 3);
+	struct ksnap_ctrl *ctrl = f->ks.ctrl;
+	u32 gen;
+
+	ksnap_begin(f);
+	ksnap_take(f, 5, 0);
+	ksnap_end(f);
+	gen = ctrl->generation;
+	KUNIT_ASSERT_EQ(test, ctrl->stats.taken, 5ULL);
+	KUNIT_ASSERT_EQ(test, ctrl->head - ctrl->start_position, 5ULL);
+
+	mutex_lock(&f->ks.lock);
+	ksnap_ctrl_publish_config(&f->ks);
+	mutex_unlock(&f->ks.lock);
+	KUNIT_EXPECT_EQ_MSG(test, ctrl->generation, gen + 1,
+			    "a new collection for the new columns");
+	KUNIT_EXPECT_EQ(test, ctrl->state, (u32)KSNAP_STATE_STOPPED);
+	KUNIT_EXPECT_EQ_MSG(test, ctrl->start_position, ctrl->head,
+			    "it has no record");
+	KUNIT_EXPECT_EQ(test, ctrl->stats.taken, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctrl->seq % 2, 0U);
+	ksnap_fixture_free(f);
+}
+
 static struct kunit_case ksnap_sampler_cases[] = {
 	KUNIT_CASE(ksnap_sampler_records_carry_positions),
 	KUNIT_CASE(ksnap_sampler_drop_counts_lost),
@@ -666,6 +756,8 @@ static struct kunit_case ksnap_sampler_cases[] = {
 			 ksnap_bad_tail_gen_params),
 	KUNIT_CASE(ksnap_sampler_wakes_at_the_mark),
 	KUNIT_CASE(ksnap_sampler_monotonic_never_steps_back),
+	KUNIT_CASE(ksnap_cpus_vm_column_holds_offline),
+	KUNIT_CASE(ksnap_ctrl_reconfig_starts_empty_collection),
 	KUNIT_CASE(ksnap_sampler_gone_cgroup_freezes),
 	KUNIT_CASE_PARAM(ksnap_sampler_missed_periods, ksnap_missed_gen_params),
 	KUNIT_CASE(ksnap_sampler_start_race_loses_nothing),

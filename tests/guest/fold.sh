@@ -1,0 +1,79 @@
+# Guest half of the CPU-fold test.  When a CPU goes offline, mm folds its
+# VM events into a live CPU: it adds each one to the live CPU, then zeroes
+# it, item by item, under no lock the module can take.  A snapshot in that
+# window may count some events twice.  The promise kept: a VM-event column
+# never steps back (its last value is held), and a CPU's own VM-event
+# column ("pgfault[1]") keeps what the CPU held while it is offline and
+# adds its count once it is back, never falling to 0.  The records taken
+# in the fold window and while a per-CPU column's CPU is offline carry
+# KSNAP_REC_CPU_FOLD (4) and KSNAP_REC_CPU_OFFLINE (8).
+#
+# CPU 1 goes offline and online CYCLES times (40) while every VM event is
+# sampled at 100 us (pgfault per CPU, the others summed).
+# guest: --smp 4
+TEST=fold
+. /guest/tests/lib.sh
+S=$KSNAP_SYS
+CPU1=/sys/devices/system/cpu/cpu1/online
+CYCLES=${CYCLES:-40}
+WAIT_S=${WAIT_S:-60}
+
+vm=$(awk -F '\t' '$5 == "cpu" && $6 ~ /^VM event/ && $1 != "pgfault" { print $1 }' $S/available_metrics 2>/dev/null |
+	head -n 200 | tr '\n' ',' | sed 's/,$//')
+# The catalogue is read through the module: load it first.
+if [ -z "$vm" ]; then
+	modprobe ksnap
+	vm=$(awk -F '\t' '$5 == "cpu" && $6 ~ /^VM event/ && $1 != "pgfault" { print $1 }' $S/available_metrics |
+		head -n 200 | tr '\n' ',' | sed 's/,$//')
+	unload
+fi
+n=$(printf '%s' "$vm" | tr ',' '\n' | grep -c .)
+info "fold: $n VM events, CPU 1 offline and online $CYCLES times"
+if ! modprobe ksnap metrics="$vm,pgfault[1],pgfault[0]" period_us=100 overflow=drop; then
+	fail "fold: the module loads with every VM event" "status 0" "failure"
+	finish
+	exit
+fi
+guestprobe records 600 > /out/fold.records 2> /out/fold.records.err &
+rpid=$!
+wait_attached
+check "fold: start" ok "$(guestprobe write $S/enable 1)"
+wait_samples 100
+i=0 bad=0
+while [ $i -lt "$CYCLES" ]; do
+	guestprobe write $CPU1 0 > /dev/null || bad=$((bad + 1))
+	# page faults and allocations on CPU 0 while CPU 1 is away
+	memhog 1 0 > /dev/null 2>&1
+	guestprobe write $CPU1 1 > /dev/null || bad=$((bad + 1))
+	memhog 1 0 > /dev/null 2>&1
+	i=$((i + 1))
+done
+check "fold: CPU 1 went offline and online $CYCLES times" 0 "$bad"
+wait_samples 100
+check "fold: stop" ok "$(guestprobe write $S/enable 0)"
+wait_pid $rpid $WAIT_S
+check "fold: the reader ends after the stop" 0 $?
+
+# Records: "seq time flags value...", the last two pgfault[1], pgfault[0].
+rec=$(grep -c '^[0-9]' /out/fold.records)
+info "fold: $rec records"
+back=$(awk '/^[0-9]/ {
+	for (i = 4; i <= NF; i++) {
+		if (n && $i + 0 < prev[i] + 0) { print "column " i - 3 " steps back at record " $1 ": " prev[i] " -> " $i; exit }
+		prev[i] = $i
+	}
+	n++ }' /out/fold.records)
+check "fold: no VM-event column ever steps back over $CYCLES cycles" "" "$back"
+c1=$(awk '/^[0-9]/ { print $(NF - 1) }' /out/fold.records)
+check "fold: pgfault[1] never falls to 0 once it counted" "" \
+	"$(printf '%s\n' "$c1" | awk '$1 > 0 { seen = 1 } seen && $1 == 0 { print "0 after " last; exit } { last = $1 }')"
+offline=$(awk '/^[0-9]/ && int($3 / 8) % 2 == 1' /out/fold.records | wc -l)
+folding=$(awk '/^[0-9]/ && int($3 / 4) % 2 == 1' /out/fold.records | wc -l)
+info "fold: $offline records flagged CPU_OFFLINE, $folding flagged CPU_FOLD"
+check "fold: records taken while CPU 1 is offline are flagged CPU_OFFLINE" yes \
+	"$([ "$offline" -gt 0 ] && echo yes || echo no)"
+check "fold: pgfault[1] counts again once CPU 1 is back" yes \
+	"$([ "$(printf '%s\n' "$c1" | sort -un | wc -l)" -gt 2 ] && echo yes || echo no)"
+check "fold: the last record is not flagged CPU_OFFLINE (CPU 1 is online)" 0 \
+	"$(grep '^[0-9]' /out/fold.records | tail -n 1 | awk '{ print int($3 / 8) % 2 }')"
+finish
