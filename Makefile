@@ -3,19 +3,25 @@
 
 .PHONY: all setup debug-kernel modules modules-all modules-debug tools unit \
 	plot-check fuzz kunit guest-tests check demo bench style sparse install \
-	clean deb system-tests
+	clean deb system-tests check-quick check-all setup-demo
 
-# The kernel `make` builds ksnap.ko for, and the kernels `make check`
-# tests (scripts/kernel --list): 6.1 is Debian 12's, installed by
-# scripts/setup; the others are fetched into the cache the first time.
+# The kernel `make` builds ksnap.ko for, and the kernels the guest and
+# KUnit targets test (scripts/kernel --list): Debian's are fetched into
+# the cache the first time, the debug kernels built there; nothing is
+# installed into the host.  The check tiers pick their own set.
 KSNAP_KERNEL ?= 6.1
 KSNAP_KERNELS ?= $(shell scripts/kernel --all)
 export KSNAP_KERNELS
 
 all: modules tools
 
+# The host's packages (tools only, never a kernel): `make demo` installs
+# what it needs, the check targets the rest (scripts/setup).
 setup:
-	@scripts/setup
+	@scripts/setup check
+
+setup-demo:
+	@scripts/setup demo
 
 # ksnap.ko for KSNAP_KERNEL: build/mod/<name>/ (make KSNAP_KERNEL=6.12)
 modules:
@@ -68,10 +74,21 @@ debug-kernel:
 		scripts/kernel $$k >/dev/null || exit 1; \
 	done
 
-# Everything, in the order scripts/check explains (debug kernels built in
-# the background); the time of each step is in build/check/times.
+# The test tiers (scripts/check explains each, docs/hacking.md their
+# times): each step's time against its budget is printed at the end.
+#   check-quick  a few minutes: style, unit, a short fuzz run, one 6.1 guest
+#   check        what CI runs: every build, the Debian kernels' suites, the
+#                6.1 debug kernel's KUnit and concurrency tests, the system
+#                tests' core on Debian 12 and 13
+#   check-all    every kernel with every test, the soaks, every system test
+check-quick: setup
+	scripts/check quick
+
 check: setup
-	scripts/check
+	scripts/check ci
+
+check-all: setup
+	scripts/check all
 
 # The Debian packages ksnap-dkms and ksnapd in build/deb/
 # (dpkg-buildpackage -us -uc -b in a copy of the tree, then lintian)
@@ -86,7 +103,7 @@ deb:
 system-tests: deb
 	tests/system/run
 
-demo: setup
+demo: setup-demo
 	$(MAKE) all
 	scripts/demo
 
