@@ -108,9 +108,8 @@ demo: setup-demo
 	scripts/demo
 
 # Cost, timing and throughput figures into bench/results/ (see
-# bench/README.md for the duration): the floor, scale and pipeline tables
-# of issue 16, the sampler against a userspace poller and ksnapd end to
-# end, in guests on each kernel of BENCH_KERNELS, and the writer natively
+# bench/README.md for the duration): the floor, scale and pipeline tables,
+# the sampler against a userspace poller and ksnapd end to end, in guests on each kernel of BENCH_KERNELS, and the writer natively
 # against memcpy and adler32.  Figures, not assertions.
 BENCH_KERNELS ?= 6.1 6.12
 bench: setup

@@ -1,4 +1,4 @@
-# Guest half of the CPU test (issue 16): snapshots read the online CPUs only,
+# Guest half of the CPU test: snapshots read the online CPUs only,
 # sums stay exact across CPU hotplug, and the sampler runs on the CPU the
 # operator chose.  The guest has more possible CPUs than online ones
 # (tests/run-guest-tests boots it with the line below).

@@ -1,4 +1,4 @@
-# Guest half of the flight recorder test (issue 14), at 1 ms:
+# Guest half of the flight recorder test, at 1 ms:
 #   bad-rules    each rule error at startup, its exact message, exit 2;
 #                --check-rules on good rules, exit 0
 #   history      --load --history 30s sizes the module's ring (ring_kb=)
