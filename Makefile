@@ -109,8 +109,9 @@ demo: setup-demo
 
 # Cost, timing and throughput figures into bench/results/ (see
 # bench/README.md for the duration): the floor, scale and pipeline tables,
-# the sampler against a userspace poller and ksnapd end to end, in guests on each kernel of BENCH_KERNELS, and the writer natively
-# against memcpy and adler32.  Figures, not assertions.
+# the sampler against a userspace poller and ksnapd end to end, in guests
+# on each kernel of BENCH_KERNELS, and the writer natively against memcpy
+# and adler32.  Figures, not assertions.
 BENCH_KERNELS ?= 6.1 6.12
 bench: setup
 	$(MAKE) all
