@@ -96,7 +96,7 @@ deb:
 	scripts/system-deb
 
 # The packages installed with apt-get into real Debian 12 and 13 systems
-# (root filesystems made with debootstrap, cached; DKMS builds the module
+# (root filesystems made with mmdebstrap, cached; DKMS builds the module
 # in a chroot of each) and booted with systemd: the unit, the module's
 # options, the stream through journald, restart, purge, upgrade, and a
 # kernel upgrade on Debian 12 (tests/system/run)
