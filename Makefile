@@ -81,14 +81,17 @@ debug-kernel:
 #                6.1 debug kernel's KUnit and concurrency tests, the system
 #                tests' core on Debian 12 and 13
 #   check-all    every kernel with every test, the soaks, every system test
+# The tiers' own kernel sets, unless KSNAP_KERNELS is given (in the
+# environment or on the command line), not this file's default.
+CHECK_KERNELS = $(if $(filter file,$(origin KSNAP_KERNELS)),,$(KSNAP_KERNELS))
 check-quick: setup
-	scripts/check quick
+	KSNAP_KERNELS="$(CHECK_KERNELS)" scripts/check quick
 
 check: setup
-	scripts/check ci
+	KSNAP_KERNELS="$(CHECK_KERNELS)" scripts/check ci
 
 check-all: setup
-	scripts/check all
+	KSNAP_KERNELS="$(CHECK_KERNELS)" scripts/check all
 
 # The Debian packages ksnap-dkms and ksnapd in build/deb/
 # (dpkg-buildpackage -us -uc -b in a copy of the tree, then lintian)
