@@ -59,7 +59,7 @@ check "ksnapd exits 0 on SIGTERM once the collection is written" 0 $?
 cat $KSNAP_SYS/stats > /out/sysfs-stats.txt
 
 # The last row against the files.
-awk -v test=$TEST -v ncpu=$NCPU -v prefix="$PREFIX" '
+awk -F'\t' -v test=$TEST -v ncpu=$NCPU -v prefix="$PREFIX" '
 function abs(x) { return x < 0 ? -x : x }
 FILENAME ~ /after1$/ { v1[$1] = $2; next }
 FILENAME ~ /after2$/ { v2[$1] = $2; next }
