@@ -3,19 +3,25 @@
 
 .PHONY: all setup debug-kernel modules modules-all modules-debug tools unit \
 	plot-check fuzz kunit guest-tests check demo bench style sparse install \
-	clean deb system-tests
+	clean deb system-tests check-quick check-all setup-demo
 
-# The kernel `make` builds ksnap.ko for, and the kernels `make check`
-# tests (scripts/kernel --list): 6.1 is Debian 12's, installed by
-# scripts/setup; the others are fetched into the cache the first time.
+# The kernel `make` builds ksnap.ko for, and the kernels the guest and
+# KUnit targets test (scripts/kernel --list): Debian's are fetched into
+# the cache the first time, the debug kernels built there; nothing is
+# installed into the host.  The check tiers pick their own set.
 KSNAP_KERNEL ?= 6.1
 KSNAP_KERNELS ?= $(shell scripts/kernel --all)
 export KSNAP_KERNELS
 
 all: modules tools
 
+# The host's packages (tools only, never a kernel): `make demo` installs
+# what it needs, the check targets the rest (scripts/setup).
 setup:
-	@scripts/setup
+	@scripts/setup check
+
+setup-demo:
+	@scripts/setup demo
 
 # ksnap.ko for KSNAP_KERNEL: build/mod/<name>/ (make KSNAP_KERNEL=6.12)
 modules:
@@ -68,10 +74,24 @@ debug-kernel:
 		scripts/kernel $$k >/dev/null || exit 1; \
 	done
 
-# Everything, in the order scripts/check explains (debug kernels built in
-# the background); the time of each step is in build/check/times.
+# The test tiers (scripts/check explains each, docs/hacking.md their
+# times): each step's time against its budget is printed at the end.
+#   check-quick  a few minutes: style, unit, a short fuzz run, one 6.1 guest
+#   check        what CI runs: every build, the Debian kernels' suites, the
+#                6.1 debug kernel's KUnit and concurrency tests, the system
+#                tests' core on Debian 12 and 13
+#   check-all    every kernel with every test, the soaks, every system test
+# The tiers' own kernel sets, unless KSNAP_KERNELS is given (in the
+# environment or on the command line), not this file's default.
+CHECK_KERNELS = $(if $(filter file,$(origin KSNAP_KERNELS)),,$(KSNAP_KERNELS))
+check-quick: setup
+	KSNAP_KERNELS="$(CHECK_KERNELS)" scripts/check quick
+
 check: setup
-	scripts/check
+	KSNAP_KERNELS="$(CHECK_KERNELS)" scripts/check ci
+
+check-all: setup
+	KSNAP_KERNELS="$(CHECK_KERNELS)" scripts/check all
 
 # The Debian packages ksnap-dkms and ksnapd in build/deb/
 # (dpkg-buildpackage -us -uc -b in a copy of the tree, then lintian)
@@ -79,22 +99,22 @@ deb:
 	scripts/system-deb
 
 # The packages installed with apt-get into real Debian 12 and 13 systems
-# (root filesystems made with debootstrap, cached; DKMS builds the module
+# (root filesystems made with mmdebstrap, cached; DKMS builds the module
 # in a chroot of each) and booted with systemd: the unit, the module's
 # options, the stream through journald, restart, purge, upgrade, and a
 # kernel upgrade on Debian 12 (tests/system/run)
 system-tests: deb
 	tests/system/run
 
-demo: setup
+demo: setup-demo
 	$(MAKE) all
 	scripts/demo
 
 # Cost, timing and throughput figures into bench/results/ (see
 # bench/README.md for the duration): the floor, scale and pipeline tables,
-# the sampler against a userspace poller and ksnapd end to
-# end, in guests on each kernel of BENCH_KERNELS, and the writer natively
-# against memcpy and adler32.  Figures, not assertions.
+# the sampler against a userspace poller and ksnapd end to end, in guests
+# on each kernel of BENCH_KERNELS, and the writer natively against memcpy
+# and adler32.  Figures, not assertions.
 BENCH_KERNELS ?= 6.1 6.12
 bench: setup
 	$(MAKE) all

@@ -167,6 +167,8 @@ static inline bool ksnap_memcg_stat_known(enum node_stat_item item)
 }
 #elif KSNAP_SINCE(6, 12) && !KSNAP_SINCE(6, 13)
 #define KSNAP_HAVE_MEMCG_STAT	1
+/* Only here does ksnap_memcg_stat_known() look anything up. */
+#define KSNAP_MEMCG_STAT_TABLE	1
 #define KSNAP_MEMCG_STAT_FRESH	KSNAP_FRESH_2S
 #define KSNAP_MEMCG_STAT_WHEN	"as of the last rstat flush"
 /* mm/memcontrol.c's memcg_node_stat_items[] of 6.12, in its order. */

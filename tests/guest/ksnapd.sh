@@ -458,16 +458,19 @@ fi
 # --- 8. wake_ms: the reader is woken once per wake_ms of records ----------------
 
 # wakeups_within NAME MS: after a collection at PERIOD_US read by ksnapd, the
-# kernel's wake-ups are about taken / (MS of records): at most one per MS
-# of records (and two more), at least one per 2 MS (ksnapd drains all it
-# finds when woken, so the count restarts near zero each time).
+# kernel woke the reader when the unread records reached the mark (MS of
+# records): at most once per mark of records taken (and two more), since
+# the unread count must come back below the mark between two wake-ups; and
+# at least once when the collection took a mark's worth.  How often a
+# drain came in between depends on the machine's speed: not asserted.
 wakeups_within() {
 	st=$KSNAP_SYS/stats
 	taken=$(awk '$1 == "taken" { print $2 }' $st)
 	wakes=$(awk '$1 == "wakeups" { print $2 }' $st)
 	mark=$(($2 * 1000 / PERIOD_US))
 	info "$1: taken $taken, wakeups $wakes, mark $mark records"
-	lo=$((taken / mark / 2)) hi=$((taken / mark + 2))
+	lo=0 hi=$((taken / mark + 2))
+	[ "${taken:-0}" -ge $mark ] && lo=1
 	if [ "${wakes:-x}" -ge $lo ] 2>/dev/null && [ "$wakes" -le $hi ]; then
 		pass "$1: wake-ups $wakes within $lo..$hi"
 	else
