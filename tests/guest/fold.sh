@@ -14,7 +14,7 @@
 # is rare under emulation: in those 3 runs of 40 cycles no sum stepped
 # back, so that part of this test passes by chance on such a module.  The
 # fold window itself shows: about 400 records a run carry CPU_FOLD.
-# guest: --smp 4
+# guest: --smp 8 --append maxcpus=2
 TEST=fold
 . /guest/tests/lib.sh
 S=$KSNAP_SYS
