@@ -8,14 +8,6 @@ TEST=cgroups
 S=$KSNAP_SYS
 WAIT_S=${WAIT_S:-30}
 
-ge() {
-	if [ "${2:-x}" -ge "${3:-0}" ] 2>/dev/null; then
-		pass "$1 ($2 >= $3)"
-	else
-		fail "$1" ">= $3" "'$2'"
-	fi
-}
-
 unload
 mkdir -p $CG/mg/child
 echo +memory > $CG/mg/cgroup.subtree_control

@@ -76,15 +76,6 @@ vcs_at_least() { # PID N
 	[ "${_v:-0}" -ge "$2" ]
 }
 
-# ge NAME A B: A >= B (numbers)
-ge() {
-	if [ "${2:-x}" -ge "${3:-0}" ] 2>/dev/null; then
-		pass "$1 ($2 >= $3)"
-	else
-		fail "$1" ">= $3" "'$2'"
-	fi
-}
-
 # --- 1. accounting: SIGSTOP until the ring overflows --------------------------
 
 # check_periods NAME FILE PERIOD_NS: every period from the first row to

@@ -44,6 +44,15 @@ check_in() {
 	fail "$_what" "one of: $*" "'$_got'"
 }
 
+# ge NAME A B: the check that number A >= number B
+ge() {
+	if [ "${2:-x}" -ge "${3:-0}" ] 2>/dev/null; then
+		pass "$1 ($2 >= $3)"
+	else
+		fail "$1" ">= $3" "'$2'"
+	fi
+}
+
 # show TEXT: TEXT's lines (at most 20) as information lines under a check.
 show() {
 	printf '%s\n' "$1" | head -n 20 | sed 's/^/#   /'
