@@ -148,16 +148,21 @@ static char *line_begin(struct ksnap_stream *s, size_t max, int *err)
 static void line_end(struct ksnap_stream *s, char *start, char *end)
 {
 	if (s->lossy) {
-		uLong sum = adler32(adler32(0L, Z_NULL, 0),
-				    (const Bytef *)start,
-				    (uInt)(end - start));
+		size_t len = (size_t)(end - start);
+		uLong sum = adler32(1L, (const Bytef *)start, (uInt)len);
+		char *suffix = end;
 
 		end = PUT_LIT(end, "\t0x");
 		end = ksnap_put_hex(end, (uint32_t)sum);
 		*end++ = '\n';
-		/* The whole-stream sum covers content, suffix and "\n". */
-		s->adler = adler32(s->adler, (const Bytef *)start,
-				   (uInt)(end - start));
+		/*
+		 * The whole-stream sum covers content, suffix and "\n": the
+		 * content's sum is folded in, not computed again, then the
+		 * few bytes of the suffix are added.
+		 */
+		s->adler = adler32_combine(s->adler, sum, (z_off_t)len);
+		s->adler = adler32(s->adler, (const Bytef *)suffix,
+				   (uInt)(end - suffix));
 	} else {
 		*end++ = '\n';
 	}
