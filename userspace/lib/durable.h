@@ -13,7 +13,10 @@
  * page cache on behalf of a slow disk.  A writer checks before it adds a
  * row (ksnap_durable_room()); when there is no room the row is not
  * written and counted as lost (STATS ksnapd_rows_dropped), and writing
- * resumes when an fsync returns.  The drain never waits for one.
+ * resumes when an fsync returns.  The drain never waits for one.  (The
+ * kernel may still throttle write(2) itself when the machine's dirty
+ * memory passes vm.dirty_ratio; the bound keeps ksnapd's own share of it
+ * to 64 MiB.)
  *
  * Files.  A file the writer is done with is handed over
  * (ksnap_durable_close()): the thread makes it durable, then closes it.
