@@ -5,7 +5,8 @@
  * kernel), opened through ksnap_ring_open() ("/proc/self/fd/N", the
  * --device regular-file path) and drained by ksnapd_step(), the code the
  * daemon runs on every wake-up: ring walk, row formatting, lossy checksums,
- * flush (and fsync, lossy on a file).
+ * flush.  Lossy on a file, the fsyncs run on ksnapd's durability thread
+ * (durable.h), beside the timed steps, as in the daemon.
  *
  * Each round the generator fills the whole ring (not timed), then one
  * ksnapd_step() drains it (timed).  Values are counter-like: a mix of 5-

@@ -27,7 +27,10 @@
  *  - output full (ENOSPC, EDQUOT): says so once, drops and counts rows
  *    (taken = rows + lost + overwritten + dropped + first_position),
  *    retries at every wake-up; STATS waits for room; a stop signal then
- *    ends it with -ENOSPC.
+ *    ends it with -ENOSPC;
+ *  - lossy to a regular file: fsync on a thread of its own, never on the
+ *    drain; more than 64 MiB not yet durable: rows dropped and counted as
+ *    when the output is full (outfile.h, durable.h).
  */
 #ifndef KSNAP_DAEMON_H
 #define KSNAP_DAEMON_H

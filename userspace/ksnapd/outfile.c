@@ -135,6 +135,8 @@ int ksnapd_outfile_init(struct ksnapd_outfile *o,
 			     KSNAP_OUT_DEFAULT_SIZE);
 	if (ret)
 		return fail(o, ret, "%s", strerror(-ret));
+	ksnap_durable_init(&o->durable);
+	o->sink.durable = &o->durable;
 	ksnap_stream_init(&o->stream, &o->sink, cfg->lossy);
 	return 0;
 }
@@ -142,9 +144,11 @@ int ksnapd_outfile_init(struct ksnapd_outfile *o,
 void ksnapd_outfile_fini(struct ksnapd_outfile *o)
 {
 	if (o->cfg.path && o->sink.fd >= 0)
-		ksnap_sys_close(o->sink.fd);
+		ksnap_durable_close(&o->durable, o->sink.fd);
 	o->sink.fd = -1;
 	ksnap_out_fini(&o->sink);
+	/* What was written is made durable before ksnapd exits. */
+	ksnap_durable_fini(&o->durable);
 }
 
 /* Open o->path (O_TRUNC, O_EXCL or O_APPEND in flags) as the sink. */
@@ -174,7 +178,8 @@ static int close_file(struct ksnapd_outfile *o)
 
 	if (!o->cfg.path || o->sink.fd < 0)
 		return 0;
-	ret = ksnap_sys_close(o->sink.fd);
+	/* Closed after its last fsync, which the drain does not wait for. */
+	ret = ksnap_durable_close(&o->durable, o->sink.fd);
 	o->sink.fd = -1;
 	return ret ? fail(o, ret, "%.200s: close: %s", o->path,
 			  strerror(-ret)) : 0;
@@ -380,11 +385,48 @@ int ksnapd_outfile_wake(void *self)
 	return o->reopen ? reopen(o) : 0;
 }
 
+/*
+ * May a row be written, or is the fsync thread too far behind (durable.h)?
+ * Said on the log when it falls behind and when it has caught up.
+ */
+static bool durable_room(struct ksnapd_outfile *o)
+{
+	/* A row's most: its values, time, lossy prefix and suffix. */
+	uint64_t row = (uint64_t)(o->coll->nr_columns + 1) * 21 + 32;
+	struct ksnap_out *k = &o->sink;
+
+	if (!k->framed || !k->regular)
+		return true;
+	if (ksnap_durable_room(&o->durable, ksnap_out_pending(k) + row)) {
+		if (o->behind)
+			say(o, "ksnapd: %s: fsync caught up: writing again, "
+			    "%llu rows dropped while it was behind\n", name(o),
+			    (unsigned long long)o->dropped_behind);
+		o->behind = false;
+		return true;
+	}
+	if (!o->behind) {
+		o->behind = true;
+		o->dropped_behind = 0;
+		say(o, "ksnapd: %s: fsync is %llu bytes behind (bound %llu): "
+		    "dropping rows (counted in STATS ksnapd_rows_dropped) "
+		    "until it catches up\n", name(o),
+		    (unsigned long long)ksnap_durable_backlog(&o->durable),
+		    (unsigned long long)o->durable.bound);
+	}
+	o->dropped_behind++;
+	return false;
+}
+
 int ksnapd_outfile_row(void *self, const struct ksnap_record *rec)
 {
 	struct ksnapd_outfile *o = self;
 	int ret;
 
+	if (!is_full(o) && !durable_room(o)) {
+		o->count.dropped++;
+		return 0;
+	}
 	if (!is_full(o)) {
 		ret = written(o, ksnap_stream_row(&o->stream, rec->time_ns,
 						  rec->values,

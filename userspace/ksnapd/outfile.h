@@ -30,6 +30,13 @@
  * for room (ksnapd_outfile_end() returns 1) unless ksnapd is stopping,
  * which then fails with -ENOSPC or -EDQUOT.
  *
+ * Durability (lossy, a regular file): each flush is written with write(2)
+ * and made durable by a thread of its own (durable.h); the drain never
+ * waits for an fsync.  While more than KSNAP_DURABLE_BOUND (64 MiB) bytes
+ * are written and not yet durable, rows are dropped and counted as when
+ * the output is full (STATS ksnapd_rows_dropped), said once on the log.
+ * A file is closed by that thread after its last fsync.
+ *
  * The functions after ksnapd_outfile_init() are this output's side of the
  * consumer interface (consumer.h), in ksnapd_outfile_ops.
  */
@@ -43,6 +50,7 @@
 #include <stdio.h>
 
 #include "consumer.h"
+#include "durable.h"
 #include "output.h"
 #include "ring.h"
 #include "stream.h"
@@ -89,6 +97,9 @@ struct ksnapd_outfile {
 		uint64_t dropped;	/* output full */
 	} count;
 	uint64_t dropped_now;		/* since it last became full */
+	struct ksnap_durable durable;	/* fsyncs a lossy file */
+	bool behind;			/* ... more than its bound behind */
+	uint64_t dropped_behind;	/* rows dropped since it fell behind */
 	int full_err;			/* -ENOSPC or -EDQUOT, the last seen */
 	struct ksnap_stream_stats final; /* what STATS says */
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "durable.h"
 #include "output.h"
 #include "sys.h"
 
@@ -12,6 +13,7 @@ int ksnap_out_init(struct ksnap_out *o, int fd, bool regular, bool framed,
 {
 	o->fd = fd;
 	o->regular = regular;
+	o->durable = NULL;
 	o->framed = framed;
 	o->cap = size;
 	/* + leading and trailing frame bytes */
@@ -126,6 +128,8 @@ static int out_write(struct ksnap_out *o, bool trailer)
 	}
 	o->len = 1;
 	o->skip = 0;
+	if (o->framed && o->regular && o->durable)
+		return ksnap_durable_written(o->durable, o->fd, done);
 	if (o->framed && o->regular)
 		do
 			ret = ksnap_sys_fsync(o->fd);

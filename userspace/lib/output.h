@@ -5,7 +5,9 @@
  * writes it out with full writes.
  *
  * Framed mode (lossy stream): each flush is one write that begins and ends
- * with "\n", and a regular-file sink is fsync'ed after it.
+ * with "\n", and a regular-file sink is made durable after it: by the
+ * thread of durable (durable.h) when the output has one, the flush never
+ * waiting for it; else by an fsync() in the flush.
  *
  * A flush that fails keeps what was buffered, to be written by the next
  * flush, and never leaves part of it in a regular file: what a failed
@@ -22,9 +24,12 @@
 
 #define KSNAP_OUT_DEFAULT_SIZE	(1024 * 1024)
 
+struct ksnap_durable;
+
 struct ksnap_out {
 	int fd;
 	bool regular;		/* fsync after framed flushes */
+	struct ksnap_durable *durable;	/* fsyncs them, or NULL: the flush */
 	bool framed;
 	char *buf;		/* buf[0] is the frame's leading "\n" */
 	size_t cap;		/* usable bytes after buf[0], before the
@@ -40,7 +45,7 @@ static inline bool ksnap_out_full_error(int err)
 	return err == -ENOSPC || err == -EDQUOT;
 }
 
-/* Returns 0 or -ENOMEM. */
+/* Returns 0 or -ENOMEM.  durable is NULL; the owner may set it. */
 int ksnap_out_init(struct ksnap_out *o, int fd, bool regular, bool framed,
 		   size_t size);
 void ksnap_out_fini(struct ksnap_out *o);
@@ -67,8 +72,9 @@ static inline const char *ksnap_out_data(const struct ksnap_out *o)
 }
 
 /*
- * Write what is buffered.  Returns 0 or -errno from write/fsync; after a
- * failed write the buffered bytes are kept (see above).
+ * Write what is buffered.  Returns 0 or -errno from write/fsync (with
+ * durable: an earlier fsync's error, said once); after a failed write the
+ * buffered bytes are kept (see above).
  */
 int ksnap_out_flush(struct ksnap_out *o);
 

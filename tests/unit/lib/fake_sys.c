@@ -176,7 +176,9 @@ ssize_t __wrap_ksnap_sys_write(int fd, const void *buf, size_t len)
 
 int __wrap_ksnap_sys_fsync(int fd)
 {
-	fake_sys.fsync_calls++;
+	__atomic_fetch_add(&fake_sys.fsync_calls, 1, __ATOMIC_SEQ_CST);
+	if (fake_sys.fsync_hook)
+		return fake_sys.fsync_hook(fd);
 	if (fake_sys.fsync_eintr) {
 		fake_sys.fsync_eintr--;
 		return -EINTR;

@@ -59,7 +59,9 @@ struct fake_sys {
 	int write_eagain;	/* then this many with EAGAIN */
 	int fsync_eintr;	/* fail this many fsync calls with EINTR */
 	int write_err;		/* fail every call with this -errno */
-	int fsync_calls;
+	int fsync_calls;	/* atomic: fsync may run on another thread */
+	/* fsync: when set, called instead, on whatever thread fsyncs. */
+	int (*fsync_hook)(int fd);
 	/* A disk of space bytes (captured writes): a write past it is short,
 	 * then fails with -ENOSPC; ftruncate() of the capture frees room. */
 	bool space_limited;

@@ -244,6 +244,42 @@ static void put_hex_is_lowercase_without_leading_zeros(void **state)
 	assert_string_equal(buf, "ffffffff");
 }
 
+/* Every digit count and the edges of each 8-digit piece, against printf. */
+static void put_u64_matches_printf(void **state)
+{
+	char buf[32], want[32];
+	uint64_t v, p10 = 1;
+	int d, k;
+
+	(void)state;
+	for (d = 0; d <= 20; d++) {
+		for (k = -2; k <= 2; k++) {
+			v = p10 + (uint64_t)k;
+			if (d == 0 && k < 0)
+				continue;
+			snprintf(want, sizeof(want), "%llu",
+				 (unsigned long long)v);
+			*ksnap_put_u64(buf, v) = '\0';
+			assert_string_equal(buf, want);
+		}
+		if (d < 19)
+			p10 *= 10;
+		else
+			p10 = UINT64_MAX - 2;
+	}
+	for (v = 0; v < 100000; v += 7) {
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		*ksnap_put_u64(buf, v) = '\0';
+		assert_string_equal(buf, want);
+	}
+	for (v = 12345678901234567ULL, k = 0; k < 1000; k++) {
+		v = v * 6364136223846793005ULL + 1442695040888963407ULL;
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		*ksnap_put_u64(buf, v) = '\0';
+		assert_string_equal(buf, want);
+	}
+}
+
 /* Adler-32 as RFC 1950 defines it, independent of zlib. */
 static uint32_t ref_adler32(const char *p, size_t n)
 {
@@ -407,6 +443,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(row_prints_zero_and_uint64_max_unsigned, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(stats_has_gvisor_and_ksnap_keys, setup_plain, teardown),
 		cmocka_unit_test(put_hex_is_lowercase_without_leading_zeros),
+		cmocka_unit_test(put_u64_matches_printf),
 		cmocka_unit_test_setup_teardown(lossy_header_has_prefix_checksum_column_and_sum, setup_lossy, teardown),
 		cmocka_unit_test_setup_teardown(lossy_stream_line_and_whole_checksums_match_zlib, setup_lossy, teardown),
 		cmocka_unit_test_setup_teardown(plain_finish_writes_no_checksum_line, setup_plain, teardown),
