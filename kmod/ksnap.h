@@ -105,7 +105,7 @@ enum ksnap_slot {
 	KSNAP_SLOT_UNCHECKED,	/* no check ran (or none is needed) */
 	KSNAP_SLOT_DROPPED,	/* disagreed, or not trusted: not offered */
 	KSNAP_SLOT_UNPROVEN,	/* offered, marked unproven */
-	KSNAP_SLOT_PROVEN,	/* both sides nonzero and agreeing */
+	KSNAP_SLOT_PROVEN,	/* both sides agreeing, beyond the tolerance */
 };
 
 enum ksnap_slot ksnap_memcg_compare(enum node_stat_item item, long memcg,

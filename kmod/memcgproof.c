@@ -15,9 +15,10 @@
  * (at most ~2 s old) and both sides batch per CPU: the comparison has a
  * tolerance, and is read again, for a few seconds, while a slot disagrees.
  *
- * A slot is proven when both sides are nonzero and agree; a slot that
- * reads 0, or whose item only has a bound, proves nothing and is offered
- * marked unproven in available_metrics; a slot that disagrees is not
+ * A slot is proven when both sides agree and are beyond the tolerance
+ * (not as good as 0); a slot that reads (about) 0, or whose item only has
+ * a bound, proves nothing and is offered marked unproven in
+ * available_metrics; a slot that disagrees is not
  * offered, nor any unproven slot after it in the table (a changed table
  * shifts every slot after the change).  The LRU slots are the anchor: if
  * one disagrees, or none is proven, no memory.stat.* metric is offered.
@@ -78,11 +79,11 @@ static enum ksnap_memcg_rel ksnap_memcg_rel(enum node_stat_item item)
  * @slack: the absolute tolerance (per-CPU batches), in the same unit
  *
  * Pure: no kernel state is read.  The tolerance is @slack plus an eighth
- * of the larger value.
+ * of the larger value; a value within the tolerance of 0 is as good as 0.
  *
- * Return: KSNAP_SLOT_PROVEN (both nonzero, agreeing), KSNAP_SLOT_UNPROVEN
- * (agreeing as far as can be told: a zero, or a bound only) or
- * KSNAP_SLOT_DROPPED (disagreeing).
+ * Return: KSNAP_SLOT_PROVEN (both beyond the tolerance, agreeing),
+ * KSNAP_SLOT_UNPROVEN (agreeing as far as can be told: a value as good as
+ * 0, or a bound only) or KSNAP_SLOT_DROPPED (disagreeing).
  */
 enum ksnap_slot ksnap_memcg_compare(enum node_stat_item item, long memcg,
 				    long node, long slack)
@@ -97,7 +98,7 @@ enum ksnap_slot ksnap_memcg_compare(enum node_stat_item item, long memcg,
 		       KSNAP_SLOT_DROPPED;
 	if (abs(memcg - node) > tol)
 		return KSNAP_SLOT_DROPPED;
-	return memcg && node ? KSNAP_SLOT_PROVEN : KSNAP_SLOT_UNPROVEN;
+	return min(memcg, node) > tol ? KSNAP_SLOT_PROVEN : KSNAP_SLOT_UNPROVEN;
 }
 
 /**

@@ -4,10 +4,13 @@
 # counters (kmod/memcgproof.c, docs/kernels.md).
 #   scripts/guest --kernel 6.12 --out DIR -- 'sh /guest/tests/memcgproof.sh'
 #
-# 1. A plain load: one log line with the counts; the LRU slots and the
-#    default anon and file proven (the per-slot figures, pr_debug, are
-#    shown as "# " lines); every slot the log calls unproven is marked so
-#    in available_metrics, every proven one is not; nothing is dropped.
+# 1. A plain load, with a memory hog (MIB MiB) in a cgroup so that anon is
+#    well beyond the tolerance: one log line with the counts; no LRU slot
+#    disagrees, one at least is proven (the guest's LRU pages are its
+#    tmpfs root and the hog: the file lists may be empty), and so are the
+#    default anon and file (the per-slot figures, pr_debug, are shown as
+#    "# " lines); every slot the log calls unproven is marked so in
+#    available_metrics, every proven one is not; nothing is dropped.
 # 2. A load with the test hook memcg_table_skew=1 (every slot read one
 #    further on, as a changed kernel table would): one log line says
 #    memory.stat.* is not offered and names what disagreed;
@@ -20,7 +23,11 @@ TEST=memcgproof
 W=/tmp/memcgproof
 mkdir -p $W
 CGROUP=/ksnapproof
+MIB=24
 mkdir -p "$CG$CGROUP"
+sh -c "echo \$\$ > $CG$CGROUP/cgroup.procs && exec memhog $MIB -" > $W/hog.out 2>&1 &
+hog=$!
+wait_line $W/hog.out resident
 
 # load ARGS...: modprobe with ARGS; the log lines it wrote in $W/log.
 load() {
@@ -46,6 +53,8 @@ if [ ! -e /sys/module/ksnap/parameters/memcg_table_skew ]; then
 	check_lines "no slot verdict is logged" 0 "memory.stat.*" "$(cat $W/log)"
 	check_lines "no metric is marked unproven" 0 "slot unproven" "$(cat $W/available.txt)"
 	unload
+	kill $hog 2>/dev/null
+	wait $hog 2>/dev/null
 	rmdir "$CG$CGROUP" 2>/dev/null
 	finish
 	exit
@@ -56,8 +65,13 @@ info "slot figures on $(uname -r) (root memcg, node counters, in pages, KiB or c
 show "$(grep ': slot [0-9]* reads' $W/log | sed 's/^\[[^]]*\] //; s/^ksnap: //')"
 check_lines "one line gives the verdict" 1 "slots proven against the node counters" "$(cat $W/log)"
 show "$(grep 'slots proven' $W/log)"
-check_lines "no slot is dropped" 0 "not offered" "$(cat $W/log)"
-for m in inactive_anon active_anon inactive_file active_file anon file; do
+check_lines "no slot is dropped" 0 " not offered: " "$(cat $W/log)"
+lru='memory\.stat\.((in)?active_(anon|file)|unevictable): slot'
+check "no LRU slot disagrees" 0 "$(grep -E "$lru" $W/log | grep -c -v -E ': (proven|unproven)$')"
+n=$(grep -E "$lru" $W/log | grep -c ': proven$')
+[ "$n" -gt 0 ] && pass "an LRU slot at least is proven ($n)" ||
+	fail "an LRU slot at least is proven" ">0" "$n"
+for m in anon file; do
 	check_lines "memory.stat.$m is proven" 1 "memory.stat.$m: slot" "$(grep ': proven$' $W/log)"
 done
 # The log's verdict and the catalogue's marks agree, slot by slot.
@@ -110,5 +124,7 @@ check "memory.current is still accepted" ok "$e"
 
 unload
 check "unloaded" 1 "$(module_loaded && echo 0 || echo 1)"
+kill $hog 2>/dev/null
+wait $hog 2>/dev/null
 rmdir "$CG$CGROUP" 2>/dev/null
 finish
