@@ -199,7 +199,7 @@ struct ksnap_memcg_proof {
 	u8 state[KSNAP_MEMCG_SLOTS];	/* what is offered */
 	long memcg[KSNAP_MEMCG_SLOTS];	/* the last round's values */
 	long node[KSNAP_MEMCG_SLOTS];
-	char why[256];
+	char why[512];		/* the slots that disagreed, for the log */
 };
 
 static struct ksnap_memcg_proof ksnap_memcg_proof __initdata;
@@ -230,10 +230,26 @@ static const char *const ksnap_slot_name[] __initconst = {
 	[KSNAP_SLOT_PROVEN] = "proven",
 };
 
+/* Add "name memcg, node node" to p->why if it fits whole. */
+static bool __init ksnap_memcg_why(struct ksnap_memcg_proof *p, size_t *len,
+				   unsigned int i, const char *name)
+{
+	int n = snprintf(p->why + *len, sizeof(p->why) - *len,
+			 "%s%s %ld, node %ld", *len ? "; " : "", name,
+			 p->memcg[i], p->node[i]);
+
+	if ((size_t)n >= sizeof(p->why) - *len) {
+		p->why[*len] = '\0';
+		return false;
+	}
+	*len += n;
+	return true;
+}
+
 /* Log the verdict: one line, and one more per slot dropped alone. */
 static void __init ksnap_memcg_log(struct ksnap_memcg_proof *p, bool trusted)
 {
-	unsigned int i, nr[KSNAP_SLOT_PROVEN + 1] = { 0 };
+	unsigned int i, more = 0, nr[KSNAP_SLOT_PROVEN + 1] = { 0 };
 	size_t len = 0;
 
 	for (i = 0; i < p->n; i++) {
@@ -250,14 +266,17 @@ static void __init ksnap_memcg_log(struct ksnap_memcg_proof *p, bool trusted)
 		if (trusted)
 			pr_warn("%s not offered: its slot reads %ld, the node counter %ld, beyond the tolerance (docs/kernels.md)\n",
 				name, p->memcg[i], p->node[i]);
-		else if (len < sizeof(p->why))
-			len += scnprintf(p->why + len, sizeof(p->why) - len,
-					 "%s%s %ld, node %ld", len ? "; " : "",
-					 name, p->memcg[i], p->node[i]);
+		else if (more || !ksnap_memcg_why(p, &len, i, name))
+			more++;
+	}
+	if (!trusted && more) {
+		pr_warn("memory.stat.* not offered: this kernel's memcg statistics table is not the one ksnap knows (%s; and %u more slots) (docs/kernels.md)\n",
+			p->why, more);
+		return;
 	}
 	if (!trusted) {
 		pr_warn("memory.stat.* not offered: this kernel's memcg statistics table is not the one ksnap knows (%s) (docs/kernels.md)\n",
-			len ? p->why : "no LRU slot nonzero to prove it");
+			len ? p->why : "no LRU slot large enough to prove it");
 		return;
 	}
 	pr_info("memory.stat.*: %u slots proven against the node counters, %u unproven (marked in available_metrics), %u not offered\n",

@@ -62,7 +62,7 @@ fi
 
 # --- The plain load ---------------------------------------------------------
 info "slot figures on $(uname -r) (root memcg, node counters, in pages, KiB or counts):"
-show "$(grep ': slot [0-9]* reads' $W/log | sed 's/^\[[^]]*\] //; s/^ksnap: //')"
+grep ': slot [0-9]* reads' $W/log | sed 's/^\[[^]]*\] //; s/^ksnap: //; s/^/#   /'
 check_lines "one line gives the verdict" 1 "slots proven against the node counters" "$(cat $W/log)"
 show "$(grep 'slots proven' $W/log)"
 check_lines "no slot is dropped" 0 " not offered: " "$(cat $W/log)"
@@ -108,7 +108,7 @@ fi
 pass "module loads with memcg_table_skew=1"
 check "the hook reads back" 1 "$(cat /sys/module/ksnap/parameters/memcg_table_skew)"
 info "slot figures with every slot read one further on:"
-show "$(grep ': slot [0-9]* reads' $W/log | sed 's/^\[[^]]*\] //; s/^ksnap: //')"
+grep ': slot [0-9]* reads' $W/log | sed 's/^\[[^]]*\] //; s/^ksnap: //; s/^/#   /'
 check_lines "one line says memory.stat.* is not offered" 1 "memory.stat.* not offered: this kernel's memcg statistics table is not the one ksnap knows" "$(cat $W/log)"
 show "$(grep 'not offered' $W/log)"
 n=$(grep 'not offered' $W/log | grep -c -E 'memory\.stat\.((in)?active_(anon|file)|unevictable) ')
