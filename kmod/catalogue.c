@@ -33,7 +33,7 @@ static int ksnap_catalogue_line(char *buf, size_t size,
 			m->flags & KSNAP_COL_CUMULATIVE ? "cumulative" : "gauge",
 			m->unit, ksnap_freshness_name[m->freshness],
 			m->per_cgroup ? "cgroup" : m->read_cpu ? "cpu" : "-",
-			m->desc);
+			ksnap_metric_desc(m));
 }
 
 /**
@@ -52,13 +52,16 @@ char *ksnap_catalogue_text(size_t *len)
 	char *text;
 
 	for (i = 0; i < ksnap_nr_metrics; i++)
-		n += ksnap_catalogue_line(NULL, 0, &ksnap_metrics[i]);
+		if (ksnap_metric_offered(&ksnap_metrics[i]))
+			n += ksnap_catalogue_line(NULL, 0, &ksnap_metrics[i]);
 	size = n + 1;
 	text = kvmalloc(size, GFP_KERNEL);
 	if (!text)
 		return NULL;
 	for (n = 0, i = 0; i < ksnap_nr_metrics; i++)
-		n += ksnap_catalogue_line(text + n, size - n, &ksnap_metrics[i]);
+		if (ksnap_metric_offered(&ksnap_metrics[i]))
+			n += ksnap_catalogue_line(text + n, size - n,
+						  &ksnap_metrics[i]);
 	*len = n;
 	return text;
 }

@@ -134,8 +134,8 @@ static inline struct psi_group *ksnap_psi_parent(struct psi_group *psi)
  *  - 6.1: per-node counters in the header, as of the last rstat flush;
  *  - 6.12: a pointer to a structure private to mm/memcontrol.c, indexed
  *    through a table private to it (memcg_node_stat_items[]), repeated
- *    here.  docs/kernels.md names this risk; the catalogue test compares
- *    every such column with cgroupfs on 6.12.
+ *    here.  No build can check it: memcgproof.c checks it against the node
+ *    counters at load, and what disagrees is not offered.
  */
 #if KSNAP_SINCE(5, 10) && !KSNAP_SINCE(5, 11)
 #define KSNAP_HAVE_MEMCG_STAT	1
@@ -207,6 +207,13 @@ static inline bool ksnap_memcg_stat_known(enum node_stat_item item)
 	return ksnap_memcg_node_index(item) >= 0;
 }
 
+/* memcgproof.c's test hook: read slot i + skew for slot i. */
+extern unsigned int ksnap_memcg_table_skew;
+
+/*
+ * Checked at load against the node counters (memcgproof.c): a slot that
+ * disagrees is not offered.
+ */
 static inline long ksnap_memcg_node_stat(struct mem_cgroup *memcg, int nid,
 					 enum node_stat_item item)
 {
@@ -214,7 +221,10 @@ static inline long ksnap_memcg_node_stat(struct mem_cgroup *memcg, int nid,
 	const long *state = (const long *)memcg->nodeinfo[nid]->lruvec_stats;
 	int i = ksnap_memcg_node_index(item);
 
-	return i < 0 ? 0 : READ_ONCE(state[i]);
+	if (i < 0)
+		return 0;
+	i = (i + ksnap_memcg_table_skew) % ARRAY_SIZE(ksnap_memcg_node_items);
+	return READ_ONCE(state[i]);
 }
 #else
 #define KSNAP_HAVE_MEMCG_STAT	0

@@ -157,7 +157,8 @@ static int ksnap_config_metrics(struct ksnap_config *cfg, const char *arg,
 	for (i = 0; i < ksnap_nr_metrics; i++) {
 		const struct ksnap_metric *m = &ksnap_metrics[i];
 
-		if (m->by_default && (!m->per_cgroup || cfg->nr_cgroups)) {
+		if (m->by_default && (!m->per_cgroup || cfg->nr_cgroups) &&
+		    ksnap_metric_offered(m)) {
 			cfg->metric_cpu[cfg->nr_metrics] = KSNAP_CPU_SUM;
 			cfg->metric[cfg->nr_metrics++] = i;
 		}

@@ -50,7 +50,8 @@ static void ksnap_ctrl_column(struct ksnap_column *col,
 {
 	memset(col, 0, sizeof(*col));
 	strscpy(col->metric, src->metric->name, sizeof(col->metric));
-	strscpy(col->description, src->metric->desc, sizeof(col->description));
+	strscpy(col->description, ksnap_metric_desc(src->metric),
+		sizeof(col->description));
 	col->flags = src->metric->flags;
 	col->freshness = src->metric->freshness;
 	if (src->cg) {

@@ -65,6 +65,7 @@ union ksnap_item {
 struct ksnap_metric {
 	const char *name;
 	const char *desc;	/* what it counts, and its unit */
+	const char *desc_unproven;	/* memory.stat.*: an unproven slot's */
 	const char *unit;	/* bytes, pages, KiB, ns, count, ... */
 	u32 flags;		/* KSNAP_COL_* */
 	u32 freshness;		/* KSNAP_FRESH_* */
@@ -94,6 +95,26 @@ extern const unsigned int ksnap_nr_metrics;
 int ksnap_metric_lookup(const char *name);
 u64 ksnap_metric_read(const struct ksnap_metric *m,
 		      const struct ksnap_cgroup *cg, int cpu);
+
+/*
+ * memcgproof.c: memory.stat.* where read through a copy of a private table
+ * (compat.h): checked at load; what disagrees is not offered, what could
+ * not be proven is marked so in its description.
+ */
+enum ksnap_slot {
+	KSNAP_SLOT_UNCHECKED,	/* no check ran (or none is needed) */
+	KSNAP_SLOT_DROPPED,	/* disagreed, or not trusted: not offered */
+	KSNAP_SLOT_UNPROVEN,	/* offered, marked unproven */
+	KSNAP_SLOT_PROVEN,	/* both sides agreeing, beyond the tolerance */
+};
+
+enum ksnap_slot ksnap_memcg_compare(enum node_stat_item item, long memcg,
+				    long node, long slack);
+bool ksnap_memcg_decide(const enum node_stat_item *item, u8 *state,
+			unsigned int n);
+void ksnap_memcg_prove(void);
+bool ksnap_metric_offered(const struct ksnap_metric *m);
+const char *ksnap_metric_desc(const struct ksnap_metric *m);
 
 /* psi.c: pressure stall groups, found in process context. */
 int ksnap_psi_resolve(void);

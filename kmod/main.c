@@ -97,6 +97,8 @@ static int __init ksnap_init(void)
 		return ret;
 	ks->cpu = cpu;
 
+	/* Before anything is offered: memory.stat.* where it needs a check. */
+	ksnap_memcg_prove();
 	ks->cfg = ksnap_config_build(metrics, cgroups, &ks->layout, NULL);
 	if (IS_ERR(ks->cfg))
 		return PTR_ERR(ks->cfg);

@@ -171,10 +171,15 @@
 	.read = ksnap_read_memcg_event,					\
 }
 
+/* An unproven slot's description (memcgproof.c). */
+#define KSNAP_MEMCG_UNPROVEN	", its slot unproven (docs/kernels.md)"
+
 #define KSNAP_MEMCG_STAT(_name, _item, _scale) {			\
 	.name = _name, .item.node = _item, .unit = "bytes",		\
 	.scale = _scale, .freshness = KSNAP_MEMCG_STAT_FRESH,		\
 	.desc = "memory.stat item, subtree, " KSNAP_MEMCG_STAT_WHEN ", bytes", \
+	.desc_unproven = "memory.stat item, subtree, "			\
+		KSNAP_MEMCG_STAT_WHEN KSNAP_MEMCG_UNPROVEN ", bytes",	\
 	.per_cgroup = true,						\
 	.needs = KSNAP_NEEDS_MEMCG, .read = ksnap_read_memcg_stat,	\
 }
@@ -182,6 +187,8 @@
 #define KSNAP_MEMCG_STAT_EVENT(_name, _item) {				\
 	.name = _name, .item.node = _item, .unit = "count",		\
 	.desc = "memory.stat event, subtree, " KSNAP_MEMCG_STAT_WHEN ", count", \
+	.desc_unproven = "memory.stat event, subtree, "			\
+		KSNAP_MEMCG_STAT_WHEN KSNAP_MEMCG_UNPROVEN ", count",	\
 	.flags = KSNAP_COL_CUMULATIVE,					\
 	.freshness = KSNAP_MEMCG_STAT_FRESH,				\
 	.per_cgroup = true, .needs = KSNAP_NEEDS_MEMCG,			\
@@ -702,13 +709,14 @@ u64 ksnap_metric_read(const struct ksnap_metric *m,
 	return sum;
 }
 
-/* Index of the metric called @name, or -ENOENT. */
+/* Index of the metric called @name, or -ENOENT (also if not offered). */
 int ksnap_metric_lookup(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ksnap_metrics); i++)
 		if (!strcmp(ksnap_metrics[i].name, name))
-			return i;
+			return ksnap_metric_offered(&ksnap_metrics[i]) ? i :
+			       -ENOENT;
 	return -ENOENT;
 }

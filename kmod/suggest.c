@@ -62,6 +62,8 @@ unsigned int ksnap_metric_suggest(const char *name, unsigned int *best,
 	limit = max_t(unsigned int, 2, len / 3);
 	n = min_t(unsigned int, n, KSNAP_SUGGEST_MAX);
 	for (i = 0; i < ksnap_nr_metrics; i++) {
+		if (!ksnap_metric_offered(&ksnap_metrics[i]))
+			continue;
 		d = ksnap_edit_distance(name, ksnap_metrics[i].name);
 		if (d > limit && len >= 3 &&
 		    !strncmp(ksnap_metrics[i].name, name, len))

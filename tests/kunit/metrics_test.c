@@ -4,7 +4,8 @@
  * from a real hardirq hrtimer callback so that lockdep and
  * DEBUG_ATOMIC_SLEEP check them in the context the sampler uses.  The code
  * under test is compiled into this module from kmod/metrics.c and
- * kmod/cgroup.c.
+ * kmod/cgroup.c; and the judgement of memory.stat's slot table
+ * (kmod/memcgproof.c) on synthetic readings, a shifted table among them.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -19,6 +20,7 @@
 #include "../../kmod/catalogue.c"
 #include "../../kmod/cgroup.c"
 #include "../../kmod/psi.c"
+#include "../../kmod/memcgproof.c"
 
 static void ksnap_metrics_registry(struct kunit *test)
 {
@@ -51,6 +53,16 @@ static void ksnap_metrics_registry(struct kunit *test)
 			KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m->desc, m->unit),
 						  "description of %s names its unit %s",
 						  m->name, m->unit);
+		if (m->desc_unproven) {
+			KUNIT_EXPECT_LT_MSG(test, strlen(m->desc_unproven),
+					    (size_t)KSNAP_DESC_MAX,
+					    "unproven description of %s too long",
+					    m->name);
+			KUNIT_EXPECT_STREQ_MSG(test, strrchr(m->desc_unproven, ','),
+					       strrchr(m->desc, ','),
+					       "%s: both descriptions end in the unit",
+					       m->name);
+		}
 		KUNIT_EXPECT_EQ_MSG(test,
 				    !!(m->flags & KSNAP_COL_NANOSECONDS),
 				    m->unit && !strcmp(m->unit, "ns"),
@@ -98,6 +110,140 @@ static void ksnap_metrics_memcg_stat_items_known(struct kunit *test)
 	KUNIT_EXPECT_GT_MSG(test, n, 0U, "memory.stat items in the table");
 }
 #endif
+
+/*
+ * Synthetic readings of memory.stat's slots (root memcg) and of the node
+ * counters, pages, as a 2-CPU guest shows them a while after boot (slack
+ * 256 pages).  The items are those of 6.12's table that every kernel
+ * has, in its order.
+ */
+static const enum node_stat_item ksnap_proof_item[] = {
+	NR_INACTIVE_ANON, NR_ACTIVE_ANON, NR_INACTIVE_FILE, NR_ACTIVE_FILE,
+	NR_UNEVICTABLE, NR_SLAB_RECLAIMABLE_B, NR_SLAB_UNRECLAIMABLE_B,
+	WORKINGSET_REFAULT_ANON, WORKINGSET_REFAULT_FILE, NR_ANON_MAPPED,
+	NR_FILE_MAPPED, NR_FILE_PAGES, NR_FILE_DIRTY, NR_WRITEBACK, NR_SHMEM,
+	NR_KERNEL_STACK_KB,
+};
+
+#define KSNAP_PROOF_N	ARRAY_SIZE(ksnap_proof_item)
+#define KSNAP_PROOF_SLACK	256
+
+static const long ksnap_proof_node[KSNAP_PROOF_N] = {
+	5200, 410, 21000, 9800, 1200, 2900, 7400, 0, 40, 5300, 6100, 31900,
+	12, 0, 1300, 2100,
+};
+
+/* The kernel's slots, read where the copy says: a little behind. */
+static const long ksnap_proof_memcg[KSNAP_PROOF_N] = {
+	5150, 405, 20900, 9790, 1200, 1100, 2300, 0, 40, 5240, 6090, 31800,
+	0, 0, 1300, 600,
+};
+
+/* Judge @memcg (@skew slots further on from @from) against the nodes. */
+static bool ksnap_proof_judge(const long *memcg, unsigned int from,
+			      unsigned int skew, u8 *state)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < KSNAP_PROOF_N; i++) {
+		j = i < from ? i : from + (i - from + skew) %
+				       (KSNAP_PROOF_N - from);
+		state[i] = ksnap_memcg_compare(ksnap_proof_item[i], memcg[j],
+					       ksnap_proof_node[i],
+					       KSNAP_PROOF_SLACK);
+	}
+	return ksnap_memcg_decide(ksnap_proof_item, state, KSNAP_PROOF_N);
+}
+
+/*
+ * The right table: the LRU, page cache and anon slots are proven; a value
+ * within the tolerance of 0 (the refaults, dirty, writeback) or a bound
+ * (slab, kernel stacks) proves nothing.
+ */
+static void ksnap_metrics_memcg_proof_right(struct kunit *test)
+{
+	static const u8 want[KSNAP_PROOF_N] = {
+		KSNAP_SLOT_PROVEN, KSNAP_SLOT_PROVEN, KSNAP_SLOT_PROVEN,
+		KSNAP_SLOT_PROVEN, KSNAP_SLOT_PROVEN, KSNAP_SLOT_UNPROVEN,
+		KSNAP_SLOT_UNPROVEN, KSNAP_SLOT_UNPROVEN, KSNAP_SLOT_UNPROVEN,
+		KSNAP_SLOT_PROVEN, KSNAP_SLOT_PROVEN, KSNAP_SLOT_PROVEN,
+		KSNAP_SLOT_UNPROVEN, KSNAP_SLOT_UNPROVEN, KSNAP_SLOT_PROVEN,
+		KSNAP_SLOT_UNPROVEN,
+	};
+	u8 state[KSNAP_PROOF_N];
+	unsigned int i;
+
+	KUNIT_ASSERT_TRUE(test, ksnap_proof_judge(ksnap_proof_memcg, 0, 0,
+						  state));
+	for (i = 0; i < KSNAP_PROOF_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, state[i], want[i], "slot %u (item %d)",
+				    i, ksnap_proof_item[i]);
+}
+
+/* A table rotated by one: nothing is offered. */
+static void ksnap_metrics_memcg_proof_shifted(struct kunit *test)
+{
+	u8 state[KSNAP_PROOF_N];
+	unsigned int i;
+
+	KUNIT_EXPECT_FALSE(test, ksnap_proof_judge(ksnap_proof_memcg, 0, 1,
+						   state));
+	for (i = 0; i < KSNAP_PROOF_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, state[i], KSNAP_SLOT_DROPPED,
+				    "slot %u", i);
+}
+
+/*
+ * An item added to the kernel's table after NR_ANON_MAPPED (slot 9): the
+ * slots from there on read their neighbour's.  The LRU anchor holds, the
+ * slots before the change stay; from there on every slot disagrees, or is
+ * unproven after one that does: all are dropped.
+ */
+static void ksnap_metrics_memcg_proof_inserted(struct kunit *test)
+{
+	u8 state[KSNAP_PROOF_N];
+	unsigned int i;
+
+	KUNIT_ASSERT_TRUE(test, ksnap_proof_judge(ksnap_proof_memcg, 10, 1,
+						  state));
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_NE_MSG(test, state[i], KSNAP_SLOT_DROPPED,
+				    "slot %u, before the change", i);
+	for (i = 10; i < KSNAP_PROOF_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, state[i], KSNAP_SLOT_DROPPED,
+				    "slot %u, after the change", i);
+}
+
+/* Zeroes, and small values, prove nothing: an idle LRU is no anchor. */
+static void ksnap_metrics_memcg_proof_zero(struct kunit *test)
+{
+	u8 state[KSNAP_PROOF_N];
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, ksnap_memcg_compare(NR_FILE_DIRTY, 0, 200, 256),
+			KSNAP_SLOT_UNPROVEN);
+	KUNIT_EXPECT_EQ(test, ksnap_memcg_compare(NR_FILE_DIRTY, 0, 900, 256),
+			KSNAP_SLOT_DROPPED);
+	KUNIT_EXPECT_EQ(test, ksnap_memcg_compare(NR_FILE_PAGES, 73, 73, 256),
+			KSNAP_SLOT_UNPROVEN);
+	KUNIT_EXPECT_EQ(test, ksnap_memcg_compare(NR_FILE_PAGES, 4506, 4506,
+						  256),
+			KSNAP_SLOT_PROVEN);
+	KUNIT_EXPECT_EQ(test, ksnap_memcg_compare(NR_KERNEL_STACK_KB, 3500,
+						  3000, 256),
+			KSNAP_SLOT_UNPROVEN);
+	KUNIT_EXPECT_EQ(test, ksnap_memcg_compare(NR_KERNEL_STACK_KB, 9000,
+						  3000, 256),
+			KSNAP_SLOT_DROPPED);
+	for (i = 0; i < KSNAP_PROOF_N; i++)
+		state[i] = ksnap_memcg_compare(ksnap_proof_item[i], 0, 0,
+					       KSNAP_PROOF_SLACK);
+	KUNIT_EXPECT_FALSE(test, ksnap_memcg_decide(ksnap_proof_item, state,
+						    KSNAP_PROOF_N));
+	for (i = 0; i < KSNAP_PROOF_N; i++)
+		KUNIT_EXPECT_EQ_MSG(test, state[i], KSNAP_SLOT_DROPPED,
+				    "slot %u", i);
+}
 
 /* available_metrics: one well-formed line per metric. */
 static void ksnap_metrics_catalogue(struct kunit *test)
@@ -299,6 +445,10 @@ static struct kunit_case ksnap_metrics_cases[] = {
 #ifdef KSNAP_MEMCG_STAT_TABLE
 	KUNIT_CASE(ksnap_metrics_memcg_stat_items_known),
 #endif
+	KUNIT_CASE(ksnap_metrics_memcg_proof_right),
+	KUNIT_CASE(ksnap_metrics_memcg_proof_shifted),
+	KUNIT_CASE(ksnap_metrics_memcg_proof_inserted),
+	KUNIT_CASE(ksnap_metrics_memcg_proof_zero),
 	KUNIT_CASE(ksnap_metrics_catalogue),
 	KUNIT_CASE(ksnap_metrics_read_in_hardirq),
 	KUNIT_CASE(ksnap_metrics_cgroup_root),
