@@ -147,6 +147,26 @@ wait_samples 10
 check "module: and stops" ok "$(guestprobe write $S/enable 0)"
 check_lines "module: the removals are not logged again" 0 \
 	"was removed while sampled" "$(klog_since)"
+
+# Removed while stopped, never sampled gone: held until the next
+# reconfiguration, which lets go of them.
+M=10
+i=1
+while [ $i -le $M ]; do mkdir $CG$P/s$i; i=$((i + 1)); done
+slist=$(i=1; while [ $i -le $M ]; do printf '%s%s/s%d' "${sep:-}" $P $i; sep=,; i=$((i + 1)); done)
+check "stopped: $M new cgroups configured" ok "$(guestprobe write $S/cgroups "$slist")"
+check "stopped: with memory.current" ok "$(guestprobe write $S/metrics memory.current)"
+i=1 bad=0
+while [ $i -le $M ]; do rmdir $CG$P/s$i || bad=$((bad + 1)); i=$((i + 1)); done
+check "stopped: all $M removed" 0 $bad
+ge "stopped: held by the module, they are dying" "$(dying)" $M
+check "stopped: metrics rewritten while they are gone" ok \
+	"$(guestprobe write $S/metrics memory.current,cpu.stat.usage)"
+check_wait "stopped: nr_dying_descendants back to $base after the metrics write" \
+	$WAIT_S dying_at_most "$base"
+check "stopped: a collection on them starts" ok "$(guestprobe write $S/enable 1)"
+wait_samples 10
+check "stopped: and stops" ok "$(guestprobe write $S/enable 0)"
 rmmod ksnap
 check "module: rmmod" 0 $?
 check_wait "nr_dying_descendants at $base after the unload" \
