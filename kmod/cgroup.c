@@ -3,6 +3,7 @@
 #include <linux/cgroup.h>
 #include <linux/err.h>
 #include <linux/memcontrol.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "ksnap.h"
@@ -61,32 +62,136 @@ int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path)
 	return 0;
 }
 
-/**
- * ksnap_cgroup_dup() - hold a configured cgroup once more
- * @dst: receives a copy of @src, with references of its own
- * @src: a held cgroup
- *
- * For a new configuration that keeps the cgroups of the current one: no
- * path is resolved again, so a removed cgroup stays the one held and a
- * writer in another cgroup namespace binds nothing new.
- */
-void ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src)
-{
-	*dst = *src;
-	cgroup_get(dst->cgrp);
-	if (dst->memory)
-		css_get(dst->memory);
-}
-
-void ksnap_cgroup_put(struct ksnap_cgroup *cg)
+/* Drop the references; the path and any frozen values stay. */
+static void ksnap_cgroup_drop(struct ksnap_cgroup *cg)
 {
 	if (cg->memory)
 		css_put(cg->memory);
-	cgroup_put(cg->cgrp);
+	if (cg->cgrp)
+		cgroup_put(cg->cgrp);
 	cg->memory = NULL;
 	cg->memcg = NULL;
 	cg->psi = NULL;
 	cg->cgrp = NULL;
+}
+
+/**
+ * ksnap_cgroup_has() - can @cg give a metric that needs @needs?
+ * @cg: a held or a released cgroup
+ * @needs: enum ksnap_needs
+ *
+ * A released cgroup answers as it did when it was released: its values
+ * were kept for what it could give then.  Process context.
+ */
+bool ksnap_cgroup_has(const struct ksnap_cgroup *cg, int needs)
+{
+	switch (needs) {
+	case KSNAP_NEEDS_MEMCG:
+		return cg->memcg ||
+		       (ksnap_cgroup_released(cg) && cg->had_memcg);
+	case KSNAP_NEEDS_NONROOT:
+		/* A released cgroup was removed: never the root. */
+		return ksnap_cgroup_released(cg) || cgroup_parent(cg->cgrp);
+	case KSNAP_NEEDS_PSI:
+		return cg->psi ||
+		       (ksnap_cgroup_released(cg) && cg->had_psi);
+	}
+	return true;
+}
+
+/**
+ * ksnap_cgroup_release() - drop a removed cgroup's references
+ * @cg: a configured cgroup, held or already released
+ *
+ * A removed cgroup, and its memcg, stay dying for as long as a reference
+ * is held on them.  So once removed, a configured cgroup keeps only its
+ * path and the value of each per-cgroup metric it gives, read now: its
+ * columns show those, frozen, in every later collection, whose records
+ * are flagged stale (sampler.c).  Nothing resolves it again but a cgroups
+ * write, which fails for a removed path.
+ *
+ * Process context, with ks->lock held, and only where no sampler or
+ * CPU-hotplug callback reads the configuration (stopped, see
+ * ksnap_sampler_release_gone()), or on a configuration not published yet.
+ *
+ * Return: true when @cg is released (now or before); false while it is
+ * held: it was not removed, or there was no memory for its values (kept
+ * held then, and released at the next stop, start or reconfiguration).
+ */
+bool ksnap_cgroup_release(struct ksnap_cgroup *cg)
+{
+	unsigned int i;
+	u64 *frozen;
+
+	if (ksnap_cgroup_released(cg))
+		return true;
+	if (!ksnap_cgroup_dying(cg))
+		return false;
+	frozen = kcalloc(ksnap_nr_metrics, sizeof(*frozen), GFP_KERNEL);
+	if (!frozen)
+		return false;
+	for (i = 0; i < ksnap_nr_metrics; i++) {
+		const struct ksnap_metric *m = &ksnap_metrics[i];
+
+		if (m->per_cgroup && ksnap_cgroup_has(cg, m->needs))
+			frozen[i] = ksnap_metric_read(m, cg, KSNAP_CPU_SUM);
+	}
+	cg->had_memcg = cg->memcg;
+	cg->had_psi = cg->psi;
+	ksnap_cgroup_drop(cg);
+	cg->frozen = frozen;
+	return true;
+}
+
+/*
+ * A released cgroup's value of @m, as read at its release; 0 for a metric
+ * it could not give then (the configuration refuses those) or one outside
+ * ksnap_metrics[] (a test's).  Hardirq-safe.
+ */
+u64 ksnap_cgroup_frozen(const struct ksnap_cgroup *cg,
+			const struct ksnap_metric *m)
+{
+	if (m < ksnap_metrics || m >= ksnap_metrics + ksnap_nr_metrics)
+		return 0;
+	return cg->frozen[m - ksnap_metrics];
+}
+
+/**
+ * ksnap_cgroup_dup() - hold a configured cgroup once more
+ * @dst: receives a copy of @src, with references of its own
+ * @src: a held or released cgroup
+ *
+ * For a new configuration that keeps the cgroups of the current one: no
+ * path is resolved again, so a writer in another cgroup namespace binds
+ * nothing new, and a removed cgroup is not held again: a released one is
+ * copied (its frozen values), and one removed since it was held is
+ * released in @dst (this reconfiguration is where its reference goes; the
+ * current configuration's goes when it is freed).  Process context.
+ *
+ * Return: 0, or -ENOMEM (@dst then holds nothing).
+ */
+int ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src)
+{
+	*dst = *src;
+	if (ksnap_cgroup_released(src)) {
+		dst->frozen = kmemdup(src->frozen,
+				      ksnap_nr_metrics * sizeof(*src->frozen),
+				      GFP_KERNEL);
+		return dst->frozen ? 0 : -ENOMEM;
+	}
+	cgroup_get(dst->cgrp);
+	if (dst->memory)
+		css_get(dst->memory);
+	ksnap_cgroup_release(dst);
+	return 0;
+}
+
+/* Drop what @cg holds: references, or a released cgroup's values. */
+void ksnap_cgroup_put(struct ksnap_cgroup *cg)
+{
+	ksnap_cgroup_drop(cg);
+	kfree(cg->frozen);
+	cg->frozen = NULL;
 }
 
 /*
@@ -94,11 +199,12 @@ void ksnap_cgroup_put(struct ksnap_cgroup *cg)
  * Timer-safe.  Removal clears CSS_ONLINE of the cgroup's own css on every
  * kernel of the set; css_is_dying() would not do: on 6.12 it reads
  * CSS_DYING, which only the controllers' css get.  The root is never
- * removed.
+ * removed.  A released cgroup was removed.
  */
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg)
 {
-	return !(READ_ONCE(cg->cgrp->self.flags) & CSS_ONLINE);
+	return ksnap_cgroup_released(cg) ||
+	       !(READ_ONCE(cg->cgrp->self.flags) & CSS_ONLINE);
 }
 
 /*

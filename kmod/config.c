@@ -45,8 +45,8 @@ static char *ksnap_join(const struct ksnap_list *list, size_t max)
 
 /*
  * The cgroups: those of @prev when the list is the same (held once more,
- * not resolved again: a removed one stays as it is held), else each path
- * resolved.
+ * not resolved again; a removed one is released, ksnap_cgroup_dup()),
+ * else each path resolved.
  */
 static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 				struct ksnap_list *list,
@@ -77,9 +77,13 @@ static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 		goto out;
 	if (prev && prev->nr_cgroups == list->nr &&
 	    !strcmp(prev->cgroups_arg, cfg->cgroups_arg)) {
-		for (i = 0; i < list->nr; i++)
-			ksnap_cgroup_dup(&cfg->cgroups[i], &prev->cgroups[i]);
-		cfg->nr_cgroups = list->nr;
+		for (i = 0; i < list->nr; i++) {
+			ret = ksnap_cgroup_dup(&cfg->cgroups[i],
+					       &prev->cgroups[i]);
+			if (ret)
+				goto out;
+			cfg->nr_cgroups++;
+		}
 		ret = 0;
 		goto out;
 	}
@@ -168,26 +172,30 @@ out:
 	return ret;
 }
 
-/* Can @m be read for @cg?  Logs why not.  Process context. */
+/*
+ * Can @m be read for @cg?  Logs why not.  Process context.  A released
+ * cgroup answers as it did at its release (ksnap_cgroup_has()).
+ */
 static int ksnap_config_check_cgroup(const struct ksnap_metric *m,
 				     const struct ksnap_cgroup *cg)
 {
+	if (ksnap_cgroup_has(cg, m->needs))
+		return 0;
+	if (ksnap_cgroup_released(cg)) {
+		pr_err_ratelimited("metrics: %s: '%s' was removed, and it had no such value then: write cgroups without it\n",
+				   m->name, cg->path);
+		return -EINVAL;
+	}
 	switch (m->needs) {
 	case KSNAP_NEEDS_MEMCG:
-		if (cg->memcg)
-			return 0;
 		pr_err_ratelimited("cgroups: '%s' has no memory controller (needed by %s): add +memory to its parent's cgroup.subtree_control\n",
 				   cg->path, m->name);
 		return -EINVAL;
 	case KSNAP_NEEDS_NONROOT:
-		if (cgroup_parent(cg->cgrp))
-			return 0;
 		pr_err_ratelimited("metrics: %s is not kept for the root cgroup '%s': use the cpu.* metrics for the whole system\n",
 				   m->name, cg->path);
 		return -EINVAL;
 	case KSNAP_NEEDS_PSI:
-		if (cg->psi)
-			return 0;
 		pr_err_ratelimited("metrics: %s: no pressure stall information for '%s' (PSI disabled: boot with psi=1)\n",
 				   m->name, cg->path);
 		return -EINVAL;

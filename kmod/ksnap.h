@@ -121,20 +121,39 @@ int ksnap_psi_resolve(void);
 struct psi_group *ksnap_psi_system_group(void);
 struct psi_group *ksnap_cgroup_psi(struct cgroup *cgrp);
 
-/* cgroup.c: a configured cgroup v2 and the references held on it. */
+/*
+ * cgroup.c: a configured cgroup v2 and the references held on it.  Held
+ * from its resolution until it is found removed at a stop, start or
+ * reconfiguration: then released (ksnap_cgroup_release()), its references
+ * dropped and the values of its per-cgroup metrics kept in frozen.
+ */
 struct ksnap_cgroup {
-	struct cgroup *cgrp;
+	struct cgroup *cgrp;			/* NULL once released */
 	struct cgroup_subsys_state *memory;	/* own memory css, or NULL */
 	struct mem_cgroup *memcg;		/* NULL without memory */
 	struct psi_group *psi;			/* NULL when PSI is off */
+	/* Released: each metric's value by ksnap_metrics[] index; else NULL */
+	u64 *frozen;
+	bool had_memcg;		/* released: it had memcg, psi then */
+	bool had_psi;
 	char path[KSNAP_FIELD_VALUE_MAX];
 };
 
 int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path);
-void ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src);
+int ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src);
 void ksnap_cgroup_put(struct ksnap_cgroup *cg);
+bool ksnap_cgroup_release(struct ksnap_cgroup *cg);
+bool ksnap_cgroup_has(const struct ksnap_cgroup *cg, int needs);
+u64 ksnap_cgroup_frozen(const struct ksnap_cgroup *cg,
+			const struct ksnap_metric *m);
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg);
 bool ksnap_cgroup_memory_gone(const struct ksnap_cgroup *cg);
+
+/* Removed and its references dropped: it reads as its frozen values. */
+static inline bool ksnap_cgroup_released(const struct ksnap_cgroup *cg)
+{
+	return cg->frozen;
+}
 
 /*
  * plan.c: how a configuration's columns are read.  A column summed over
@@ -161,7 +180,9 @@ struct ksnap_plan {
 
 /*
  * config.c: what is sampled.  Built whole, published while stopped, and
- * never written again: what the timer writes lives in struct ksnap_run.
+ * never written again but for its removed cgroups, released while stopped
+ * (ksnap_sampler_release_gone()): what the timer writes lives in struct
+ * ksnap_run.
  */
 struct ksnap_source {
 	const struct ksnap_metric *metric;

@@ -692,7 +692,8 @@ const unsigned int ksnap_nr_metrics = ARRAY_SIZE(ksnap_metrics);
  * @cpu: a CPU, or KSNAP_CPU_SUM for the sum over the possible CPUs
  *
  * Hardirq-safe, as every reader.  The sampler sums over the online CPUs
- * instead (snapshot.c); this is for single reads and for tests.
+ * instead (snapshot.c); this is for single reads and for tests.  A
+ * released cgroup reads as the values kept at its release.
  */
 u64 ksnap_metric_read(const struct ksnap_metric *m,
 		      const struct ksnap_cgroup *cg, int cpu)
@@ -700,6 +701,8 @@ u64 ksnap_metric_read(const struct ksnap_metric *m,
 	u64 sum = 0;
 	int c;
 
+	if (cg && ksnap_cgroup_released(cg))
+		return ksnap_cgroup_frozen(cg, m);
 	if (!m->read_cpu)
 		return m->read(m, cg);
 	if (cpu >= 0)

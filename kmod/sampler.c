@@ -311,6 +311,38 @@ void ksnap_sampler_cgroups_changed(struct ksnap *ks)
 	bitmap_zero(ks->memory_gone_logged, KSNAP_MAX_CGROUPS);
 }
 
+/*
+ * Release the configured cgroups found removed (ksnap_cgroup_release()):
+ * a removed cgroup, and its memcg, are not kept dying by a module that
+ * only keeps their last values.  Its columns stay frozen and its records
+ * flagged stale, in this and every later collection.
+ *
+ * The references' lifetime.  Each is taken in process context, when a
+ * configuration is built (ksnap_cgroup_get(), ksnap_cgroup_dup()), before
+ * it is published.  Each is dropped in process context with ks->lock
+ * held, where nothing else reads the configuration's cgroups: here,
+ * while stopped (ks->running false and hrtimer_cancel() returned, so the
+ * timer callback neither runs nor runs again before
+ * ksnap_sampler_start() arms it after this; ksnap_cpus_stop() done or
+ * ksnap_cpus_start() not yet, so no CPU-hotplug callback reads a
+ * column), or when a configuration replaced while stopped is freed.  The
+ * timer never takes or drops one.  It reads a cgroup only through a
+ * configuration that holds it; once released, only the values kept for
+ * it: cgrp, memory, memcg and psi are NULL, and no reader is called on it
+ * (ksnap_metric_read(), ksnap_snapshot_cpu()).  Arming the timer
+ * (hrtimer_start(), under its base's lock, from an IPI) orders these
+ * writes before the callback's reads.
+ */
+static void ksnap_sampler_release_gone(struct ksnap *ks)
+{
+	const struct ksnap_config *cfg = ks->cfg;
+	unsigned int i;
+
+	lockdep_assert_held(&ks->lock);
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		ksnap_cgroup_release(&cfg->cgroups[i]);
+}
+
 /* Has the open reader claimed the consumer page (ksnap_abi.h)? */
 bool ksnap_reader_claimed(const struct ksnap *ks)
 {
@@ -330,8 +362,8 @@ static u32 ksnap_reader_done(const struct ksnap *ks)
 
 /*
  * A new collection's run state, in process context: nothing seen gone or
- * logged yet, except cgroups already removed, whose columns start from the
- * values they have now (frozen since the removal).
+ * logged yet, except cgroups already removed (released), whose columns
+ * start from the values kept at their release.
  */
 static void ksnap_run_reset(struct ksnap *ks)
 {
@@ -398,6 +430,8 @@ int ksnap_sampler_start(struct ksnap *ks)
 		pr_warn_ratelimited("enable: timers on this kernel fire at most every %u ns (no high-resolution timers?): with period_us=%llu most periods will be missed, and counted\n",
 				    hrtimer_resolution,
 				    div_u64(ks->period_ns, NSEC_PER_USEC));
+	/* Removed while stopped: not read by this collection. */
+	ksnap_sampler_release_gone(ks);
 
 	/* No CPU comes or goes until the timer is armed on its CPU. */
 	cpus_read_lock();
@@ -436,6 +470,8 @@ void ksnap_sampler_stop(struct ksnap *ks)
 	/* Nothing queues it any more: log what it had not yet logged. */
 	cancel_work_sync(&ks->gone_work);
 	ksnap_report_gone(ks);
+	/* The timer is cancelled and hotplug inactive: nothing reads them. */
+	ksnap_sampler_release_gone(ks);
 
 	ksnap_ctrl_publish_stop(ks);
 	wake_up_interruptible(&ks->wait);

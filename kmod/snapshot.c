@@ -46,6 +46,9 @@ void ksnap_snapshot_cpu(const struct ksnap_config *cfg, int cpu, bool vm,
 	}
 	for (i = 0; i < p->nr_percpu; i++) {
 		src = &cfg->col[p->percpu[i]];
+		/* Released: frozen, its value is the sampler's (sampler.c). */
+		if (src->cg && ksnap_cgroup_released(src->cg))
+			continue;
 		acc[p->percpu[i]] += src->metric->read_cpu(src->metric,
 							   src->cg, cpu);
 	}

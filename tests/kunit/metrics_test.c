@@ -418,6 +418,9 @@ static void ksnap_metrics_cgroup_case(struct kunit *test, const char *path)
 	kunit_info(test, "%s: %u per-cgroup readers run in hardirq context (memory controller %s, PSI %s)\n",
 		   path, nr, cg->memcg ? "on" : "off", cg->psi ? "on" : "off");
 	KUNIT_EXPECT_FALSE(test, ksnap_cgroup_dying(cg));
+	KUNIT_EXPECT_FALSE_MSG(test, ksnap_cgroup_release(cg),
+			       "%s: a live cgroup is not released", path);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, cg->cgrp, "%s: still held", path);
 	if (cg->memcg)
 		KUNIT_EXPECT_GE(test, ksnap_probe_value(p, "memory.max"),
 				ksnap_probe_value(p, "memory.current"));
@@ -440,6 +443,57 @@ static void ksnap_metrics_cgroup_child(struct kunit *test)
 	ksnap_metrics_cgroup_case(test, "/ksnaptest");
 }
 
+/*
+ * A released cgroup (removed, its references dropped) reads as the values
+ * kept at its release, answers the configuration's needs as it did then,
+ * and is copied with values of its own by a reconfiguration.
+ */
+static void ksnap_metrics_cgroup_released(struct kunit *test)
+{
+	int cur = ksnap_metric_lookup("memory.current");
+	int psi = ksnap_metric_lookup("cpu.pressure.some");
+	struct ksnap_cgroup cg = { .had_memcg = true }, copy;
+
+	KUNIT_ASSERT_GE(test, cur, 0);
+	cg.frozen = kcalloc(ksnap_nr_metrics, sizeof(*cg.frozen), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cg.frozen);
+	cg.frozen[cur] = 4242;
+	strscpy(cg.path, "/gone", sizeof(cg.path));
+
+	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_released(&cg));
+	KUNIT_EXPECT_TRUE_MSG(test, ksnap_cgroup_dying(&cg),
+			      "released means removed");
+	KUNIT_EXPECT_FALSE(test, ksnap_cgroup_memory_gone(&cg));
+	KUNIT_EXPECT_TRUE_MSG(test, ksnap_cgroup_release(&cg),
+			      "released once, a second release is a no-op");
+	KUNIT_EXPECT_EQ_MSG(test,
+			    ksnap_metric_read(&ksnap_metrics[cur], &cg,
+					      KSNAP_CPU_SUM), 4242ULL,
+			    "a released cgroup reads its kept value");
+	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_has(&cg, KSNAP_NEEDS_MEMCG));
+	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_has(&cg, KSNAP_NEEDS_NONROOT));
+	KUNIT_EXPECT_FALSE_MSG(test, ksnap_cgroup_has(&cg, KSNAP_NEEDS_PSI),
+			       "no PSI at its release, none after");
+	if (psi >= 0)
+		KUNIT_EXPECT_EQ(test, ksnap_metric_read(&ksnap_metrics[psi],
+							&cg, KSNAP_CPU_SUM),
+				0ULL);
+
+	KUNIT_ASSERT_EQ(test, ksnap_cgroup_dup(&copy, &cg), 0);
+	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_released(&copy));
+	KUNIT_EXPECT_PTR_NE_MSG(test, copy.frozen, cg.frozen,
+				"the copy has values of its own");
+	KUNIT_EXPECT_NULL(test, copy.cgrp);
+	ksnap_cgroup_put(&cg);
+	KUNIT_EXPECT_NULL(test, cg.frozen);
+	KUNIT_EXPECT_EQ_MSG(test,
+			    ksnap_metric_read(&ksnap_metrics[cur], &copy,
+					      KSNAP_CPU_SUM), 4242ULL,
+			    "the copy outlives the original");
+	KUNIT_EXPECT_STREQ(test, copy.path, "/gone");
+	ksnap_cgroup_put(&copy);
+}
+
 static struct kunit_case ksnap_metrics_cases[] = {
 	KUNIT_CASE(ksnap_metrics_registry),
 #ifdef KSNAP_MEMCG_STAT_TABLE
@@ -453,6 +507,7 @@ static struct kunit_case ksnap_metrics_cases[] = {
 	KUNIT_CASE(ksnap_metrics_read_in_hardirq),
 	KUNIT_CASE(ksnap_metrics_cgroup_root),
 	KUNIT_CASE(ksnap_metrics_cgroup_child),
+	KUNIT_CASE(ksnap_metrics_cgroup_released),
 	{}
 };
 

@@ -106,7 +106,11 @@ static struct ksnap_fixture *ksnap_fixture(struct kunit *test,
 	INIT_WORK(&ks->cpus.fold_work, ksnap_cpus_fold_fn);
 	ksnap_sampler_init(ks);
 
-	f->cgrp->self.flags = CSS_ONLINE;	/* as cgroup_create() makes it */
+	/*
+	 * Online, as cgroup_create() makes it, and without a reference
+	 * count, as the root: the module's gets and puts do nothing on it.
+	 */
+	f->cgrp->self.flags = CSS_ONLINE | CSS_NO_REF;
 	f->cg.cgrp = f->cgrp;
 	strscpy(f->cg.path, "/fake", sizeof(f->cg.path));
 	cfg->cgroups = &f->cg;
@@ -134,6 +138,7 @@ static struct ksnap_fixture *ksnap_fixture(struct kunit *test,
 static void ksnap_fixture_free(struct ksnap_fixture *f)
 {
 	ksnap_sampler_uninit(&f->ks);
+	ksnap_cgroup_put(&f->cg);
 	cancel_work_sync(&f->ks.cpus.fold_work);
 	ksnap_ring_free(f->ks.ring);
 }
@@ -384,6 +389,69 @@ static void ksnap_sampler_gone_cgroup_freezes(struct kunit *test)
 	ksnap_take(f, 1, 0);
 	KUNIT_EXPECT_EQ(test, ksnap_rec(f, f->ks.ctrl->start_position)->flags,
 			KSNAP_REC_STALE);
+	ksnap_fixture_free(f);
+}
+
+/* What ksnap_sampler_stop() and _start() do while stopped. */
+static void ksnap_release_gone(struct ksnap_fixture *f)
+{
+	mutex_lock(&f->ks.lock);
+	ksnap_sampler_release_gone(&f->ks);
+	mutex_unlock(&f->ks.lock);
+}
+
+/*
+ * A removed cgroup's references go at the stop, not at the next cgroups
+ * write: the next collection reads nothing of it, its column is frozen at
+ * the value kept at the release (0 for a test's metric), and its records
+ * are stale.  A live cgroup stays held.
+ */
+static void ksnap_sampler_gone_cgroup_released(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 2);
+	const struct ksnap_record *r;
+	unsigned int i;
+	u64 reads;
+
+	ksnap_begin(f);
+	ksnap_take(f, 2, 0);
+	ksnap_end(f);
+	ksnap_release_gone(f);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, f->cg.cgrp, f->cgrp,
+				"a live cgroup stays held");
+	KUNIT_EXPECT_FALSE(test, ksnap_cgroup_released(&f->cg));
+
+	ksnap_begin(f);
+	f->ks.consumer->tail = f->ks.ctrl->start_position;
+	ksnap_take(f, 1, 0);
+	ksnap_kill_cgroup(f);
+	ksnap_take(f, 2, 0);
+	ksnap_end(f);
+	ksnap_release_gone(f);
+	KUNIT_EXPECT_NULL_MSG(test, f->cg.cgrp,
+			      "the stop dropped the removed cgroup's reference");
+	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_released(&f->cg));
+	KUNIT_EXPECT_STREQ(test, f->cg.path, "/fake");
+	KUNIT_EXPECT_PTR_EQ(test, f->cfg.cgroups, &f->cg);
+
+	ksnap_begin(f);
+	KUNIT_EXPECT_TRUE_MSG(test, test_bit(0, f->ks.run.gone),
+			      "a released cgroup is gone from the start");
+	f->ks.consumer->tail = f->ks.ctrl->start_position;
+	reads = ksnap_fake_reads;
+	ksnap_take(f, 3, 0);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_fake_reads - reads, 3ULL,
+			    "only the global column is read, once a record");
+	for (i = 0; i < 3; i++) {
+		r = ksnap_rec(f, f->ks.ctrl->start_position + i);
+		KUNIT_EXPECT_EQ_MSG(test, r->flags, KSNAP_REC_STALE,
+				    "record %u is stale", i);
+		KUNIT_EXPECT_EQ_MSG(test, r->values[1], 0ULL,
+				    "record %u: the column keeps the value kept", i);
+	}
+	ksnap_end(f);
+	ksnap_release_gone(f);
+	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_released(&f->cg));
 	ksnap_fixture_free(f);
 }
 
@@ -759,6 +827,7 @@ static struct kunit_case ksnap_sampler_cases[] = {
 	KUNIT_CASE(ksnap_cpus_vm_column_holds_offline),
 	KUNIT_CASE(ksnap_ctrl_reconfig_starts_empty_collection),
 	KUNIT_CASE(ksnap_sampler_gone_cgroup_freezes),
+	KUNIT_CASE(ksnap_sampler_gone_cgroup_released),
 	KUNIT_CASE_PARAM(ksnap_sampler_missed_periods, ksnap_missed_gen_params),
 	KUNIT_CASE(ksnap_sampler_start_race_loses_nothing),
 	KUNIT_CASE(ksnap_sampler_old_tail_is_free),
