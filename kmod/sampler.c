@@ -502,10 +502,9 @@ static u64 ksnap_calibration_read(struct ksnap *ks)
 
 /*
  * A snapshot's read time: the configuration read KSNAP_CALIB_READS times
- * by its plan, from the CPUs live now, and the slowest but
- * KSNAP_CALIB_DROP of them (an interrupt on the host, a preempted vCPU,
- * is not the read's).  Process context, with cpus_read_lock() held and
- * the live CPUs set (ksnap_cpus_start()).
+ * by its plan, from the CPUs live now, and the median (cost.h).  Process
+ * context, with cpus_read_lock() held and the live CPUs set
+ * (ksnap_cpus_start()).
  */
 static u64 ksnap_read_estimate(struct ksnap *ks)
 {
@@ -519,7 +518,7 @@ static u64 ksnap_read_estimate(struct ksnap *ks)
 			t[j] = t[j - 1];
 		t[j] = v;
 	}
-	return t[KSNAP_CALIB_READS - 1 - KSNAP_CALIB_DROP];
+	return t[KSNAP_CALIB_READS / 2];
 }
 
 /*
