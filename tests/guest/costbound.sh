@@ -2,6 +2,7 @@
 # hardirq, and that read is bounded by read_pct of the period and by
 # read_cap_us, both module parameters.
 # guest: --smp 16
+# guest-alone: 16 online CPUs, which a group's maxcpus=2 (cpus, fold) takes away
 #   params    read_pct and read_cap_us out of range refused (EINVAL, a
 #             log line), at load and written while loaded
 #   refuse    150 summed columns on 16 CPUs (every VM event, CPU time and
