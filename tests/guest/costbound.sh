@@ -13,8 +13,11 @@
 #             the cap raised out of the way (a TCG guest reads far slower
 #             than a machine), where a period fits
 #   accept    a period just above the one the line says fits starts; there
-#             the reads stay within the bound (no overrun stop) and the
-#             figures are printed (the read time against the estimate)
+#             the reads stay within the bound (no overrun stop; their
+#             median within it and within 2x of the estimate, from every
+#             record's read_ns) and the figures are printed.  The mean
+#             is printed, not checked: a read whose vCPU the host preempts
+#             takes milliseconds under TCG, and a few of those make it
 #   overrun   read_cap_us lowered below every read while running: the
 #             kernel stops the collection (stats: stop_reason overrun, a
 #             log line) and ksnapd says why
@@ -116,11 +119,16 @@ check "refuse: the period that fits holds the estimate at read_pct=25" 1 \
 # --- accept -----------------------------------------------------------------------
 period=$((fit + (fit * MARGIN_PCT + 99) / 100))
 check "accept: period_us=$period written" ok "$(guestprobe write $KSNAP_SYS/period_us $period)"
+guestprobe reads 600 > /out/reads.txt 2> /out/reads.err &
+rpid=$!
+wait_attached
 klog_mark
 r=$(guestprobe write $KSNAP_SYS/enable 1)
 check "accept: period_us=$period ($MARGIN_PCT% above $fit) starts" ok "$r"
 if [ "$r" != ok ]; then
 	info "refused: $(klog_since | grep 'enable: refused:')"
+	kill $rpid 2>/dev/null
+	wait $rpid 2>/dev/null
 else
 	wait_for "a second of reads" 120 recent_read
 	wait_for "more snapshots" 120 taken_at_least 2000
@@ -130,16 +138,24 @@ else
 	taken=$(v taken) sum=$(v read_sum_ns) max=$(v read_max_ns) recent=$(v read_recent_ns)
 	e=$(v read_estimate_ns) b=$(v read_bound_ns)
 	mean=$((sum / (taken > 0 ? taken : 1)))
-	info "accepted at period_us=$period: estimate $e ns, bound $b ns, read mean $mean ns, max $max ns, longest of the last second $recent ns, over $taken snapshots (missed $(v missed))"
-	info "read mean / estimate = $((mean * 100 / (e > 0 ? e : 1)))%, longest of the last second / estimate = $((recent * 100 / (e > 0 ? e : 1)))%"
 	check "accept: the bound is 25% of the period" $((period * 250)) "$b"
 	check "accept: the estimate is within the bound" 1 "$([ "$e" -gt 0 ] && [ "$e" -le "$b" ] && echo 1 || echo 0)"
-	check "accept: the mean read is within the bound" 1 "$([ "$mean" -le "$b" ] && echo 1 || echo 0)"
-	check "accept: the mean read is within 2x of the estimate" 1 \
-		"$([ $((mean * 2)) -ge "$e" ] && [ "$mean" -le $((e * 2)) ] && echo 1 || echo 0)"
 	check "accept: stop_reason none" none "$(v stop_reason)"
 	check "accept: stop" ok "$(guestprobe write $KSNAP_SYS/enable 0)"
 	check "accept: stopped on request: stop_reason none" none "$(ksnap_stat stop_reason)"
+	wait_pid $rpid 60
+	check "accept: the reader ends after the stop" 0 $?
+	awk 'NF == 2 && $1 != "end" { print $2 }' /out/reads.txt | sort -n > /tmp/reads.sorted
+	n=$(grep -c . /tmp/reads.sorted)
+	med=$(sed -n "$(((n + 1) / 2))p" /tmp/reads.sorted)
+	p90=$(sed -n "$(((n * 9 + 9) / 10))p" /tmp/reads.sorted)
+	med=${med:-0} p90=${p90:-0}
+	info "accepted at period_us=$period: estimate $e ns, bound $b ns; $n records: read median $med ns, 90th percentile $p90 ns; all $taken snapshots: read mean $mean ns, max $max ns, longest of the last second $recent ns (missed $(v missed))"
+	info "read median / estimate = $((med * 100 / (e > 0 ? e : 1)))%, mean / estimate = $((mean * 100 / (e > 0 ? e : 1)))%"
+	check "accept: records read (over 100)" 1 "$([ "$n" -gt 100 ] && echo 1 || echo 0)"
+	check "accept: the median read is within the bound" 1 "$([ "$med" -le "$b" ] && echo 1 || echo 0)"
+	check "accept: the median read is within 2x of the estimate" 1 \
+		"$([ $((med * 2)) -ge "$e" ] && [ "$med" -le $((e * 2)) ] && echo 1 || echo 0)"
 fi
 
 # --- overrun ----------------------------------------------------------------------
