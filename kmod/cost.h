@@ -30,13 +30,17 @@
 #define KSNAP_OVERRUN_NS	NSEC_PER_SEC
 
 /*
- * Calibration reads at start; the estimate is their median.  Interrupts
- * are off around each: what stretches one read alone is not the read's
- * own cost (a vCPU its host preempts, an SMI).  Measured in a TCG guest
- * of 16 vCPUs on a busy host of 2 cores, 3 reads of 16 took 6 times
- * the others.
+ * Calibration reads at start, each after a sleep: the timer reads a
+ * period after its last read, cold (caches, TLB), and so must they; read
+ * back to back, all but the first are warm.  In a TCG guest of 16 vCPUs,
+ * 150 summed columns: back to back 56 us, the first read 170 to 1100 us,
+ * the timer's median 213 us; after a sleep 170 to 260 us, the timer's
+ * median 163 us.  The estimate is their median: what stretches one read
+ * alone, interrupts off, is not the read's cost (a vCPU its host
+ * preempts, an SMI).
  */
-#define KSNAP_CALIB_READS	16
+#define KSNAP_CALIB_READS	9
+#define KSNAP_CALIB_SLEEP_US	1000
 
 /**
  * ksnap_cost_bound_ns() - the bound on one snapshot's read

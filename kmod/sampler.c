@@ -36,6 +36,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/bitops.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
@@ -502,9 +503,9 @@ static u64 ksnap_calibration_read(struct ksnap *ks)
 
 /*
  * A snapshot's read time: the configuration read KSNAP_CALIB_READS times
- * by its plan, from the CPUs live now, and the median (cost.h).  Process
- * context, with cpus_read_lock() held and the live CPUs set
- * (ksnap_cpus_start()).
+ * by its plan, from the CPUs live now, each after a sleep as the timer's
+ * reads come a period apart, and the median (cost.h).  Process context,
+ * with cpus_read_lock() held and the live CPUs set (ksnap_cpus_start()).
  */
 static u64 ksnap_read_estimate(struct ksnap *ks)
 {
@@ -512,6 +513,7 @@ static u64 ksnap_read_estimate(struct ksnap *ks)
 	unsigned int i, j;
 
 	for (i = 0; i < KSNAP_CALIB_READS; i++) {
+		usleep_range(KSNAP_CALIB_SLEEP_US, 2 * KSNAP_CALIB_SLEEP_US);
 		v = ksnap_calibration_read(ks);
 		/* Insertion sort, ascending. */
 		for (j = i; j > 0 && t[j - 1] > v; j--)
