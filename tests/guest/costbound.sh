@@ -17,7 +17,8 @@
 #             median within it and within 2x of the estimate, from every
 #             record's read_ns) and the figures are printed.  The mean
 #             is printed, not checked: a read whose vCPU the host preempts
-#             takes milliseconds under TCG, and a few of those make it
+#             takes milliseconds under TCG, and a few of those make the
+#             mean twice the median or more
 #   overrun   read_cap_us lowered below every read while running: the
 #             kernel stops the collection (stats: stop_reason overrun, a
 #             log line) and ksnapd says why
