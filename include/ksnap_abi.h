@@ -123,6 +123,8 @@
 /* ksnap_ctrl.features: optional parts of the ring. */
 #define KSNAP_FEAT_OVERWRITE	(1ULL << 0)	/* overflow=overwrite exists */
 #define KSNAP_FEAT_WAKEUPS	(1ULL << 1)	/* ksnap_stats.wakeups counts */
+/* ksnap_stats.read_estimate_ns etc. and ksnap_ctrl.stop_reason are set */
+#define KSNAP_FEAT_READ_BOUND	(1ULL << 2)
 
 #define KSNAP_DEVICE_PATH	"/dev/ksnap"
 #define KSNAP_SYSFS_DIR		"/sys/kernel/ksnap"
@@ -138,6 +140,17 @@
 #define KSNAP_STATE_RUNNING	1
 
 #define KSNAP_GEN_STATE(gen, state)	(((gen) << 1) | (state))
+
+/*
+ * ksnap_ctrl.stop_reason: why the collection stopped.  NONE while it runs
+ * and when it was stopped on request (enable, unload).
+ */
+#define KSNAP_STOP_NONE		0
+/*
+ * The kernel stopped it: reading a snapshot took longer than the bound
+ * (ksnap_stats.read_bound_ns) for a sustained time.
+ */
+#define KSNAP_STOP_OVERRUN	1
 
 /* ksnap_ctrl.flags (per collection) */
 #define KSNAP_CTRL_OVERWRITE	(1U << 0)	/* overflow=overwrite */
@@ -176,7 +189,11 @@ struct ksnap_stats {
 	__u64 bad_tail;		/* invalid tails seen from the reader */
 	__u64 wakeups;		/* reader wake-ups queued (KSNAP_FEAT_WAKEUPS) */
 	__u64 cpu;		/* the CPU the last snapshot was taken on */
-	__u64 reserved[6];
+	/* KSNAP_FEAT_READ_BOUND: */
+	__u64 read_estimate_ns;	/* a snapshot's read, estimated at start */
+	__u64 read_bound_ns;	/* the bound on a snapshot's read */
+	__u64 read_recent_ns;	/* the longest read of the last second */
+	__u64 reserved[3];
 };
 
 struct ksnap_ctrl {
@@ -211,7 +228,7 @@ struct ksnap_ctrl {
 	__u32 record_size;	/* bytes; multiple of 8 */
 	__u32 nr_records;	/* power of two */
 	__u32 flags;		/* KSNAP_CTRL_* */
-	__u32 reserved1;
+	__u32 stop_reason;	/* KSNAP_STOP_* (KSNAP_FEAT_READ_BOUND) */
 
 	/* Reader session: written by open() before it returns. */
 	__u32 reader_session;	/* incremented at each open */

@@ -20,7 +20,8 @@ void ksnap_ctrl_init(struct ksnap *ks)
 	ctrl->magic = KSNAP_MAGIC;
 	ctrl->abi_version = KSNAP_ABI_VERSION;
 	ctrl->abi_compat = KSNAP_ABI_COMPAT;
-	ctrl->features = KSNAP_FEAT_OVERWRITE | KSNAP_FEAT_WAKEUPS;
+	ctrl->features = KSNAP_FEAT_OVERWRITE | KSNAP_FEAT_WAKEUPS |
+			 KSNAP_FEAT_READ_BOUND;
 	ctrl->page_size = l->page_size;
 	ctrl->ctrl_pages = l->ctrl_pages;
 	ctrl->consumer_pgoff = l->consumer_pgoff;
@@ -89,6 +90,7 @@ void ksnap_ctrl_publish_config(struct ksnap *ks)
 		ctrl->start_real_ns = 0;
 		/* Stopped: no sampler writes head; ks->lock orders us. */
 		ctrl->start_position = ctrl->head;
+		ctrl->stop_reason = KSNAP_STOP_NONE;
 		memset(&ctrl->stats, 0, sizeof(ctrl->stats));
 	}
 	ctrl->period_ns = ks->period_ns;
@@ -101,8 +103,12 @@ void ksnap_ctrl_publish_config(struct ksnap *ks)
 	ksnap_ctrl_write_end(ctrl);
 }
 
-/* A new collection, from ks->run: generation + 1, statistics reset. */
-void ksnap_ctrl_publish_start(struct ksnap *ks)
+/*
+ * A new collection, from ks->run: generation + 1, statistics reset but
+ * for its read's estimate and bound (sampler.c).
+ */
+void ksnap_ctrl_publish_start(struct ksnap *ks, u64 read_estimate_ns,
+			      u64 read_bound_ns)
 {
 	struct ksnap_ctrl *ctrl = ks->ctrl;
 
@@ -114,15 +120,22 @@ void ksnap_ctrl_publish_start(struct ksnap *ks)
 	ctrl->start_real_ns = ktime_get_real_ns();
 	ctrl->start_position = ks->run.start_position;
 	ctrl->flags = ks->overwrite ? KSNAP_CTRL_OVERWRITE : 0;
+	ctrl->stop_reason = KSNAP_STOP_NONE;
 	memset(&ctrl->stats, 0, sizeof(ctrl->stats));
+	ctrl->stats.read_estimate_ns = read_estimate_ns;
+	ctrl->stats.read_bound_ns = read_bound_ns;
 	ksnap_ctrl_write_end(ctrl);
 }
 
-/* After the last snapshot: its head store comes before this (sampler.c). */
-void ksnap_ctrl_publish_stop(struct ksnap *ks)
+/*
+ * After the last snapshot: its head store comes before this (sampler.c).
+ * @reason: KSNAP_STOP_*.
+ */
+void ksnap_ctrl_publish_stop(struct ksnap *ks, u32 reason)
 {
 	ksnap_ctrl_write_begin(ks->ctrl);
 	ks->ctrl->state = KSNAP_STATE_STOPPED;
+	ks->ctrl->stop_reason = reason;
 	ksnap_ctrl_write_end(ks->ctrl);
 }
 

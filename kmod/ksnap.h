@@ -228,6 +228,12 @@ struct ksnap_run {
 	/* cgroups whose memory controller was seen disabled */
 	DECLARE_BITMAP(memory_gone, KSNAP_MAX_CGROUPS);
 	u64 last[KSNAP_MAX_COLUMNS];	/* each column's last value */
+	/* The bound on a snapshot's read (cost.h), by the timer: */
+	u64 read_end_ns;	/* when the last read ended */
+	u64 over_since_ns;	/* reads above the bound since, or 0 */
+	u64 recent_start_ns;	/* this second's reads: since */
+	u64 recent_max_ns;	/* and the longest */
+	bool overrun;		/* above for too long: a worker stops it */
 };
 
 /*
@@ -281,6 +287,8 @@ struct ksnap {
 	struct hrtimer timer;
 	struct irq_work wake_work;
 	struct work_struct gone_work;	/* logs removed cgroups */
+	struct work_struct overrun_work;	/* stops on a sustained overrun */
+	u64 calib[KSNAP_MAX_COLUMNS];	/* calibration reads' values */
 	wait_queue_head_t wait;
 	struct miscdevice misc;
 	struct kobject *kobj;
@@ -306,8 +314,9 @@ int ksnap_cpus_check(int cpu);
 /* ctrl.c: the control page; every writer holds ks->lock. */
 void ksnap_ctrl_init(struct ksnap *ks);
 void ksnap_ctrl_publish_config(struct ksnap *ks);
-void ksnap_ctrl_publish_start(struct ksnap *ks);
-void ksnap_ctrl_publish_stop(struct ksnap *ks);
+void ksnap_ctrl_publish_start(struct ksnap *ks, u64 read_estimate_ns,
+			      u64 read_bound_ns);
+void ksnap_ctrl_publish_stop(struct ksnap *ks, u32 reason);
 void ksnap_ctrl_publish_reader(struct ksnap *ks);
 
 /* sampler.c: the hrtimer; start/stop with ks->lock held. */

@@ -36,6 +36,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/bitops.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
@@ -43,12 +44,79 @@
 #include <linux/math64.h>
 #include <linux/smp.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
 #include "compat.h"
+#include "cost.h"
 #include "ksnap.h"
+
+/*
+ * The bound on a snapshot's read (cost.h).  Writable while loaded: a start
+ * checks its estimate against them, and the timer its reads, each read
+ * against their values then.
+ */
+static unsigned int ksnap_read_pct = KSNAP_READ_PCT_DEFAULT;
+static unsigned int ksnap_read_cap_us = KSNAP_READ_CAP_US_DEFAULT;
+
+/* Decimal digits (and a newline) in @min..@max, or -EINVAL and a log line. */
+static int ksnap_param_set_range(const char *val, const struct kernel_param *kp,
+				 unsigned int min, unsigned int max,
+				 const char *unit)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 10, &n) || n < min || n > max) {
+		pr_err("%s: '%*pE' is not a %s in %u..%u\n", kp->name,
+		       (int)min_t(size_t, strcspn(val, "\n"), 64), val, unit,
+		       min, max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static int ksnap_read_pct_set(const char *val, const struct kernel_param *kp)
+{
+	return ksnap_param_set_range(val, kp, KSNAP_READ_PCT_MIN,
+				     KSNAP_READ_PCT_MAX, "percentage");
+}
+
+static int ksnap_read_cap_us_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	return ksnap_param_set_range(val, kp, KSNAP_READ_CAP_US_MIN,
+				     KSNAP_READ_CAP_US_MAX,
+				     "number of microseconds");
+}
+
+static const struct kernel_param_ops ksnap_read_pct_ops = {
+	.set = ksnap_read_pct_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops ksnap_read_cap_us_ops = {
+	.set = ksnap_read_cap_us_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(read_pct, &ksnap_read_pct_ops, &ksnap_read_pct, 0644);
+MODULE_PARM_DESC(read_pct,
+		 "the share of the period reading a snapshot may take, with interrupts off, percent (1..100, default 25)");
+module_param_cb(read_cap_us, &ksnap_read_cap_us_ops, &ksnap_read_cap_us,
+		0644);
+MODULE_PARM_DESC(read_cap_us,
+		 "the most reading a snapshot may take, with interrupts off, at any period, microseconds (1..1000000, default 100)");
+
+/* The bound now, for a collection of period @period_ns. */
+static u64 ksnap_read_bound_ns(u64 period_ns)
+{
+	return ksnap_cost_bound_ns(period_ns, READ_ONCE(ksnap_read_pct),
+				   (u64)READ_ONCE(ksnap_read_cap_us) *
+				   NSEC_PER_USEC);
+}
 
 static void ksnap_stat_inc(__u64 *stat)
 {
@@ -169,9 +237,10 @@ static void ksnap_wake(struct ksnap *ks)
  * is full (overflow=drop).  With overflow=overwrite the tail is not read at
  * all: the slot at head is written whatever it holds, and the reader finds
  * what it lost by position and seq (ksnap_abi.h).  Runs with interrupts
- * off: from the timer, or at stop.
+ * off: from the timer, or at stop.  Returns the time spent reading (and
+ * sets run->read_end_ns), or 0 when the snapshot was lost.
  */
-static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
+static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 {
 	const struct ksnap_config *cfg = ks->cfg;
 	struct ksnap_run *run = &ks->run;
@@ -195,7 +264,7 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 			if (bad_tail)
 				ksnap_stat_inc(&st->bad_tail);
 			ksnap_stat_inc(&st->lost);
-			return;
+			return 0;
 		}
 	}
 
@@ -228,6 +297,38 @@ static void ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 		/* Unread records grow by one per sample: wake on crossing. */
 		ksnap_wake(ks);
 	}
+	run->read_end_ns = t1;
+	return t1 - t0 ?: 1;
+}
+
+/*
+ * A read of @read_ns against the bound: the longest of each second is
+ * published (stats.read_recent_ns), and reads above the bound for
+ * KSNAP_OVERRUN_NS queue the worker that stops the collection.  From the
+ * timer.  Returns true when the timer must not rearm.
+ */
+static bool ksnap_read_overrun(struct ksnap *ks, u64 read_ns)
+{
+	struct ksnap_run *run = &ks->run;
+	struct ksnap_stats *st = &ks->ctrl->stats;
+	u64 bound = ksnap_read_bound_ns(ks->period_ns);
+	u64 now = run->read_end_ns;
+
+	if (bound != st->read_bound_ns)
+		WRITE_ONCE(st->read_bound_ns, bound);
+	run->recent_max_ns = max(run->recent_max_ns, read_ns);
+	if (now - run->recent_start_ns >= NSEC_PER_SEC) {
+		WRITE_ONCE(st->read_recent_ns, run->recent_max_ns);
+		run->recent_max_ns = 0;
+		run->recent_start_ns = now;
+	}
+	if (!ksnap_cost_overrun(&run->over_since_ns, now, read_ns, bound))
+		return false;
+	/* The recent figure the log line gives covers the overrun. */
+	WRITE_ONCE(st->read_recent_ns, max(run->recent_max_ns, read_ns));
+	WRITE_ONCE(run->overrun, true);
+	schedule_work(&ks->overrun_work);
+	return true;
 }
 
 static enum hrtimer_restart ksnap_timer_fn(struct hrtimer *timer)
@@ -237,7 +338,7 @@ static enum hrtimer_restart ksnap_timer_fn(struct hrtimer *timer)
 	ktime_t expires = hrtimer_get_expires(timer);
 	s64 late = ktime_to_ns(ktime_sub(now, expires));
 	__u64 *missed = &ks->ctrl->stats.missed;
-	u64 n;
+	u64 n, read_ns;
 
 	if (!READ_ONCE(ks->running))
 		return HRTIMER_NORESTART;
@@ -250,7 +351,10 @@ static enum hrtimer_restart ksnap_timer_fn(struct hrtimer *timer)
 	if (n)
 		WRITE_ONCE(*missed, *missed + n);
 
-	ksnap_sample(ks, max_t(s64, late, 0), 0);
+	read_ns = ksnap_sample(ks, max_t(s64, late, 0), 0);
+	/* Stopped from process context: the timer is not rearmed meanwhile. */
+	if (read_ns && ksnap_read_overrun(ks, read_ns))
+		return HRTIMER_NORESTART;
 	return HRTIMER_RESTART;
 }
 
@@ -291,9 +395,32 @@ static void ksnap_gone_fn(struct work_struct *work)
 	ksnap_report_gone(container_of(work, struct ksnap, gone_work));
 }
 
+/*
+ * The timer found its reads above the bound for too long and stopped
+ * rearming: stop the collection, unless a stop (and maybe a new start)
+ * came first.
+ */
+static void ksnap_overrun_fn(struct work_struct *work)
+{
+	struct ksnap *ks = container_of(work, struct ksnap, overrun_work);
+	const struct ksnap_stats *st = &ks->ctrl->stats;
+
+	mutex_lock(&ks->lock);
+	if (ks->running && READ_ONCE(ks->run.overrun)) {
+		pr_warn("enable: collection %u stopped: reading a snapshot took longer than its bound of %llu ns for %u ms (the longest read of the last second: %llu ns; estimated at start: %llu ns): use a longer period_us, fewer columns, or raise read_pct or read_cap_us\n",
+			ks->ctrl->generation, READ_ONCE(st->read_bound_ns),
+			(unsigned int)(KSNAP_OVERRUN_NS / NSEC_PER_MSEC),
+			READ_ONCE(st->read_recent_ns),
+			READ_ONCE(st->read_estimate_ns));
+		ksnap_sampler_stop(ks);
+	}
+	mutex_unlock(&ks->lock);
+}
+
 void ksnap_sampler_init(struct ksnap *ks)
 {
 	INIT_WORK(&ks->gone_work, ksnap_gone_fn);
+	INIT_WORK(&ks->overrun_work, ksnap_overrun_fn);
 	init_waitqueue_head(&ks->wait);
 	init_irq_work(&ks->wake_work, ksnap_wake_fn);
 	hrtimer_setup(&ks->timer, ksnap_timer_fn, CLOCK_MONOTONIC,
@@ -389,6 +516,81 @@ static void ksnap_run_reset(struct ksnap *ks)
 							 src->cpu);
 	}
 	run->start_mono_ns = ktime_get_ns();
+	run->recent_start_ns = run->start_mono_ns;
+}
+
+/* A calibration read's time, with interrupts off as in the timer. */
+static u64 ksnap_calibration_read(struct ksnap *ks)
+{
+	unsigned long flags;
+	u64 t0, t1;
+
+	local_irq_save(flags);
+	t0 = ktime_get_ns();
+	ksnap_snapshot(ks->cfg, &ks->cpus, ks->calib);
+	t1 = ktime_get_ns();
+	local_irq_restore(flags);
+	return t1 - t0;
+}
+
+/*
+ * A snapshot's read time: the configuration read KSNAP_CALIB_READS times
+ * by its plan, from the CPUs live now, each after a sleep as the timer's
+ * reads come a period apart, and the median (cost.h).  Process context,
+ * with cpus_read_lock() held and the live CPUs set (ksnap_cpus_start()).
+ */
+static u64 ksnap_read_estimate(struct ksnap *ks)
+{
+	u64 t[KSNAP_CALIB_READS], v;
+	unsigned int i, j;
+
+	for (i = 0; i < KSNAP_CALIB_READS; i++) {
+		usleep_range(KSNAP_CALIB_SLEEP_US, 2 * KSNAP_CALIB_SLEEP_US);
+		v = ksnap_calibration_read(ks);
+		/* Insertion sort, ascending. */
+		for (j = i; j > 0 && t[j - 1] > v; j--)
+			t[j] = t[j - 1];
+		t[j] = v;
+	}
+	return t[KSNAP_CALIB_READS / 2];
+}
+
+/*
+ * Refuse a start whose read estimate (@estimate_ns) is above the bound,
+ * with a log line that says what would fit: the shortest period, and the
+ * columns at this period.
+ */
+static int ksnap_read_check(struct ksnap *ks, u64 estimate_ns)
+{
+	const struct ksnap_config *cfg = ks->cfg;
+	unsigned int pct = READ_ONCE(ksnap_read_pct);
+	unsigned int cap_us = READ_ONCE(ksnap_read_cap_us);
+	u64 cap_ns = (u64)cap_us * NSEC_PER_USEC;
+	u64 bound = ksnap_cost_bound_ns(ks->period_ns, pct, cap_ns);
+	unsigned int ncpus = cpumask_weight(&ks->cpus.live);
+	unsigned int cols;
+	u64 fit;
+
+	if (estimate_ns <= bound)
+		return 0;
+	fit = ksnap_cost_fit_period_us(estimate_ns, pct, cap_ns,
+				       KSNAP_PERIOD_US_MIN,
+				       KSNAP_PERIOD_US_MAX);
+	cols = ksnap_cost_fit_columns(cfg->nr_columns, estimate_ns, bound);
+	if (fit)
+		pr_err_ratelimited("enable: refused: reading a snapshot of %u columns on %u CPUs is estimated at %llu ns with interrupts off, above its bound of %llu ns (read_pct=%u of period_us=%llu, read_cap_us=%u): period_us=%llu or longer fits, or about %u columns at this period\n",
+				   cfg->nr_columns, ncpus, estimate_ns, bound,
+				   pct, div_u64(ks->period_ns, NSEC_PER_USEC),
+				   cap_us, fit, cols);
+	else
+		pr_err_ratelimited("enable: refused: reading a snapshot of %u columns on %u CPUs is estimated at %llu ns with interrupts off, above its bound of %llu ns (read_pct=%u of period_us=%llu, read_cap_us=%u) at any period: about %u columns fit, or raise read_cap_us\n",
+				   cfg->nr_columns, ncpus, estimate_ns, bound,
+				   pct, div_u64(ks->period_ns, NSEC_PER_USEC),
+				   cap_us,
+				   ksnap_cost_fit_columns(cfg->nr_columns,
+							  estimate_ns,
+							  min(bound, cap_ns)));
+	return -EINVAL;
 }
 
 /* On the sampler's CPU, from an IPI (hardirq) or with interrupts off. */
@@ -410,11 +612,12 @@ static void ksnap_timer_arm(void *arg)
  *
  * Return: 0 (also when already running), -EBUSY while the open reader has
  * not finished with the previous collection, or -EINVAL when the chosen
- * CPU is offline.
+ * CPU is offline or a snapshot's read is estimated above its bound.
  */
 int ksnap_sampler_start(struct ksnap *ks)
 {
 	u32 gen = ks->ctrl->generation, done;
+	u64 estimate_ns;
 	int cpu, ret;
 
 	lockdep_assert_held(&ks->lock);
@@ -438,9 +641,16 @@ int ksnap_sampler_start(struct ksnap *ks)
 	ret = ksnap_cpus_pick(ks, &cpu);
 	if (ret)
 		goto out;
-	ksnap_run_reset(ks);
 	ksnap_cpus_start(ks, cpu);
-	ksnap_ctrl_publish_start(ks);
+	estimate_ns = ksnap_read_estimate(ks);
+	ret = ksnap_read_check(ks, estimate_ns);
+	if (ret) {
+		ksnap_cpus_stop(ks);
+		goto out;
+	}
+	ksnap_run_reset(ks);
+	ksnap_ctrl_publish_start(ks, estimate_ns,
+				 ksnap_read_bound_ns(ks->period_ns));
 	WRITE_ONCE(ks->running, true);
 	/* Armed from its CPU: a pinned timer fires where it was started. */
 	smp_call_function_single(cpu, ksnap_timer_arm, ks, true);
@@ -473,7 +683,8 @@ void ksnap_sampler_stop(struct ksnap *ks)
 	/* The timer is cancelled and hotplug inactive: nothing reads them. */
 	ksnap_sampler_release_gone(ks);
 
-	ksnap_ctrl_publish_stop(ks);
+	ksnap_ctrl_publish_stop(ks, READ_ONCE(ks->run.overrun) ?
+				KSNAP_STOP_OVERRUN : KSNAP_STOP_NONE);
 	wake_up_interruptible(&ks->wait);
 }
 
@@ -486,4 +697,6 @@ void ksnap_sampler_uninit(struct ksnap *ks)
 	hrtimer_cancel(&ks->timer);
 	irq_work_sync(&ks->wake_work);
 	cancel_work_sync(&ks->gone_work);
+	/* Stopped: it finds nothing to do if it runs. */
+	cancel_work_sync(&ks->overrun_work);
 }

@@ -409,7 +409,9 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  "lateness_sum_ns %llu\nlateness_max_ns %llu\n"
 			  "read_sum_ns %llu\nread_max_ns %llu\nbad_tail %llu\n"
 			  "wakeups %llu\ncpu %llu\ngeneration %u\nstate %s\n"
-			  "reader %s\n",
+			  "reader %s\nread_estimate_ns %llu\n"
+			  "read_bound_ns %llu\nread_recent_ns %llu\n"
+			  "stop_reason %s\n",
 			  READ_ONCE(st->taken), READ_ONCE(st->lost),
 			  READ_ONCE(st->missed), READ_ONCE(st->lateness_sum_ns),
 			  READ_ONCE(st->lateness_max_ns),
@@ -418,7 +420,12 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  READ_ONCE(st->cpu),
 			  READ_ONCE(ctrl->generation),
 			  READ_ONCE(ctrl->state) == KSNAP_STATE_RUNNING ?
-			  "running" : "stopped", ksnap_reader_state(ks));
+			  "running" : "stopped", ksnap_reader_state(ks),
+			  READ_ONCE(st->read_estimate_ns),
+			  READ_ONCE(st->read_bound_ns),
+			  READ_ONCE(st->read_recent_ns),
+			  READ_ONCE(ctrl->stop_reason) == KSNAP_STOP_OVERRUN ?
+			  "overrun" : "none");
 }
 
 /*

@@ -56,6 +56,9 @@
  *                                    the collection stops and is drained
  *                                    (then done_generation is stored) or
  *                                    SECONDS pass; last line "end N"
+ *   guestprobe reads SECONDS         the same reader, one line per record
+ *                                    "seq read_ns" (the time the kernel
+ *                                    spent reading it)
  *   guestprobe write-n FILE CHAR N   one write(2) of N times CHAR
  *   guestprobe write-hex FILE HEX    one write(2) of the bytes HEX ("" is
  *                                    a zero-length write)
@@ -75,6 +78,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,7 +370,7 @@ static double now_s(void)
 }
 
 /* A minimal reader, for the record headers ksnapd does not write out. */
-static int cmd_records(double secs)
+static int cmd_records(double secs, bool reads)
 {
 	double end = now_s() + secs;
 	uint64_t n = 0;
@@ -396,6 +400,12 @@ static int cmd_records(double secs)
 				 d.ctrl->record_size);
 			uint32_t i;
 
+			if (reads) {
+				printf("%llu %u\n", (unsigned long long)r->seq,
+				       r->read_ns);
+				n++;
+				continue;
+			}
 			printf("%llu %llu %u", (unsigned long long)r->seq,
 			       (unsigned long long)r->time_ns, r->flags);
 			for (i = 0; i < d.ctrl->nr_columns; i++)
@@ -962,7 +972,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "set-tail") && argc == 4)
 		return cmd_set_tail(argv[2], strtoull(argv[3], NULL, 10));
 	if (!strcmp(cmd, "records") && argc == 3)
-		return cmd_records(atof(argv[2]));
+		return cmd_records(atof(argv[2]), false);
+	if (!strcmp(cmd, "reads") && argc == 3)
+		return cmd_records(atof(argv[2]), true);
 	if (!strcmp(cmd, "write-hex") && argc == 4)
 		return cmd_write_hex(argv[2], argv[3]);
 	if (!strcmp(cmd, "write-n") && argc == 5)
@@ -1107,6 +1119,7 @@ int main(int argc, char **argv)
 		"       mmap-consumer | hold | ctrl | layout | map PGOFF N ro|rw|private |\n"
 		"       map-bytes OFF LEN | mremap ctrl|consumer|data |\n"
 		"       set-tail behind|ahead|ones|head N | records SECONDS |\n"
+		"       reads SECONDS |\n"
 		"       write-n FILE CHAR N | write-hex FILE HEX | write-file FILE SRC |\n"
 		"       as UID PROG... |\n"
 		"       toggle N | churn SECONDS SEED | stress SEED SECONDS\n");

@@ -150,13 +150,13 @@ static void ksnap_begin(struct ksnap_fixture *f)
 	cpus_read_lock();
 	ksnap_cpus_start(&f->ks, -1);
 	cpus_read_unlock();
-	ksnap_ctrl_publish_start(&f->ks);
+	ksnap_ctrl_publish_start(&f->ks, 0, 0);
 }
 
 static void ksnap_end(struct ksnap_fixture *f)
 {
 	ksnap_cpus_stop(&f->ks);
-	ksnap_ctrl_publish_stop(&f->ks);
+	ksnap_ctrl_publish_stop(&f->ks, KSNAP_STOP_NONE);
 }
 
 /* @n snapshots, each as the timer takes it; queued wake-ups run between. */

@@ -376,6 +376,24 @@ static int end(struct ksnapd_collect *c, uint32_t state)
 	return c->state == KSNAPD_DONE;
 }
 
+/* The kernel stopped the collection: its reads took too long. */
+static void report_overrun(const struct ksnapd_collect *c)
+{
+	struct ksnap_stats ks;
+
+	if (!c->cfg.log)
+		return;
+	ksnap_ring_read_stats(c->ring, &ks);
+	fprintf(c->cfg.log, "ksnapd: collection %u was stopped by the kernel: "
+		"reading a snapshot took longer than its bound of %llu ns "
+		"for a sustained time (the longest read of the last second: "
+		"%llu ns; estimated at start: %llu ns): use a longer "
+		"period_us or fewer metrics\n", c->coll.generation,
+		(unsigned long long)ks.read_bound_ns,
+		(unsigned long long)ks.read_recent_ns,
+		(unsigned long long)ks.read_estimate_ns);
+}
+
 /*
  * A wake-up in a collection: what the ring holds to the consumers, then,
  * once it has stopped (or a stop signal came), its end.
@@ -399,6 +417,9 @@ static int stream(struct ksnapd_collect *c)
 		ret = read_records(c, now.state == KSNAP_STATE_STOPPED);
 	if (ret)
 		return ret;
+	if (now.state == KSNAP_STATE_STOPPED &&
+	    now.stop_reason == KSNAP_STOP_OVERRUN)
+		report_overrun(c);
 	if (now.state == KSNAP_STATE_STOPPED || c->stop)
 		return end(c, now.state);
 	ksnap_ring_set_seen(c->ring, c->coll.generation, now.state);

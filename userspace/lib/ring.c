@@ -336,6 +336,8 @@ int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c)
 		c->start_real_ns = ksnap_load_relaxed(&k->start_real_ns);
 		c->start_position = ksnap_load_relaxed(&k->start_position);
 		c->flags = ksnap_load_relaxed(&k->flags);
+		/* Reserved, so 0 (none), in a ring without the feature. */
+		c->stop_reason = ksnap_load_relaxed(&k->stop_reason);
 		if (c->columns && nr <= r->max_columns)
 			memcpy(c->columns, r->columns,
 			       (size_t)nr * sizeof(*c->columns));
@@ -385,4 +387,7 @@ void ksnap_ring_read_stats(const struct ksnap_ring *r, struct ksnap_stats *s)
 	s->read_sum_ns = ksnap_load_relaxed(&k->read_sum_ns);
 	s->read_max_ns = ksnap_load_relaxed(&k->read_max_ns);
 	s->bad_tail = ksnap_load_relaxed(&k->bad_tail);
+	s->read_estimate_ns = ksnap_load_relaxed(&k->read_estimate_ns);
+	s->read_bound_ns = ksnap_load_relaxed(&k->read_bound_ns);
+	s->read_recent_ns = ksnap_load_relaxed(&k->read_recent_ns);
 }

@@ -43,6 +43,7 @@ struct ksnap_coll {
 	uint64_t start_real_ns;
 	uint64_t start_position;	/* head when it started */
 	uint32_t flags;			/* KSNAP_CTRL_* */
+	uint32_t stop_reason;		/* KSNAP_STOP_* */
 	struct ksnap_column *columns;	/* ksnap_ring.max_columns slots */
 };
 

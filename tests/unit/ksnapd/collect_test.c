@@ -750,6 +750,65 @@ static void the_collection_is_handed_back_once_every_consumer_has_ended(
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 }
 
+/* The kernel stops the collection: its reads stayed above the bound. */
+static void overrun_stop(int call)
+{
+	if (call == 1) {
+		fake_ring_push(&fr, 2000, 20);
+		fr.ctrl->stats.read_estimate_ns = 30000;
+		fr.ctrl->stats.read_bound_ns = 1000;
+		fr.ctrl->stats.read_recent_ns = 45000;
+		fr.ctrl->stop_reason = KSNAP_STOP_OVERRUN;
+		fake_ring_stop(&fr);
+	}
+}
+
+static void a_stop_by_the_kernel_on_overrun_is_reported(void **s)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+
+	assert_non_null(f);
+	cfg.log = f;
+	fake_ring_start(&fr, 5, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(false);
+	script = overrun_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	fclose(f);
+	assert_contains(log, "ksnapd: collection 5 was stopped by the kernel: "
+			"reading a snapshot took longer than its bound of "
+			"1000 ns for a sustained time (the longest read of "
+			"the last second: 45000 ns; estimated at start: "
+			"30000 ns)");
+	assert_int_equal(count_lines_starting(log, "ksnapd: collection 5 "
+					      "was stopped"), 1);
+	assert_int_equal(count_lines_starting(output(), "2000\t20\n"), 1);
+	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
+	free(log);
+}
+
+/* A stop on request says nothing of the kind. */
+static void a_stop_on_request_is_not_reported_as_overrun(void **s)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+
+	assert_non_null(f);
+	cfg.log = f;
+	fake_ring_start(&fr, 1, 3, 1000, 100000, 1);
+	attach(false);
+	script = push_two_and_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	fclose(f);
+	assert_null(strstr(log, "stopped by the kernel"));
+	free(log);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -779,6 +838,8 @@ int main(void)
 		T(overwrite_mode_checks_each_record_seq),
 		T(a_second_consumer_sees_the_rows_the_output_gets),
 		T(the_collection_is_handed_back_once_every_consumer_has_ended),
+		T(a_stop_by_the_kernel_on_overrun_is_reported),
+		T(a_stop_on_request_is_not_reported_as_overrun),
 	};
 
 	return cmocka_run_group_tests_name("collect", tests, NULL, NULL);
