@@ -16,14 +16,6 @@ WAIT_S=${WAIT_S:-30}
 N=100
 P=/dying
 
-ge() {
-	if [ "${2:-x}" -ge "${3:-0}" ] 2>/dev/null; then
-		pass "$1 ($2 >= $3)"
-	else
-		fail "$1" ">= $3" "'$2'"
-	fi
-}
-
 # dying: the root's nr_dying_descendants.
 dying() {
 	sed -n 's/^nr_dying_descendants //p' $CG/cgroup.stat
