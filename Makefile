@@ -14,7 +14,8 @@ KSNAP_KERNEL ?= 6.1
 KSNAP_KERNELS ?= $(shell scripts/kernel --all)
 export KSNAP_KERNELS
 # The kernels ksnap.ko is cross-built for, never booted (scripts/kernel
-# --cross): Debian's arm64 6.1 and 6.12, their headers fetched likewise.
+# --cross): Debian 12's arm64 6.1 and 6.12 and Debian 13's 6.12, their
+# headers fetched likewise.
 KSNAP_CROSS_KERNELS ?= $(shell scripts/kernel --cross)
 
 all: modules tools
@@ -41,9 +42,10 @@ modules-all:
 	@$(MAKE) -s --no-print-directory modules-arm64 \
 		KSNAP_CROSS_KERNELS="$(KSNAP_CROSS_KERNELS)"
 
-# ksnap.ko cross-built for each kernel of KSNAP_CROSS_KERNELS (Debian's
-# arm64 6.1 and 6.12, with gcc-aarch64-linux-gnu of the version each was
-# built with): build/mod/NAME/.  W=1, sparse over every file (C=2) and a
+# ksnap.ko cross-built for each kernel of KSNAP_CROSS_KERNELS with the
+# aarch64-linux-gnu gcc each was built with (Debian 12's gcc-12; Debian
+# 13's gcc-14 in a Debian 13 root filesystem: scripts/toolchain, as root):
+# build/mod/NAME/.  W=1, sparse over every file (C=2) and a
 # compiler warning is an error (no object is left behind to hide it from
 # the next build); any finding, modpost's too, fails.
 modules-arm64:
