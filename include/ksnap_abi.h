@@ -67,8 +67,8 @@
  * after the copy (acquire fence), is below p + nr_records.  The kernel
  * cannot count these (it does not know what was read): the reader does.
  *
- * Collections.  Writing 1 to /sys/kernel/ksnap/enable starts collection
- * number ++generation: start_position = head, the counters in struct
+ * Collections.  Writing 1 to the enable attribute (KSNAP_SYSFS_DIR)
+ * starts collection number ++generation: start_position = head, the counters in struct
  * ksnap_stats restart at 0, start times are taken.  Writing 0 takes one
  * last snapshot (flagged KSNAP_REC_LAST) and stops; the control page keeps
  * that collection's figures until the next start.  A reconfiguration while
@@ -127,7 +127,11 @@
 #define KSNAP_FEAT_READ_BOUND	(1ULL << 2)
 
 #define KSNAP_DEVICE_PATH	"/dev/ksnap"
-#define KSNAP_SYSFS_DIR		"/sys/kernel/ksnap"
+/*
+ * The device's attributes (the knobs, stats/ and plan/).  /sys/kernel/ksnap
+ * is a deprecated link to the same directory.
+ */
+#define KSNAP_SYSFS_DIR		"/sys/class/misc/ksnap"
 
 /* Lengths include the terminating NUL. */
 #define KSNAP_METRIC_NAME_MAX	64

@@ -122,6 +122,10 @@ static const struct file_operations ksnap_fops = {
 	/* No .llseek: nonseekable_open() makes lseek() fail with ESPIPE. */
 };
 
+/*
+ * misc.groups (ksnap_sysfs_init()) come with the device, before its
+ * uevent: whoever the uevent wakes finds the files there.
+ */
 int ksnap_device_init(struct ksnap *ks)
 {
 	ks->misc.minor = MISC_DYNAMIC_MINOR;

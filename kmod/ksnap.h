@@ -26,7 +26,7 @@
 /* cgroups= : at most one column's worth per cgroup. */
 #define KSNAP_MAX_CGROUPS	KSNAP_MAX_COLUMNS
 
-/* period_us= and /sys/kernel/ksnap/period_us, microseconds. */
+/* period_us= and the period_us attribute, microseconds. */
 #define KSNAP_PERIOD_US_MIN	10
 #define KSNAP_PERIOD_US_MAX	1000000
 #define KSNAP_PERIOD_US_DEFAULT	1000
@@ -291,7 +291,7 @@ struct ksnap {
 	u64 calib[KSNAP_MAX_COLUMNS];	/* calibration reads' values */
 	wait_queue_head_t wait;
 	struct miscdevice misc;
-	struct kobject *kobj;
+	bool kernel_link;	/* /sys/kernel/ksnap links to misc */
 };
 
 /* plan.c and snapshot.c: the read plan, and one snapshot by it. */
@@ -331,11 +331,13 @@ bool ksnap_reader_claimed(const struct ksnap *ks);
 int ksnap_device_init(struct ksnap *ks);
 void ksnap_device_uninit(struct ksnap *ks);
 
-/* catalogue.c: the text of /sys/kernel/ksnap/available_metrics. */
+/* catalogue.c: the text of /sys/class/misc/ksnap/available_metrics. */
 char *ksnap_catalogue_text(size_t *len);
 
-/* sysfs.c: /sys/kernel/ksnap/. */
+/* sysfs.c: the device's attributes, /sys/class/misc/ksnap/. */
 int ksnap_sysfs_init(struct ksnap *ks);
 void ksnap_sysfs_uninit(struct ksnap *ks);
+void ksnap_sysfs_link(struct ksnap *ks);
+void ksnap_sysfs_unlink(struct ksnap *ks);
 
 #endif /* KSNAP_H */

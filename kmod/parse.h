@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Parsing of the comma-separated lists given in metrics= and cgroups= (and
- * written to /sys/kernel/ksnap/{metrics,cgroups}).  Pure functions: the
+ * written to the metrics and cgroups attributes).  Pure functions: the
  * KUnit suite ksnap_parse tests them.
  *
  * Rules: one trailing newline is ignored; an empty or all-blank string is

@@ -38,6 +38,23 @@ if ! modprobe ksnap; then
 fi
 pass "module loads with default parameters"
 check "/dev/ksnap exists" yes "$([ -c /dev/ksnap ] && echo yes || echo no)"
+# The files are the misc device's attributes; /sys/kernel/ksnap, their
+# first home, is a link to them.
+check "the attributes are the misc device's" /sys/devices/virtual/misc/ksnap \
+	"$(readlink -f $KSNAP_SYS)"
+check "/sys/kernel/ksnap links to the device's directory" /sys/devices/virtual/misc/ksnap \
+	"$(readlink -f /sys/kernel/ksnap)"
+check "a knob reads the same through the link" "$(cat $KSNAP_SYS/period_us)" \
+	"$(cat /sys/kernel/ksnap/period_us 2>&1)"
+check "stats/ through the link" stopped "$(cat /sys/kernel/ksnap/stats/state 2>&1)"
+check "stats/: one file per value" \
+	"bad_tail cpu generation lateness_max_ns lateness_sum_ns lost missed read_bound_ns read_estimate_ns read_max_ns read_recent_ns read_sum_ns reader state stop_reason taken wakeups" \
+	"$(ls $KSNAP_SYS/stats | tr '\n' ' ' | sed 's/ $//')"
+check "plan/: one file per value" \
+	"cache_lines_per_cpu columns live_cpus possible_cpus single summed_cpu_times summed_other summed_vm_events" \
+	"$(ls $KSNAP_SYS/plan | tr '\n' ' ' | sed 's/ $//')"
+check "every file holds one line" "" \
+	"$(for f in $KSNAP_SYS/stats/* $KSNAP_SYS/plan/*; do [ "$(wc -l < $f)" = 1 ] || echo "$f"; done)"
 check "a second open of /dev/ksnap is EBUSY" EBUSY "$(guestprobe open2)"
 check "the device can be opened again after the first reader closed" ok "$(guestprobe open)"
 check "mapping the control page writable is EPERM" EPERM "$(guestprobe mmap-write)"
@@ -108,7 +125,9 @@ if load_for "rmmod while sampling with no reader"; then
 	rmmod ksnap
 	check "rmmod while sampling with no reader succeeds" 0 $?
 	check "the module is gone" no "$(module_loaded && echo yes || echo no)"
-	check "/sys/kernel/ksnap is gone" no "$([ -e $KSNAP_SYS ] && echo yes || echo no)"
+	check "the device's attributes are gone" no "$([ -e $KSNAP_SYS ] && echo yes || echo no)"
+	check "/sys/kernel/ksnap is gone (the link too)" no \
+		"$({ [ -e /sys/kernel/ksnap ] || [ -L /sys/kernel/ksnap ]; } && echo yes || echo no)"
 	check "/dev/ksnap is gone" no "$([ -e /dev/ksnap ] && echo yes || echo no)"
 fi
 modprobe ksnap
