@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/ksnap/: enable, metrics, cgroups, period_us, wake_ms, overflow,
- * cpu, stats, plan, available_metrics.  ks->lock serialises every store.
+ * cpu, stats, plan.  ks->lock serialises every store.
  */
 #include <linux/cpu.h>
 #include <linux/err.h>
@@ -116,26 +116,41 @@ static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return count;
 }
 
+/*
+ * The metrics sampled, groups expanded (and the defaults for an empty
+ * list); when they do not fit in the page, the list as it was written.
+ */
 static ssize_t metrics_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
 	struct ksnap *ks = ksnap_sysfs_dev;
+	const struct ksnap_config *cfg;
+	size_t need = 1;
 	unsigned int i;
 	int len = 0;
 
 	mutex_lock(&ks->lock);
-	for (i = 0; i < ks->cfg->nr_metrics; i++) {
-		int cpu = ks->cfg->metric_cpu[i];
+	cfg = ks->cfg;
+	for (i = 0; i < cfg->nr_metrics; i++)	/* ",name[NNNNN]" at most */
+		need += strlen(ksnap_metrics[cfg->metric[i]].name) + 8;
+	if (need >= PAGE_SIZE) {
+		len = sysfs_emit(buf, "%s\n", cfg->metrics_arg);
+		goto out;
+	}
+	for (i = 0; i < cfg->nr_metrics; i++) {
+		int cpu = cfg->metric_cpu[i];
 
 		len += sysfs_emit_at(buf, len, "%s%s", i ? "," : "",
-				     ksnap_metrics[ks->cfg->metric[i]].name);
+				     ksnap_metrics[cfg->metric[i]].name);
 		if (cpu == KSNAP_CPU_EACH)
 			len += sysfs_emit_at(buf, len, "[cpu]");
 		else if (cpu >= 0)
 			len += sysfs_emit_at(buf, len, "[%d]", cpu);
 	}
+	len += sysfs_emit_at(buf, len, "\n");
+out:
 	mutex_unlock(&ks->lock);
-	return len + sysfs_emit_at(buf, len, "\n");
+	return len;
 }
 
 static ssize_t cgroups_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -428,30 +443,6 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  "overrun" : "none");
 }
 
-/*
- * available_metrics: one line per metric (see ksnap_catalogue_line()).  The
- * catalogue is longer than the page a sysfs show may fill, so it is a
- * binary attribute over a text built once at load: the catalogue of the
- * running kernel never changes.
- */
-static char *ksnap_catalogue;
-
-static ssize_t available_metrics_read(struct file *file, struct kobject *kobj,
-				      struct bin_attribute *attr, char *buf,
-				      loff_t off, size_t count)
-{
-	return memory_read_from_buffer(buf, count, &off, ksnap_catalogue,
-				       attr->size);
-}
-
-static struct bin_attribute ksnap_attr_available_metrics =
-	__BIN_ATTR_RO(available_metrics, 0);
-
-static struct bin_attribute *ksnap_bin_attrs[] = {
-	&ksnap_attr_available_metrics,
-	NULL,
-};
-
 static struct kobj_attribute ksnap_attr_enable = __ATTR_RW(enable);
 static struct kobj_attribute ksnap_attr_metrics = __ATTR_RW(metrics);
 static struct kobj_attribute ksnap_attr_cgroups = __ATTR_RW(cgroups);
@@ -477,34 +468,21 @@ static struct attribute *ksnap_attrs[] = {
 
 static const struct attribute_group ksnap_attr_group = {
 	.attrs = ksnap_attrs,
-	.bin_attrs = ksnap_bin_attrs,
 };
 
 int ksnap_sysfs_init(struct ksnap *ks)
 {
-	size_t len;
 	int ret;
 
 	ksnap_sysfs_dev = ks;
-	ksnap_catalogue = ksnap_catalogue_text(&len);
-	if (!ksnap_catalogue)
-		return -ENOMEM;
-	ksnap_attr_available_metrics.size = len;
 	ks->kobj = kobject_create_and_add("ksnap", kernel_kobj);
-	if (!ks->kobj) {
-		ret = -ENOMEM;
-		goto err;
-	}
+	if (!ks->kobj)
+		return -ENOMEM;
 	ret = sysfs_create_group(ks->kobj, &ksnap_attr_group);
 	if (ret) {
 		kobject_put(ks->kobj);
 		ks->kobj = NULL;
-		goto err;
 	}
-	return 0;
-err:
-	kvfree(ksnap_catalogue);
-	ksnap_catalogue = NULL;
 	return ret;
 }
 
@@ -514,6 +492,4 @@ void ksnap_sysfs_uninit(struct ksnap *ks)
 	sysfs_remove_group(ks->kobj, &ksnap_attr_group);
 	kobject_put(ks->kobj);
 	ks->kobj = NULL;
-	kvfree(ksnap_catalogue);
-	ksnap_catalogue = NULL;
 }
