@@ -162,9 +162,10 @@ unload
 nall=$(awk -F'\t' '$5 != "cgroup"' /tmp/list.txt | wc -l)
 npsi=$(awk -F'\t' '$5 != "cgroup" && $1 ~ /^pressure\./' /tmp/list.txt | wc -l)
 nvm=$(awk -F'\t' '$5 != "cgroup" && $1 !~ /\./' /tmp/list.txt | wc -l)
-group_load "metrics=all" $((nall - npsi)) $nall
-group_load "metrics=vmstat" $nvm $nvm
-group_load "metrics=vmstat,cpu,memory.current cgroups=/ksnaptest" $((nvm + 11)) $((nvm + 11))
+# At 10 ms: a read of 200 columns under TCG must fit in the period.
+group_load "metrics=all period_us=10000" $((nall - npsi)) $nall
+group_load "metrics=vmstat period_us=10000" $nvm $nvm
+group_load "metrics=vmstat,cpu,memory.current cgroups=/ksnaptest period_us=10000" $((nvm + 11)) $((nvm + 11))
 unload
 rmdir $CG/nomem/child $CG/nomem $CG/ksnaptest
 finish
