@@ -70,7 +70,26 @@ fi
 pass "module loads"
 
 # --- The catalogue ---------------------------------------------------------
-
+ksnapd --list-metrics > $W/available.txt
+check "ksnapd --list-metrics exits 0" 0 $?
+cp $W/available.txt /out/available_metrics.txt
+n=$(wc -l < $W/available.txt)
+info "ksnapd --list-metrics: $n metrics on $(uname -r), $(wc -c < $W/available.txt) bytes"
+echo "$n" > /out/metric-count.txt
+bad=$(awk -F'\t' 'NF != 6 || ($2 != "cumulative" && $2 != "gauge") ||
+	($4 !~ /^(live|tick|1s|2s)$/) || ($5 !~ /^(-|cpu|cgroup)$/) { print NR": "$0; exit }' $W/available.txt)
+check "every --list-metrics line has 6 well-formed fields" "" "$bad"
+check "--header adds one line naming the columns" "name	kind	unit	freshness	field	description" \
+	"$(ksnapd --list-metrics --header | head -n 1)"
+check "--list-metrics=container: the per-cgroup metrics" \
+	"$(awk -F'\t' '$5 == "cgroup" { print $1 }' $W/available.txt)" \
+	"$(ksnapd --list-metrics=container | cut -f1)"
+check "--list-metrics=cpu: the /proc/stat cpu line's" \
+	"$(awk -F'\t' '$1 ~ /^cpu\./ && $5 == "cpu" { print $1 }' $W/available.txt)" \
+	"$(ksnapd --list-metrics=cpu | cut -f1)"
+ksnapd --list-metrics=bogus 2> $W/badgroup.err
+check "--list-metrics=bogus is a usage error" 2 $?
+check_lines "--list-metrics=bogus names the groups" 1 "no group 'bogus' (all, vmstat, cpu, container)" "$(cat $W/badgroup.err)"
 [ "$n" -gt 150 ] && pass "more than 150 metrics offered ($n)" ||
 	fail "more than 150 metrics offered" "> 150" "$n"
 
