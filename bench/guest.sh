@@ -67,7 +67,7 @@ for i in $(seq 0 63); do mkdir -p $CG/bench$i; done
 
 # The catalogue this module has.
 modprobe ksnap || { log "modprobe ksnap failed"; dmesg | tail -5; exit 1; }
-cut -f1 $SYS/available_metrics > /tmp/catalogue
+ksnapd --list-metrics | cut -f1 > /tmp/catalogue
 rmmod ksnap
 has() { grep -qx "$1" /tmp/catalogue; }
 

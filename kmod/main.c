@@ -109,9 +109,7 @@ static int __init ksnap_init(void)
 	if (ret)
 		goto err_ring;
 	ksnap_sampler_init(ks);
-	ret = ksnap_sysfs_init(ks);
-	if (ret)
-		goto err_sampler;
+	ksnap_sysfs_init(ks);
 	/*
 	 * Last: once /dev/ksnap exists a reader can open and map it, and a
 	 * failure after that would free the module under the reader.  The
@@ -119,12 +117,10 @@ static int __init ksnap_init(void)
 	 */
 	ret = ksnap_device_init(ks);
 	if (ret)
-		goto err_sysfs;
+		goto err_sampler;
 	ksnap_sysfs_link(ks);
 	return 0;
 
-err_sysfs:
-	ksnap_sysfs_uninit(ks);
 err_sampler:
 	ksnap_sampler_uninit(ks);
 	ksnap_cpus_uninit(ks);
@@ -147,7 +143,6 @@ static void __exit ksnap_exit(void)
 
 	ksnap_sysfs_unlink(ks);
 	ksnap_device_uninit(ks);
-	ksnap_sysfs_uninit(ks);
 	ksnap_sampler_uninit(ks);
 	ksnap_cpus_uninit(ks);
 	ksnap_ring_free(ks->ring);

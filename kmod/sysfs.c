@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The misc device's attributes, /sys/class/misc/ksnap/: enable, metrics,
- * cgroups, period_us, wake_ms, overflow, cpu, available_metrics, and the
+ * cgroups, period_us, wake_ms, overflow, cpu, and the
  * directories stats/ and plan/ with one value per file.  /sys/kernel/ksnap
  * links to them (deprecated).  ks->lock serialises every store.
  */
@@ -125,26 +125,41 @@ static ssize_t enable_store(struct device *dev, struct device_attribute *attr,
 	return count;
 }
 
+/*
+ * The metrics sampled, groups expanded (and the defaults for an empty
+ * list); when they do not fit in the page, the list as it was written.
+ */
 static ssize_t metrics_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
 	struct ksnap *ks = ksnap_from_dev(dev);
+	const struct ksnap_config *cfg;
+	size_t need = 1;
 	unsigned int i;
 	int len = 0;
 
 	mutex_lock(&ks->lock);
-	for (i = 0; i < ks->cfg->nr_metrics; i++) {
-		int cpu = ks->cfg->metric_cpu[i];
+	cfg = ks->cfg;
+	for (i = 0; i < cfg->nr_metrics; i++)	/* ",name[NNNNN]" at most */
+		need += strlen(ksnap_metrics[cfg->metric[i]].name) + 8;
+	if (need >= PAGE_SIZE) {
+		len = sysfs_emit(buf, "%s\n", cfg->metrics_arg);
+		goto out;
+	}
+	for (i = 0; i < cfg->nr_metrics; i++) {
+		int cpu = cfg->metric_cpu[i];
 
 		len += sysfs_emit_at(buf, len, "%s%s", i ? "," : "",
-				     ksnap_metrics[ks->cfg->metric[i]].name);
+				     ksnap_metrics[cfg->metric[i]].name);
 		if (cpu == KSNAP_CPU_EACH)
 			len += sysfs_emit_at(buf, len, "[cpu]");
 		else if (cpu >= 0)
 			len += sysfs_emit_at(buf, len, "[%d]", cpu);
 	}
+	len += sysfs_emit_at(buf, len, "\n");
+out:
 	mutex_unlock(&ks->lock);
-	return len + sysfs_emit_at(buf, len, "\n");
+	return len;
 }
 
 static ssize_t cgroups_show(struct device *dev, struct device_attribute *attr,
@@ -561,30 +576,6 @@ static const struct attribute_group ksnap_stats_group = {
 	.attrs = ksnap_stats_attrs,
 };
 
-/*
- * available_metrics: one line per metric (see ksnap_catalogue_line()).  The
- * catalogue is longer than the page a sysfs show may fill, so it is a
- * binary attribute over a text built once at load: the catalogue of the
- * running kernel never changes.
- */
-static char *ksnap_catalogue;
-
-static ssize_t available_metrics_read(struct file *file, struct kobject *kobj,
-				      struct bin_attribute *attr, char *buf,
-				      loff_t off, size_t count)
-{
-	return memory_read_from_buffer(buf, count, &off, ksnap_catalogue,
-				       attr->size);
-}
-
-static struct bin_attribute ksnap_attr_available_metrics =
-	__BIN_ATTR_RO(available_metrics, 0);
-
-static struct bin_attribute *ksnap_bin_attrs[] = {
-	&ksnap_attr_available_metrics,
-	NULL,
-};
-
 static DEVICE_ATTR_RW(enable);
 static DEVICE_ATTR_RW(metrics);
 static DEVICE_ATTR_RW(cgroups);
@@ -606,7 +597,6 @@ static struct attribute *ksnap_attrs[] = {
 
 static const struct attribute_group ksnap_attr_group = {
 	.attrs = ksnap_attrs,
-	.bin_attrs = ksnap_bin_attrs,
 };
 
 /* The misc device's groups: misc_register() adds them before its uevent. */
@@ -617,24 +607,13 @@ static const struct attribute_group *ksnap_attr_groups[] = {
 	NULL,
 };
 
-/* Before misc_register(): what the attributes serve, and their groups. */
-int ksnap_sysfs_init(struct ksnap *ks)
+/*
+ * Before misc_register(): the device's groups.  misc_deregister() drains
+ * the shows and stores running before it returns.
+ */
+void ksnap_sysfs_init(struct ksnap *ks)
 {
-	size_t len;
-
-	ksnap_catalogue = ksnap_catalogue_text(&len);
-	if (!ksnap_catalogue)
-		return -ENOMEM;
-	ksnap_attr_available_metrics.size = len;
 	ks->misc.groups = ksnap_attr_groups;
-	return 0;
-}
-
-/* After misc_deregister(), which drains the shows and stores running. */
-void ksnap_sysfs_uninit(struct ksnap *ks)
-{
-	kvfree(ksnap_catalogue);
-	ksnap_catalogue = NULL;
 }
 
 /*

@@ -43,6 +43,11 @@ refused_load() {
 
 refused_load "unknown metric" "metrics=nosuch" "nosuch" EINVAL
 refused_load "unknown metric among good ones" "metrics=pgfault,nosuch2" "nosuch2" EINVAL
+refused_load "a misspelt group" "metrics=vmstats" "unknown metric or group 'vmstats'" EINVAL
+refused_load "a misspelt group names the groups" "metrics=vmstats" "groups: all, vmstat, cpu, container"
+refused_load "a group with a CPU selector" "metrics=vmstat[cpu]" "a group takes no selector: 'vmstat[cpu]'" EINVAL
+refused_load "a group giving more columns than the ring has" "metrics=all cgroups=/ksnaptest,/nomem" "group 'all' gives" EINVAL
+refused_load "the container group without cgroups" "metrics=container" "selects no metric" EINVAL
 refused_load "zero period" "period_us=0" "period_us: 0" EINVAL
 refused_load "period below the 10 us minimum" "period_us=5" "period_us: 5" EINVAL
 refused_load "period above the maximum" "period_us=2000000000" "2000000000" EINVAL
@@ -71,8 +76,8 @@ check "enable reads 0 after load" 0 "$(cat $S/enable)"
 check "metrics reads back what was loaded" "pgfault,memory.current" "$(cat $S/metrics)"
 check "cgroups reads back what was loaded" "/ksnaptest" "$(cat $S/cgroups)"
 check "period_us reads back what was loaded" 1000 "$(cat $S/period_us)"
-grep -q '^pgfault' $S/available_metrics
-check "available_metrics lists pgfault" 0 $?
+ksnapd --list-metrics | grep -q '^pgfault	'
+check "ksnapd --list-metrics lists pgfault" 0 $?
 
 check "garbage to enable while stopped is EINVAL" EINVAL "$(guestprobe write $S/enable maybe)"
 check "enable still reads 0" 0 "$(cat $S/enable)"
@@ -110,5 +115,57 @@ check "metrics=pgfault,pgmajfault while stopped is accepted" ok "$(guestprobe wr
 check "metrics reads pgfault,pgmajfault" "pgfault,pgmajfault" "$(cat $S/metrics)"
 rmmod ksnap
 check "rmmod after the sysfs checks" 0 $?
+
+# group_load PARAMS EXPECTED_MIN EXPECTED_MAX: loads with a group, samples
+# with ksnapd, and counts the stream's columns.
+group_load() {
+	params=$1 min=$2 max=$3
+	written=${params%% *}
+	written=${written#metrics=}
+	unload
+	# shellcheck disable=SC2086
+	if ! modprobe ksnap $params; then
+		fail "modprobe ksnap $params loads" "status 0" "failure"
+		return
+	fi
+	pass "modprobe ksnap $params loads"
+	ksnapd --once -o /tmp/group.tsv 2> /tmp/group.err &
+	kpid=$!
+	wait_attached
+	guestprobe write $S/enable 1 > /dev/null
+	wait_samples 5
+	guestprobe write $S/enable 0 > /dev/null
+	wait_pid $kpid $WAIT_S
+	check "$params: ksnapd samples and exits 0" 0 $?
+	ncol=$(awk -F'\t' '$1 == "Time (ns)" { print NF - 1; exit }' /tmp/group.tsv)
+	if [ "${ncol:-0}" -ge "$min" ] && [ "${ncol:-0}" -le "$max" ]; then
+		pass "$params: $ncol columns, in [$min, $max]"
+	else
+		fail "$params: columns in [$min, $max]" "[$min, $max]" "${ncol:-none}"
+	fi
+	rows=$(grep -c '^[0-9]' /tmp/group.tsv)
+	[ "$rows" -ge 5 ] && pass "$params: $rows rows" ||
+		fail "$params: 5 rows at least" ">= 5" "$rows"
+	back=$(cat $S/metrics)
+	nback=$(printf '%s' "$back" | tr ',' '\n' | grep -c .)
+	if [ "$nback" -eq "$ncol" ] || [ "$back" = "$written" ]; then
+		pass "$params: metrics reads back the columns' metrics, or the list as written (${#back} bytes)"
+	else
+		fail "$params: metrics reads back" "$ncol metrics or $written" "$back"
+	fi
+}
+modprobe ksnap
+ksnapd --list-metrics > /tmp/list.txt
+unload
+# Without cgroups, all is every metric but the per-cgroup ones (and the
+# pressure ones when PSI is off).
+nall=$(awk -F'\t' '$5 != "cgroup"' /tmp/list.txt | wc -l)
+npsi=$(awk -F'\t' '$5 != "cgroup" && $1 ~ /^pressure\./' /tmp/list.txt | wc -l)
+nvm=$(awk -F'\t' '$5 != "cgroup" && $1 !~ /\./' /tmp/list.txt | wc -l)
+# At 10 ms: a read of 200 columns under TCG must fit in the period.
+group_load "metrics=all period_us=10000" $((nall - npsi)) $nall
+group_load "metrics=vmstat period_us=10000" $nvm $nvm
+group_load "metrics=vmstat,cpu,memory.current cgroups=/ksnaptest period_us=10000" $((nvm + 11)) $((nvm + 11))
+unload
 rmdir $CG/nomem/child $CG/nomem $CG/ksnaptest
 finish

@@ -69,7 +69,7 @@ check "params: read_pct keeps its value" 25 "$(cat $P/read_pct)"
 # --- refuse -----------------------------------------------------------------------
 # 150 summed columns: the VM events, then the CPU times, then other sums,
 # then cpu.stat.usage_self (summed over CPUs) of as many cgroups as it takes.
-cat $KSNAP_SYS/available_metrics > /tmp/catalogue
+ksnapd --list-metrics > /tmp/catalogue
 metrics=$( { awk -F '\t' '$6 ~ /^VM event counter/ { print $1 }' /tmp/catalogue
 	     awk -F '\t' '$1 ~ /^cpu\./ && $5 == "cpu" { print $1 }' /tmp/catalogue
 	     awk -F '\t' '$6 !~ /^VM event counter/ && $1 !~ /^cpu\./ && $5 == "cpu" { print $1 }' /tmp/catalogue

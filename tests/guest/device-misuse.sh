@@ -15,8 +15,9 @@ load_for() {
 	return 1
 }
 
-# open_only: runs with fd 3 on /dev/ksnap, opened by this shell and never
-# mapped.  The open file alone holds a module reference (fops.owner).
+# open_only: runs with fd 3 on /dev/ksnap, opened read-write (a reader's
+# open) by this shell and never mapped.  The open file alone holds a module
+# reference (fops.owner).
 open_only() {
 	check "an open fd alone (not mapped) makes delete_module say in use" EAGAIN "$(guestprobe unload ksnap)"
 	rmmod ksnap 2> /tmp/rmmod.err
@@ -28,6 +29,8 @@ open_only() {
 			"rmmod status $st, loaded: $(module_loaded && echo yes || echo no)"
 	fi
 	check "a second reader is refused while the shell has it open" EBUSY "$(guestprobe open)"
+	check "a read-only (query) open beside it is not" ok "$( (exec 4< /dev/ksnap) 2>/dev/null && echo ok)"
+	check "the catalogue is listed beside it" ok "$(ksnapd --list-metrics > /dev/null && echo ok)"
 	return 0
 }
 
@@ -64,7 +67,7 @@ check "mapping past the end of the device is EINVAL" EINVAL "$(guestprobe mmap-p
 check "the consumer page maps read-write" ok "$(guestprobe mmap-consumer)"
 
 # An open fd alone (never mapped) pins the module, until it is closed.
-if open_only 3< /dev/ksnap; then
+if open_only 3<> /dev/ksnap; then
 	if rmmod ksnap 2> /tmp/rmmod.err; then
 		pass "rmmod succeeds once the open fd is closed"
 	else
@@ -72,7 +75,7 @@ if open_only 3< /dev/ksnap; then
 	fi
 	check "the module is gone after that rmmod" no "$(module_loaded && echo yes || echo no)"
 else
-	fail "the shell opens /dev/ksnap read-only (fd 3)" "the open succeeds" "it failed"
+	fail "the shell opens /dev/ksnap read-write (fd 3)" "the open succeeds" "it failed"
 fi
 load_for "the mapping tests"
 

@@ -83,6 +83,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <grp.h>
 #include <sys/syscall.h>
@@ -922,11 +923,16 @@ static int cmd_stress(uint64_t seed, double secs)
 					errs++;
 				close(fd);
 			}
-			fd = open(KSNAP_SYSFS_DIR "/available_metrics",
-				  O_RDONLY);
+			/* The catalogue, on a query handle beside the reader */
+			fd = open(KSNAP_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
 			if (fd >= 0) {
-				while (read(fd, buf, sizeof(buf)) > 0)
-					;
+				struct ksnap_metric_info info;
+
+				memset(&info, 0, sizeof(info));
+				while (!ioctl(fd, KSNAP_IOC_METRIC, &info))
+					info.index++;
+				if (errno != EINVAL || !info.index)
+					errs++;
 				close(fd);
 			}
 			continue;
