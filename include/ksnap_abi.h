@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * ksnap shared-memory ABI, version 2.
+ * ksnap shared-memory ABI, version 3.
  *
  * ksnap.ko samples kernel and cgroup counters from an hrtimer into a ring
  * that userspace maps from /dev/ksnap.  This header is the whole contract
@@ -14,7 +14,9 @@
  * abi_version.  features lists the optional parts present (KSNAP_FEAT_*);
  * a reader uses a part only when its bit is set.  Version 1 (positions
  * that restart with each collection, a consumer page the kernel wrote at
- * open and start) is not compatible with version 2.
+ * open and start) is not compatible with version 2; version 2 (a power of
+ * two of records, a slot being p & (nr_records - 1)) is not compatible
+ * with version 3.
  *
  * Mapping.  The device is one vmalloc'ed area made of three regions, each
  * a whole number of pages.  Offsets below are in pages and are the mmap()
@@ -41,11 +43,11 @@
  * Positions.  head (producer, kernel) and tail (consumer, reader) are
  * free-running record counts since the module was loaded: they never go
  * back and never wrap (at 100 kHz, 2^64 records take 5.8 million years).
- * The slot of position p is p & (nr_records - 1); nr_records is a power of
- * two.  Each collection begins at start_position, the value of head when
- * it started; its record number n is at position start_position + n.  A
- * start never touches tail: the reader moves its tail to the new
- * collection when it sees it.  The kernel treats a tail below
+ * The slot of position p is p % nr_records; nr_records is every record
+ * that fits in the record region, not a power of two.  Each collection
+ * begins at start_position, the value of head when it started; its record
+ * number n is at position start_position + n.  A start never touches tail:
+ * the reader moves its tail to the new collection when it sees it.  The kernel treats a tail below
  * start_position as start_position (records of earlier collections are
  * free), never uses tail as an index, and counts a tail above head, or one
  * more than nr_records behind it, in stats.bad_tail and treats it as "ring
@@ -117,8 +119,8 @@
 #include <linux/types.h>
 
 #define KSNAP_MAGIC		0x50414e534bULL	/* "KSNAP" */
-#define KSNAP_ABI_VERSION	2
-#define KSNAP_ABI_COMPAT	2	/* oldest reader version this module serves */
+#define KSNAP_ABI_VERSION	3
+#define KSNAP_ABI_COMPAT	3	/* oldest reader version this module serves */
 
 /* ksnap_ctrl.features: optional parts of the ring. */
 #define KSNAP_FEAT_OVERWRITE	(1ULL << 0)	/* overflow=overwrite exists */
@@ -226,7 +228,7 @@ struct ksnap_ctrl {
 	 * and while no reader has the device open.
 	 */
 	__u32 record_size;	/* bytes; multiple of 8 */
-	__u32 nr_records;	/* power of two */
+	__u32 nr_records;	/* slots; any number from 2 */
 	__u32 flags;		/* KSNAP_CTRL_* */
 	__u32 stop_reason;	/* KSNAP_STOP_* (KSNAP_FEAT_READ_BOUND) */
 

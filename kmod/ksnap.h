@@ -222,6 +222,7 @@ int ksnap_config_check_wake_ms(unsigned int wake_ms);
 struct ksnap_run {
 	u64 start_mono_ns;
 	u64 start_position;	/* head at start (ksnap_abi.h "Positions") */
+	u32 slot;		/* head's slot: head % nr_records */
 	u32 wake_mark;		/* unread records that wake a reader */
 	u32 unwoken;		/* overwrite: records since the last wake-up */
 	DECLARE_BITMAP(gone, KSNAP_MAX_CGROUPS);	/* cgroups seen removed */

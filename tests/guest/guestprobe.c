@@ -396,7 +396,7 @@ static int cmd_records(double secs, bool reads)
 			const struct ksnap_record *r = (const void *)
 				((const char *)d.ctrl +
 				 (size_t)d.ctrl->data_pgoff * d.page +
-				 (size_t)(tail & (d.ctrl->nr_records - 1)) *
+				 (size_t)(tail % d.ctrl->nr_records) *
 				 d.ctrl->record_size);
 			uint32_t i;
 

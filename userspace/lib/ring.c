@@ -88,9 +88,8 @@ static int check_records(struct ksnap_ring *r, const struct ksnap_ctrl *c)
 		return bad_layout(r, "record_size %u is too small (at least "
 				  "%zu) or not a multiple of 8",
 				  c->record_size, sizeof(struct ksnap_record));
-	if (!is_pow2(c->nr_records))
-		return bad_layout(r, "nr_records %u is not a power of two",
-				  c->nr_records);
+	if (!c->nr_records)
+		return bad_layout(r, "nr_records is 0");
 	if (recs > data_len)
 		return bad_layout(r, "records do not fit the data region: "
 				  "nr_records %u x record_size %u = %llu bytes, "

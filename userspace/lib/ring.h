@@ -152,11 +152,12 @@ static inline void ksnap_ring_set_tail(struct ksnap_ring *r, uint64_t tail)
 	ksnap_store_release(&r->cons->tail, tail);
 }
 
+/* The slot of position pos: pos % nr_records (not a power of two). */
 static inline const struct ksnap_record *
 ksnap_ring_record(const struct ksnap_ring *r, uint64_t pos)
 {
 	return (const struct ksnap_record *)
-		(r->data + (size_t)(pos & (r->nr_records - 1)) * r->record_size);
+		(r->data + (size_t)(pos % r->nr_records) * r->record_size);
 }
 
 /* Tell the kernel which generation/state we have acted on (poll() stops

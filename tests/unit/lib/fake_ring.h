@@ -153,7 +153,7 @@ static inline struct ksnap_record *fake_ring_slot(struct fake_ring *f,
 						  uint64_t pos)
 {
 	return (struct ksnap_record *)
-		(f->data + (pos & (f->ctrl->nr_records - 1)) *
+		(f->data + (pos % f->ctrl->nr_records) *
 		 f->ctrl->record_size);
 }
 

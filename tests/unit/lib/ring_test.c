@@ -72,11 +72,11 @@ static void setup_rejects_inconsistent_layouts(void **s)
 {
 	struct ksnap_ring r = { .fd = -1 };
 
-	fr.ctrl->nr_records = 6;
+	fr.ctrl->nr_records = 0;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
 			 -EINVAL);
 	/* Each says the value found and the limit it breaks. */
-	assert_string_equal(r.why, "nr_records 6 is not a power of two");
+	assert_string_equal(r.why, "nr_records is 0");
 	fr.ctrl->nr_records = 1024;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
 			 -EINVAL);
@@ -127,6 +127,33 @@ static void records_are_read_in_position_order_across_the_wrap(void **s)
 	assert_ptr_equal(ksnap_ring_record(&r, 8), fr.data);
 	assert_ptr_equal(ksnap_ring_record(&r, 12),
 			 fr.data + 4 * KSNAP_RECORD_SIZE(4));
+}
+
+/* A ring sized exactly: the slot of a position is its remainder. */
+static void records_wrap_at_a_ring_of_any_size(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	uint64_t pos;
+
+	fr.ctrl->nr_records = 6;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fake_ring_start(&fr, 1, 2, 1000, 0, 0);
+	/* Positions 10..15 occupy slots 4,5,0,1,2,3. */
+	fr.ctrl->head = 10;
+	fr.cons->tail = 10;
+	for (pos = 10; pos < 16; pos++)
+		fake_ring_push(&fr, pos * 1000, pos * 10);
+	for (pos = 10; pos < 16; pos++) {
+		const struct ksnap_record *rec = ksnap_ring_record(&r, pos);
+
+		assert_int_equal(rec->seq, pos);
+		assert_int_equal(rec->values[0], pos * 10);
+	}
+	assert_ptr_equal(ksnap_ring_record(&r, 12), fr.data);
+	assert_ptr_equal(ksnap_ring_record(&r, 11),
+			 fr.data + 5 * KSNAP_RECORD_SIZE(4));
+	assert_ptr_equal(ksnap_ring_record(&r, UINT64_MAX),
+			 fr.data + 3 * KSNAP_RECORD_SIZE(4));
 }
 
 static void tail_and_handshake_stores_land_in_the_consumer_page(void **s)
@@ -366,6 +393,7 @@ int main(void)
 		T(setup_rejects_bad_magic_and_version),
 		T(setup_rejects_inconsistent_layouts),
 		T(records_are_read_in_position_order_across_the_wrap),
+		T(records_wrap_at_a_ring_of_any_size),
 		T(tail_and_handshake_stores_land_in_the_consumer_page),
 		T(read_coll_copies_fields_and_columns),
 		T(read_coll_retries_while_seq_is_odd),
