@@ -10,6 +10,8 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "compat.h"
@@ -113,12 +115,55 @@ static __poll_t ksnap_poll(struct file *file, poll_table *wait)
 	return 0;
 }
 
+/* KSNAP_IOC_COLUMN: one column of the current set (ksnap_abi.h). */
+static long ksnap_ioctl_column(struct ksnap *ks, void __user *arg)
+{
+	struct ksnap_column_info *col;
+	long ret;
+
+	/* 4464 bytes: not on the stack. */
+	col = kmalloc(sizeof(*col), GFP_KERNEL);
+	if (!col)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(col, arg, sizeof(*col)))
+		goto out;
+	ret = -EINVAL;
+	if (col->nr_columns || col->flags || col->freshness ||
+	    col->reserved0 || memchr_inv(col->reserved, 0,
+					 sizeof(col->reserved)))
+		goto out;
+	mutex_lock(&ks->lock);
+	ret = ksnap_ctrl_column(ks, col);
+	mutex_unlock(&ks->lock);
+	if (!ret && copy_to_user(arg, col, sizeof(*col)))
+		ret = -EFAULT;
+out:
+	kfree(col);
+	return ret;
+}
+
+static long ksnap_ioctl(struct file *file, unsigned int cmd,
+			unsigned long arg)
+{
+	struct ksnap *ks = ksnap_from_file(file);
+
+	switch (cmd) {
+	case KSNAP_IOC_COLUMN:
+		return ksnap_ioctl_column(ks, (void __user *)arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
 static const struct file_operations ksnap_fops = {
 	.owner = THIS_MODULE,
 	.open = ksnap_open,
 	.release = ksnap_release,
 	.mmap = ksnap_mmap,
 	.poll = ksnap_poll,
+	.unlocked_ioctl = ksnap_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
 	/* No .llseek: nonseekable_open() makes lseek() fail with ESPIPE. */
 };
 

@@ -2,8 +2,9 @@
 /*
  * Ring layout and position arithmetic (pure), and the ring's memory.
  *
- * The device is one vmalloc_user() area: control region (struct ksnap_ctrl
- * and KSNAP_MAX_COLUMNS column slots), one consumer page, record region.
+ * The device is one vmalloc_user() area: control region (struct ksnap_ctrl;
+ * the columns are read through the device, whatever their number), one
+ * consumer page, record region.
  * Positions are free-running u64 record counts; the slot of position pos
  * is pos % n, n being however many records fit (not a power of two).
  */
@@ -37,9 +38,7 @@ int ksnap_layout_init(struct ksnap_layout *l, u32 page_size, u32 ring_kb)
 
 	l->page_size = page_size;
 	l->max_columns = KSNAP_MAX_COLUMNS;
-	l->columns_offset = ALIGN(sizeof(struct ksnap_ctrl), 64);
-	ctrl_bytes = l->columns_offset +
-		     (u64)l->max_columns * sizeof(struct ksnap_column);
+	ctrl_bytes = sizeof(struct ksnap_ctrl);
 	l->ctrl_pages = DIV_ROUND_UP_ULL(ctrl_bytes, page_size);
 	l->consumer_pgoff = l->ctrl_pages;
 	l->data_pgoff = l->consumer_pgoff + 1;

@@ -10,9 +10,6 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 
-/* Column slots in the control region: more columns is a configuration error. */
-#define KSNAP_MAX_COLUMNS	256
-
 /* ring_kb= : size of the record region, KiB, rounded up to whole pages. */
 #define KSNAP_RING_KB_MIN	64
 #define KSNAP_RING_KB_MAX	262144
@@ -37,7 +34,6 @@ struct ksnap_layout {
 	u32 data_pgoff;
 	u32 data_pages;
 	u32 total_pages;
-	u32 columns_offset;
 	u32 max_columns;
 };
 

@@ -280,6 +280,8 @@ static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	rec->lateness_ns = ksnap_sat_u32(lateness_ns);
 	rec->read_ns = ksnap_sat_u32(t1 - t0);
 	rec->flags = flags;
+	rec->set_id = run->set_id;
+	rec->values_offset = offsetof(struct ksnap_record, values);
 	rec->reserved = 0;
 
 	/* [B] pairs with the reader's [C] and [F]: the record, then head. */
@@ -502,6 +504,7 @@ static void ksnap_run_reset(struct ksnap *ks)
 	memset(run, 0, sizeof(*run));
 	run->start_position = READ_ONCE(ks->ctrl->head);
 	run->slot = ksnap_ring_slot(run->start_position, cfg->nr_records);
+	run->set_id = ks->set_id;
 	run->wake_mark = ksnap_ring_wake_mark(cfg->nr_records, ks->period_ns,
 					      (u64)ks->wake_ms * NSEC_PER_MSEC);
 	for (i = 0; i < cfg->nr_cgroups; i++) {

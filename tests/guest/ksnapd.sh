@@ -16,6 +16,9 @@
 #   wait             ksnapd started before the module: waits, then attaches
 #   wake_ms          ksnapd is woken once per wake_ms of records (stats
 #                    wakeups), at the load's value and at a knob's
+#   long-path        a cgroup nested to a path of about 300 bytes: its
+#                    column read whole through the device's ioctl (and
+#                    the ioctl's errors), its full name in the header
 # Everything ksnapd wrote (and what ksnap-verify said, *.verify) is left in
 # /out.
 TEST=ksnapd
@@ -510,5 +513,48 @@ if load wake_ms=20; then
 else
 	fail "wake_ms: module loads with wake_ms=20" "modprobe status 0" "failure"
 fi
+
+# --- 9. a cgroup path of about 300 bytes, its column read by ioctl ----------------
+# A Kubernetes container's scope under the systemd cgroup driver, and a
+# cgroup below it: longer than a 160-byte field would hold.
+pod=kubepods-burstable-pod0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0.slice
+ctr=cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope
+longp=/kubepods.slice/kubepods-burstable.slice/$pod/$ctr/workload-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope
+d=$CG
+for part in $(echo "$longp" | tr '/' ' '); do
+	echo +memory > $d/cgroup.subtree_control 2>/dev/null
+	d=$d/$part
+	mkdir -p $d
+done
+ge "long-path: the path is longer than 290 bytes" "${#longp}" 290
+if load "metrics=pgfault,memory.current" "cgroups=$longp"; then
+	check "long-path: the cgroups knob reads the path back whole" "$longp" "$(cat $KSNAP_SYS/cgroups)"
+	check "long-path: KSNAP_IOC_COLUMN gives column 1 of the current set whole" \
+		"ok|memory.current|cgroup|$longp" \
+		"$(guestprobe column cur 1 | sed -n '1p;3,5p' | tr '\n' '|' | sed 's/|$//')"
+	check "long-path: an index past the set is ENOENT" ENOENT "$(guestprobe column cur 2)"
+	check "long-path: a set that is not the current one is ESTALE" ESTALE "$(guestprobe column old 0)"
+	check "long-path: a reserved field set is EINVAL" EINVAL "$(guestprobe column cur 0 dirty)"
+	ksnapd --once -o /out/long.tsv 2> /out/long.err &
+	kpid=$!
+	wait_attached
+	check "long-path: writing 1 to enable starts a collection" ok "$(enable 1)"
+	wait_rows /out/long.tsv 10
+	check "long-path: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $kpid $WAIT_S
+	check "long-path: ksnapd exits 0" 0 $?
+	check "long-path: the header names the column with the whole path" \
+		"Time (ns)	pgfault	memory.current[$longp]" \
+		"$(grep '^Time (ns)' /out/long.tsv)"
+	verify long /out/long.tsv 0
+	unload
+else
+	fail "long-path: module loads with a cgroup of ${#longp} bytes" "modprobe status 0" "failure"
+fi
+d=$CG$longp
+while [ "$d" != "$CG" ]; do
+	rmdir "$d" 2>/dev/null
+	d=${d%/*}
+done
 
 finish

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -56,6 +57,13 @@ int ksnap_sys_mmap(void **addr, size_t len, int prot, int flags, int fd,
 int ksnap_sys_munmap(void *addr, size_t len)
 {
 	return munmap(addr, len) < 0 ? -errno : 0;
+}
+
+int ksnap_sys_ioctl(int fd, unsigned long request, void *arg)
+{
+	int n = ioctl(fd, request, arg);
+
+	return n < 0 ? -errno : n;
 }
 
 int ksnap_sys_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)

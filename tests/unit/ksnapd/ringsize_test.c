@@ -43,8 +43,8 @@ static void check_span(uint64_t span_ns, const char *params,
 static void history_is_held_without_rounding_to_a_power_of_two(void **s)
 {
 	(void)s;
-	/* 10 s at 1 kHz, 3 default metrics: 10002 records of 56 bytes. */
-	assert_int_equal(ringsize_kb(10000000000ULL, NULL), 547);
+	/* 10 s at 1 kHz, 3 default metrics: 10002 records of 64 bytes. */
+	assert_int_equal(ringsize_kb(10000000000ULL, NULL), 626);
 	check_span(10000000000ULL, NULL, 1000000, 3);
 	check_span(30000000000ULL, "period_us=100 metrics=a,b cgroups=/x,/y",
 		   100000, 4);
