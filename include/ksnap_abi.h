@@ -46,11 +46,11 @@
  * that fits in the record region, not a power of two.  Each collection
  * begins at start_position, the value of head when it started; its record
  * number n is at position start_position + n.  A start never touches tail:
- * the reader moves its tail to the new collection when it sees it.  The kernel treats a tail below
- * start_position as start_position (records of earlier collections are
- * free), never uses tail as an index, and counts a tail above head, or one
- * more than nr_records behind it, in stats.bad_tail and treats it as "ring
- * full".
+ * the reader moves its tail to the new collection when it sees it.  The
+ * kernel treats a tail below start_position as start_position (records of
+ * earlier collections are free), never uses tail as an index, and counts a
+ * tail above head, or one more than nr_records behind it, in
+ * stats.bad_tail and treats it as "ring full".
  *
  * Ordering (kmod/sampler.c has the diagram).  The producer fills a slot,
  * then store-releases head; the consumer load-acquires head, reads the
@@ -96,11 +96,14 @@
  *    ksnap_ctrl.set_id becomes the new set (under seq) before head covers
  *    that record;
  *  - a reader takes a record's columns from the set its set_id names,
- *    never from the collection's current set, and reads a new set's
- *    columns (KSNAP_IOC_COLUMN) when it first meets its set_id; a record
- *    of a set it could not read (ESTALE: a set published and replaced
- *    before the reader asked, which a reader that keeps up never sees) is
- *    skipped and counted, never read under another set's columns;
+ *    never from the collection's current set: it reads a new set's
+ *    columns (KSNAP_IOC_COLUMN) when it first meets its set_id, or skips
+ *    and counts the records of a set it does not take (ksnapd, whose
+ *    stream has one header per collection, does); either way a record is
+ *    never read under another set's columns;
+ *  - such a module answers KSNAP_IOC_COLUMN for every set whose records
+ *    the ring may still hold, ESTALE only for a set none of whose records
+ *    can still be read (today: any set but the current one);
  *  - record_size stays the collection's: a set change that would need
  *    wider records (more columns than record_size holds) ends the
  *    collection and starts a new one, so a slot's width never changes
