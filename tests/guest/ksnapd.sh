@@ -19,6 +19,8 @@
 #   long-path        a cgroup nested to a path of about 300 bytes: its
 #                    column read whole through the device's ioctl (and
 #                    the ioctl's errors), its full name in the header
+#   many-columns     300 cgroups' memory.current, more columns than the
+#                    control region once held (256): all in the header
 # Everything ksnapd wrote (and what ksnap-verify said, *.verify) is left in
 # /out.
 TEST=ksnapd
@@ -556,5 +558,43 @@ while [ "$d" != "$CG" ]; do
 	rmdir "$d" 2>/dev/null
 	d=${d%/*}
 done
+
+# --- 10. more columns than the control region once held ------------------------
+mkdir -p $CG/many
+echo +memory > $CG/many/cgroup.subtree_control
+many=""
+for i in $(seq 1 300); do
+	mkdir -p $CG/many/c$i
+	many="$many${many:+,}/many/c$i"
+done
+if load period_us=100000; then
+	check "many-columns: 300 cgroups are taken" ok \
+		"$(guestprobe write $KSNAP_SYS/cgroups "$many")"
+	check "many-columns: memory.current for each is taken" ok \
+		"$(guestprobe write $KSNAP_SYS/metrics memory.current)"
+	check "many-columns: the last column through the device" \
+		"ok|memory.current|cgroup|/many/c300" \
+		"$(guestprobe column cur 299 | sed -n '1p;3,5p' | tr '\n' '|' | sed 's/|$//')"
+	ksnapd --once -o /out/many.tsv 2> /out/many.err &
+	kpid=$!
+	wait_attached
+	check "many-columns: writing 1 to enable starts a collection" ok "$(enable 1)"
+	wait_rows /out/many.tsv 3
+	check "many-columns: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $kpid $WAIT_S
+	check "many-columns: ksnapd exits 0" 0 $?
+	check "many-columns: the header has the time and 300 columns" 301 \
+		"$(grep '^Time (ns)' /out/many.tsv | awk -F '\t' '{ print NF }')"
+	check "many-columns: the last one is /many/c300's" "memory.current[/many/c300]" \
+		"$(grep '^Time (ns)' /out/many.tsv | awk -F '\t' '{ print $NF }')"
+	verify many /out/many.tsv 0
+	unload
+else
+	fail "many-columns: module loads" "modprobe status 0" "failure"
+fi
+for i in $(seq 1 300); do
+	rmdir $CG/many/c$i 2>/dev/null
+done
+rmdir $CG/many 2>/dev/null
 
 finish
