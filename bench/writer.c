@@ -86,6 +86,15 @@ ssize_t __wrap_ksnap_sys_write(int fd, const void *buf, size_t len)
 	return n;
 }
 
+/* The ring's columns, as the device's KSNAP_IOC_COLUMN gives them: a
+ * memfd has no such ioctl. */
+static struct fake_ring *columns_of;
+int __wrap_ksnap_sys_ioctl(int fd, unsigned long req, void *arg)
+{
+	(void)fd;
+	return fake_ring_ioctl(columns_of, req, arg);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -116,6 +125,8 @@ static void fill(struct fake_ring *f, uint32_t ncols, uint64_t from,
 		r->lateness_ns = 1000;
 		r->read_ns = 500;
 		r->flags = 0;
+		r->set_id = f->ctrl->set_id;
+		r->values_offset = offsetof(struct ksnap_record, values);
 		for (i = 0; i < ncols; i++)
 			r->values[i] = base[i] + pos * inc[i] + (pos * 31 + i) % 7;
 	}
@@ -163,6 +174,7 @@ static struct result run(uint32_t ncols, bool lossy, const char *sink,
 					 "cpu", v + 6, "a counter",
 					 KSNAP_COL_CUMULATIVE);
 	}
+	columns_of = &f;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
 	ret = ksnap_ring_open(&r, path);
 	if (ret)

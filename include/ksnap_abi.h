@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * ksnap shared-memory ABI, version 2.
+ * ksnap shared-memory ABI, version 3.
  *
  * ksnap.ko samples kernel and cgroup counters from an hrtimer into a ring
  * that userspace maps from /dev/ksnap.  This header is the whole contract
@@ -14,15 +14,16 @@
  * abi_version.  features lists the optional parts present (KSNAP_FEAT_*);
  * a reader uses a part only when its bit is set.  Version 1 (positions
  * that restart with each collection, a consumer page the kernel wrote at
- * open and start) is not compatible with version 2.
+ * open and start) is not compatible with version 2; version 2 (a power of
+ * two of records, a slot being p & (nr_records - 1)) is not compatible
+ * with version 3.
  *
  * Mapping.  The device is one vmalloc'ed area made of three regions, each
  * a whole number of pages.  Offsets below are in pages and are the mmap()
  * offset (in bytes: pgoff * page_size):
  *
  *   pgoff 0                  control region, ctrl_pages pages, READ-ONLY:
- *                            struct ksnap_ctrl, then ksnap_ctrl.nr_columns
- *                            struct ksnap_column at columns_offset.
+ *                            struct ksnap_ctrl.
  *   pgoff consumer_pgoff     consumer page, one page, READ-WRITE:
  *                            struct ksnap_consumer.
  *   pgoff data_pgoff         records, data_pages pages, READ-ONLY:
@@ -41,15 +42,15 @@
  * Positions.  head (producer, kernel) and tail (consumer, reader) are
  * free-running record counts since the module was loaded: they never go
  * back and never wrap (at 100 kHz, 2^64 records take 5.8 million years).
- * The slot of position p is p & (nr_records - 1); nr_records is a power of
- * two.  Each collection begins at start_position, the value of head when
- * it started; its record number n is at position start_position + n.  A
- * start never touches tail: the reader moves its tail to the new
- * collection when it sees it.  The kernel treats a tail below
- * start_position as start_position (records of earlier collections are
- * free), never uses tail as an index, and counts a tail above head, or one
- * more than nr_records behind it, in stats.bad_tail and treats it as "ring
- * full".
+ * The slot of position p is p % nr_records; nr_records is every record
+ * that fits in the record region, not a power of two.  Each collection
+ * begins at start_position, the value of head when it started; its record
+ * number n is at position start_position + n.  A start never touches tail:
+ * the reader moves its tail to the new collection when it sees it.  The
+ * kernel treats a tail below start_position as start_position (records of
+ * earlier collections are free), never uses tail as an index, and counts a
+ * tail above head, or one more than nr_records behind it, in
+ * stats.bad_tail and treats it as "ring full".
  *
  * Ordering (kmod/sampler.c has the diagram).  The producer fills a slot,
  * then store-releases head; the consumer load-acquires head, reads the
@@ -67,16 +68,65 @@
  * after the copy (acquire fence), is below p + nr_records.  The kernel
  * cannot count these (it does not know what was read): the reader does.
  *
+ * Records.  A slot holds one struct ksnap_record: its header, then the
+ * values of its column set, values_offset bytes from the slot's start (a
+ * later module may add header fields before them: a reader takes the
+ * values from values_offset, never from sizeof(struct ksnap_record), and
+ * checks that values_offset is a multiple of 8, at least the header it
+ * knows, and that the set's values end within record_size).  record_size
+ * is fixed per collection: every record of a collection fits it.
+ *
+ * Column sets.  What a record's values are is its column set: set_id
+ * names it.  The module numbers a set when it publishes a configuration
+ * (at load and at each reconfiguration of its metrics or cgroups), from
+ * 1, never reusing a number while loaded; ksnap_ctrl.set_id (under seq) is
+ * the collection's set.  A set's columns are not in the mapping: they are
+ * read through the device, one by index, with KSNAP_IOC_COLUMN (struct
+ * ksnap_column_info, below), naming the set.  The kernel answers for its
+ * current set only: ESTALE for any other (the reader reads the collection
+ * fields again and starts over), ENOENT for an index past the set's
+ * nr_columns.  A set has at most KSNAP_MAX_COLUMNS columns.
+ *
+ * Today a collection has one set: each record's set_id is the
+ * collection's.  Sets that change while a collection runs (cgroups
+ * coming and going on a container host) need no other change to this
+ * ABI, and a reader of this version is ready for them:
+ *  - a set change takes effect at a snapshot boundary: the first record
+ *    of the new set carries its set_id and KSNAP_REC_SET_CHANGED, and
+ *    ksnap_ctrl.set_id becomes the new set (under seq) before head covers
+ *    that record;
+ *  - a reader takes a record's columns from the set its set_id names,
+ *    never from the collection's current set: it reads a new set's
+ *    columns (KSNAP_IOC_COLUMN) when it first meets its set_id, or skips
+ *    and counts the records of a set it does not take (ksnapd, whose
+ *    stream has one header per collection, does); either way a record is
+ *    never read under another set's columns;
+ *  - such a module answers KSNAP_IOC_COLUMN for every set whose records
+ *    the ring may still hold, ESTALE only for a set none of whose records
+ *    can still be read (today: any set but the current one);
+ *  - record_size stays the collection's: a set change that would need
+ *    wider records (more columns than record_size holds) ends the
+ *    collection and starts a new one, so a slot's width never changes
+ *    under a reader;
+ *  - a column keeps its index only within its set: a reader matches
+ *    columns across sets by their names (metric, field, value).
+ * The current module never changes a set inside a collection and never
+ * sets KSNAP_REC_SET_CHANGED.
+ *
  * Collections.  Writing 1 to the enable attribute (KSNAP_SYSFS_DIR)
- * starts collection number ++generation: start_position = head, the counters in struct
+ * starts collection number ++generation: start_position = head, the
+ * counters in struct
  * ksnap_stats restart at 0, start times are taken.  Writing 0 takes one
  * last snapshot (flagged KSNAP_REC_LAST) and stops; the control page keeps
  * that collection's figures until the next start.  A reconfiguration while
- * stopped (metrics, cgroups) after a collection publishes its columns,
+ * stopped (metrics, cgroups) after a collection publishes its column set,
  * record geometry and period as a new collection, ++generation, stopped
  * and empty (start_position = head, statistics zero): a finished
  * collection's records are read only under the columns and period they
- * were taken with.
+ * were taken with.  A reader reads a collection's columns when it begins
+ * it; the set may be replaced before (ESTALE): it reads the collection
+ * fields again then, and a finished collection whose set is gone has no
+ * records left to read (the reconfiguration made a new, empty one).
  *
  * Reader session.  Each open() of the device begins a reader session: the
  * kernel increments reader_session and sets reader_done_base to the last
@@ -96,8 +146,8 @@
  *
  * Seqlock.  ksnap_ctrl.seq is odd while the kernel rewrites the collection
  * fields (generation, state, start times and position, period, flags,
- * record geometry, columns); read them between two even, equal values of
- * seq.
+ * record geometry, set_id, nr_columns); read them between two even, equal
+ * values of seq.
  *
  * poll(): EPOLLIN | EPOLLRDNORM while the session is not claimed, while
  * head differs from the tail (as the kernel takes it, above), or while
@@ -118,8 +168,8 @@
 #include <linux/types.h>
 
 #define KSNAP_MAGIC		0x50414e534bULL	/* "KSNAP" */
-#define KSNAP_ABI_VERSION	2
-#define KSNAP_ABI_COMPAT	2	/* oldest reader version this module serves */
+#define KSNAP_ABI_VERSION	3
+#define KSNAP_ABI_COMPAT	3	/* oldest reader version this module serves */
 
 /* ksnap_ctrl.features: optional parts of the ring. */
 #define KSNAP_FEAT_OVERWRITE	(1ULL << 0)	/* overflow=overwrite exists */
@@ -139,9 +189,13 @@
 /* Lengths include the terminating NUL. */
 #define KSNAP_METRIC_NAME_MAX	64
 #define KSNAP_FIELD_NAME_MAX	16
-#define KSNAP_FIELD_VALUE_MAX	160
+/* A cgroup path: PATH_MAX, as deep as cgroupfs nests. */
+#define KSNAP_FIELD_VALUE_MAX	4096
 #define KSNAP_DESC_MAX		224
 #define KSNAP_UNIT_MAX		16
+
+/* Columns in a set, at most (metrics times cgroups or CPUs). */
+#define KSNAP_MAX_COLUMNS	4096
 
 /* ksnap_ctrl.state (bit 0 of ksnap_consumer.seen_state). */
 #define KSNAP_STATE_STOPPED	0
@@ -163,11 +217,11 @@
 /* ksnap_ctrl.flags (per collection) */
 #define KSNAP_CTRL_OVERWRITE	(1U << 0)	/* overflow=overwrite */
 
-/* ksnap_column.flags */
+/* ksnap_column_info.flags */
 #define KSNAP_COL_CUMULATIVE	(1U << 0)	/* never decreases */
 #define KSNAP_COL_NANOSECONDS	(1U << 1)	/* value is in ns */
 
-/* ksnap_column.freshness: how current a value is when it is read. */
+/* ksnap_column_info.freshness: how current a value is when it is read. */
 #define KSNAP_FRESH_LIVE	0	/* read as of the snapshot */
 #define KSNAP_FRESH_TICK	1	/* updated every scheduler tick */
 #define KSNAP_FRESH_1S		2	/* folded about every second */
@@ -184,6 +238,11 @@
 #define KSNAP_REC_CPU_FOLD	(1U << 2)
 /* A per-CPU column's CPU is offline: the column holds its value. */
 #define KSNAP_REC_CPU_OFFLINE	(1U << 3)
+/*
+ * The first record of a new column set within a collection ("Column
+ * sets"): never set by this module.
+ */
+#define KSNAP_REC_SET_CHANGED	(1U << 4)
 
 /* Per-collection statistics, reset at every start. */
 struct ksnap_stats {
@@ -216,15 +275,15 @@ struct ksnap_ctrl {
 	__u32 data_pgoff;	/* record region offset, pages */
 	__u32 data_pages;	/* record region length, pages */
 	__u32 total_pages;	/* whole device */
-	__u32 columns_offset;	/* bytes from the start of this struct */
-	__u32 max_columns;	/* column slots the control region has */
+	__u32 reserved1;
+	__u32 max_columns;	/* KSNAP_MAX_COLUMNS of the module */
 	__u64 reserved0;
 
 	/* Per collection; under seq. */
 	__u32 seq;		/* odd while being rewritten */
 	__u32 generation;	/* collection number, 0 before the first */
 	__u32 state;		/* KSNAP_STATE_* */
-	__u32 nr_columns;	/* values per record */
+	__u32 nr_columns;	/* values per record: set_id's columns */
 	__u64 period_ns;
 	__u64 start_mono_ns;	/* CLOCK_MONOTONIC at start */
 	__u64 start_real_ns;	/* CLOCK_REALTIME at start */
@@ -233,37 +292,48 @@ struct ksnap_ctrl {
 	 * record_size and nr_records change, under seq, only while stopped
 	 * and while no reader has the device open.
 	 */
-	__u32 record_size;	/* bytes; multiple of 8 */
-	__u32 nr_records;	/* power of two */
+	__u32 record_size;	/* bytes, a slot; multiple of 8 */
+	__u32 nr_records;	/* slots; any number from 2 */
 	__u32 flags;		/* KSNAP_CTRL_* */
 	__u32 stop_reason;	/* KSNAP_STOP_* (KSNAP_FEAT_READ_BOUND) */
 
 	/* Reader session: written by open() before it returns. */
 	__u32 reader_session;	/* incremented at each open */
 	__u32 reader_done_base;	/* last collection finished at that open */
-	__u64 reserved2[7];
+	/* Per collection, under seq: the column set ("Column sets"). */
+	__u32 set_id;
+	__u32 reserved2;
+	__u64 reserved3[6];
 
 	/* Producer; own cache line. */
 	__u64 head;
-	__u64 reserved3[7];
+	__u64 reserved4[7];
 
 	/* Updated by the timer; read with relaxed loads. */
 	struct ksnap_stats stats;
 };
 
 /*
- * One column: a metric, and for metrics with a field (per cgroup, per CPU)
+ * KSNAP_IOC_COLUMN: one column of a set, by index.  The caller sets
+ * set_id and index, and zeroes the rest; the kernel fills nr_columns and
+ * the column: a metric, and for metrics with a field (per cgroup, per CPU)
  * the field's name and value.  The column's name in the stream is
- * "metric" or "metric[value]".
+ * "metric" or "metric[value]".  Errors: ESTALE, set_id is not the current
+ * set; ENOENT, index is not below nr_columns; EINVAL, a reserved field is
+ * not zero; EFAULT.
  */
-struct ksnap_column {
+struct ksnap_column_info {
+	__u32 set_id;		/* in */
+	__u32 index;		/* in: 0 .. nr_columns - 1 */
+	__u32 nr_columns;	/* out: the set's columns */
+	__u32 flags;		/* out: KSNAP_COL_* */
+	__u32 freshness;	/* out: KSNAP_FRESH_* */
+	__u32 reserved0;
+	__u64 reserved[5];
 	char metric[KSNAP_METRIC_NAME_MAX];
 	char field[KSNAP_FIELD_NAME_MAX];	/* "" when none */
-	char value[KSNAP_FIELD_VALUE_MAX];
 	char description[KSNAP_DESC_MAX];
-	__u32 flags;		/* KSNAP_COL_* */
-	__u32 freshness;	/* KSNAP_FRESH_* */
-	__u64 reserved[5];
+	char value[KSNAP_FIELD_VALUE_MAX];	/* a cgroup path, a CPU */
 };
 
 /* The one page the reader writes; the kernel only reads it. */
@@ -321,13 +391,18 @@ struct ksnap_metric_info {
 	__u64 reserved[4];	/* zero */
 };
 
-/* A slot: header, then ksnap_ctrl.nr_columns values. */
+/*
+ * A slot: header, then the values of set set_id at values_offset (this
+ * module's: at values[]; see "Records" for a later one's).
+ */
 struct ksnap_record {
 	__u64 seq;		/* position of this record */
 	__u64 time_ns;		/* midpoint of the reads - start_mono_ns */
 	__u32 lateness_ns;	/* collection start - expiry, saturated */
 	__u32 read_ns;		/* time spent reading, saturated */
 	__u32 flags;		/* KSNAP_REC_* */
+	__u32 set_id;		/* the column set of the values */
+	__u32 values_offset;	/* bytes from the record's start to values */
 	__u32 reserved;
 	__u64 values[];
 };
@@ -335,18 +410,28 @@ struct ksnap_record {
 #define KSNAP_RECORD_SIZE(ncols) \
 	(sizeof(struct ksnap_record) + (ncols) * sizeof(__u64))
 
+/* ioctl()s on /dev/ksnap. */
+#define KSNAP_IOC_COLUMN	_IOWR(KSNAP_IOC_MAGIC, 0x02, struct ksnap_column_info)
+
 /* The layout, checked wherever this header is compiled. */
 #define KSNAP_ABI_ASSERT(cond, what) _Static_assert(cond, "ksnap ABI: " what)
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_stats) == 128, "ksnap_stats size");
-KSNAP_ABI_ASSERT(sizeof(struct ksnap_column) == 512, "ksnap_column size");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_column_info) == 4464,
+		 "ksnap_column_info size");
+KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_column_info, metric) == 64,
+		 "ksnap_column_info strings after its numbers");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_consumer) == 64, "ksnap_consumer size");
-KSNAP_ABI_ASSERT(sizeof(struct ksnap_record) == 32, "ksnap_record size");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_record) == 40, "ksnap_record size");
+KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_record, values) == 40,
+		 "values right after the header");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_metric_info) == 368,
 		 "ksnap_metric_info size");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, seq) == 64,
 		 "collection fields on the second cache line");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, reader_session) == 128,
 		 "reader session on the third cache line");
+KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, set_id) == 136,
+		 "set_id after the reader session");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, head) == 192,
 		 "head on a cache line of its own");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, stats) == 256,

@@ -9,6 +9,7 @@
 #include <linux/build_bug.h>
 #include <linux/err.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -70,8 +71,9 @@ static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 	cfg->cgroups_arg = ksnap_join(list, strlen(arg));
 	if (!cfg->cgroups_arg)
 		goto out;
-	cfg->cgroups = kcalloc(list->nr ?: 1, sizeof(*cfg->cgroups),
-			       GFP_KERNEL);
+	/* Up to KSNAP_MAX_CGROUPS of a path's length each: kvcalloc(). */
+	cfg->cgroups = kvcalloc(list->nr ?: 1, sizeof(*cfg->cgroups),
+				GFP_KERNEL);
 	if (!cfg->cgroups)
 		goto out;
 	if (prev && prev->nr_cgroups == list->nr &&
@@ -293,12 +295,17 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 			return ret;
 	}
 	if (n > l->max_columns) {
-		pr_err_ratelimited("metrics: %u columns (metrics times cgroups or CPUs) is more than the %u the ring has room for: sample fewer\n",
+		pr_err_ratelimited("metrics: %u columns (metrics times cgroups or CPUs) is more than the %u a column set may have: sample fewer\n",
 				   n, l->max_columns);
 		return -EINVAL;
 	}
-	if (ksnap_layout_records(l, n, &cfg->record_size, &cfg->nr_records)) {
+	if (!n) {
 		pr_err_ratelimited("metrics: no column to sample: name at least one metric\n");
+		return -EINVAL;
+	}
+	if (ksnap_layout_records(l, n, &cfg->record_size, &cfg->nr_records)) {
+		pr_err_ratelimited("metrics: %u columns make records of %zu bytes: the ring (ring_kb=) holds fewer than 2 of them: load ksnap with a larger ring_kb\n",
+				   n, KSNAP_RECORD_SIZE((size_t)n));
 		return -EINVAL;
 	}
 
@@ -351,8 +358,9 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 	struct ksnap_list *list;
 	int ret = -ENOMEM;
 
-	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
-	list = kzalloc(sizeof(*list), GFP_KERNEL);
+	/* Sized for KSNAP_MAX_COLUMNS: some hundred KiB, kvzalloc(). */
+	cfg = kvzalloc(sizeof(*cfg), GFP_KERNEL);
+	list = kvzalloc(sizeof(*list), GFP_KERNEL);
 	if (!cfg || !list)
 		goto err;
 
@@ -366,11 +374,11 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 	if (ret)
 		goto err;
 	ksnap_plan_build(cfg);
-	kfree(list);
+	kvfree(list);
 	return cfg;
 
 err:
-	kfree(list);
+	kvfree(list);
 	ksnap_config_free(cfg);
 	return ERR_PTR(ret);
 }
@@ -383,10 +391,10 @@ void ksnap_config_free(const struct ksnap_config *cfg)
 		return;
 	for (i = 0; i < cfg->nr_cgroups; i++)
 		ksnap_cgroup_put(&cfg->cgroups[i]);
-	kfree(cfg->cgroups);
+	kvfree(cfg->cgroups);
 	kfree(cfg->cgroups_arg);
 	kfree(cfg->metrics_arg);
-	kfree(cfg);
+	kvfree(cfg);
 }
 
 /* 0, or -EINVAL with one log line. */

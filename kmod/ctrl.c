@@ -28,7 +28,6 @@ void ksnap_ctrl_init(struct ksnap *ks)
 	ctrl->data_pgoff = l->data_pgoff;
 	ctrl->data_pages = l->data_pages;
 	ctrl->total_pages = l->total_pages;
-	ctrl->columns_offset = l->columns_offset;
 	ctrl->max_columns = l->max_columns;
 }
 
@@ -46,10 +45,30 @@ static void ksnap_ctrl_write_end(struct ksnap_ctrl *ctrl)
 	WRITE_ONCE(ctrl->seq, ctrl->seq + 1);
 }
 
-static void ksnap_ctrl_column(struct ksnap_column *col,
-			      const struct ksnap_source *src)
+/**
+ * ksnap_ctrl_column() - column @index of the current set, for KSNAP_IOC_COLUMN
+ * @ks: with ks->lock held
+ * @col: in: set_id, index; filled on success
+ *
+ * Return: 0, -ESTALE when @col->set_id is not the current set, -ENOENT
+ * past its last column.
+ */
+int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col)
 {
+	const struct ksnap_config *cfg = ks->cfg;
+	const struct ksnap_source *src;
+	u32 set_id = col->set_id, index = col->index;
+
+	lockdep_assert_held(&ks->lock);
+	if (set_id != ks->set_id)
+		return -ESTALE;
+	if (index >= cfg->nr_columns)
+		return -ENOENT;
+	src = &cfg->col[index];
 	memset(col, 0, sizeof(*col));
+	col->set_id = set_id;
+	col->index = index;
+	col->nr_columns = cfg->nr_columns;
 	strscpy(col->metric, src->metric->name, sizeof(col->metric));
 	strscpy(col->description, ksnap_metric_desc(src->metric),
 		sizeof(col->description));
@@ -62,11 +81,14 @@ static void ksnap_ctrl_column(struct ksnap_column *col,
 		strscpy(col->field, "cpu", sizeof(col->field));
 		snprintf(col->value, sizeof(col->value), "%d", src->cpu);
 	}
+	return 0;
 }
 
 /*
- * Publish ks->cfg and ks->period_ns.  Only while stopped; the record
- * geometry only while no reader has the device open.
+ * Publish ks->cfg and ks->period_ns as a new column set (ksnap_abi.h
+ * "Column sets"): its columns are read through KSNAP_IOC_COLUMN, which
+ * answers for ks->set_id only, under ks->lock as this is.  Only while
+ * stopped; the record geometry only while no reader has the device open.
  *
  * The columns, geometry and period describe the records of the collection
  * published with them.  So after a collection, new ones come as a new,
@@ -78,10 +100,10 @@ void ksnap_ctrl_publish_config(struct ksnap *ks)
 {
 	const struct ksnap_config *cfg = ks->cfg;
 	struct ksnap_ctrl *ctrl = ks->ctrl;
-	struct ksnap_column *cols;
-	unsigned int i;
 
-	cols = (void *)ctrl + ctrl->columns_offset;
+	lockdep_assert_held(&ks->lock);
+	/* Never 0, never reused while loaded (2^32 reconfigurations). */
+	ks->set_id++;
 	ksnap_ctrl_write_begin(ctrl);
 	if (ctrl->generation) {
 		ctrl->generation++;
@@ -97,9 +119,7 @@ void ksnap_ctrl_publish_config(struct ksnap *ks)
 	ctrl->record_size = cfg->record_size;
 	ctrl->nr_records = cfg->nr_records;
 	ctrl->nr_columns = cfg->nr_columns;
-	for (i = 0; i < cfg->nr_columns; i++)
-		ksnap_ctrl_column(&cols[i], &cfg->col[i]);
-	memset(&cols[i], 0, (ctrl->max_columns - i) * sizeof(*cols));
+	ctrl->set_id = ks->set_id;
 	ksnap_ctrl_write_end(ctrl);
 }
 

@@ -11,6 +11,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
@@ -144,15 +145,46 @@ static long ksnap_ioctl_metric(void __user *arg)
 	return 0;
 }
 
-/* Reader and query handle alike; none needs ks->lock. */
+/* KSNAP_IOC_COLUMN: one column of the current set (ksnap_abi.h). */
+static long ksnap_ioctl_column(struct ksnap *ks, void __user *arg)
+{
+	struct ksnap_column_info *col;
+	long ret;
+
+	/* 4464 bytes: not on the stack. */
+	col = kmalloc(sizeof(*col), GFP_KERNEL);
+	if (!col)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(col, arg, sizeof(*col)))
+		goto out;
+	ret = -EINVAL;
+	if (col->nr_columns || col->flags || col->freshness ||
+	    col->reserved0 || memchr_inv(col->reserved, 0,
+					 sizeof(col->reserved)))
+		goto out;
+	mutex_lock(&ks->lock);
+	ret = ksnap_ctrl_column(ks, col);
+	mutex_unlock(&ks->lock);
+	if (!ret && copy_to_user(arg, col, sizeof(*col)))
+		ret = -EFAULT;
+out:
+	kfree(col);
+	return ret;
+}
+
+/* Reader and query handle alike. */
 static long ksnap_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg)
 {
+	struct ksnap *ks = ksnap_from_file(file);
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
 	case KSNAP_IOC_METRIC:
 		return ksnap_ioctl_metric(uarg);
+	case KSNAP_IOC_COLUMN:
+		return ksnap_ioctl_column(ks, uarg);
 	default:
 		return -ENOTTY;
 	}

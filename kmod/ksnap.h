@@ -230,6 +230,8 @@ int ksnap_config_check_wake_ms(unsigned int wake_ms);
 struct ksnap_run {
 	u64 start_mono_ns;
 	u64 start_position;	/* head at start (ksnap_abi.h "Positions") */
+	u32 slot;		/* head's slot: head % nr_records */
+	u32 set_id;		/* the column set of its records */
 	u32 wake_mark;		/* unread records that wake a reader */
 	u32 unwoken;		/* overwrite: records since the last wake-up */
 	DECLARE_BITMAP(gone, KSNAP_MAX_CGROUPS);	/* cgroups seen removed */
@@ -286,6 +288,7 @@ struct ksnap {
 	DECLARE_BITMAP(gone_logged, KSNAP_MAX_CGROUPS);
 	DECLARE_BITMAP(memory_gone_logged, KSNAP_MAX_CGROUPS);
 	u64 period_ns;
+	u32 set_id;		/* the current column set, ctrl->set_id */
 	unsigned int wake_ms;	/* wake_ms=: set only while stopped */
 	u32 reader_session;	/* open() count; ctrl->reader_session */
 	u32 reader_done_base;	/* ctrl->reader_done_base */
@@ -326,6 +329,7 @@ void ksnap_ctrl_publish_start(struct ksnap *ks, u64 read_estimate_ns,
 			      u64 read_bound_ns);
 void ksnap_ctrl_publish_stop(struct ksnap *ks, u32 reason);
 void ksnap_ctrl_publish_reader(struct ksnap *ks);
+int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col);
 
 /* sampler.c: the hrtimer; start/stop with ks->lock held. */
 void ksnap_sampler_init(struct ksnap *ks);

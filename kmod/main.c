@@ -61,7 +61,9 @@ static int ksnap_ring_init(struct ksnap *ks)
 	ks->consumer = ks->ring + (size_t)l->consumer_pgoff * l->page_size;
 	ks->data = ks->ring + (size_t)l->data_pgoff * l->page_size;
 	ksnap_ctrl_init(ks);
+	mutex_lock(&ks->lock);
 	ksnap_ctrl_publish_config(ks);
+	mutex_unlock(&ks->lock);
 	return 0;
 }
 

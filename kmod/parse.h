@@ -31,7 +31,7 @@
 #include <linux/limits.h>
 #include <linux/types.h>
 
-#include "ring.h"
+#include "ksnap_abi.h"
 
 #define KSNAP_LIST_MAX	KSNAP_MAX_COLUMNS
 

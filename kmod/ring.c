@@ -2,9 +2,11 @@
 /*
  * Ring layout and position arithmetic (pure), and the ring's memory.
  *
- * The device is one vmalloc_user() area: control region (struct ksnap_ctrl
- * and KSNAP_MAX_COLUMNS column slots), one consumer page, record region.
- * Positions are free-running u64 record counts; a slot is pos & (n - 1).
+ * The device is one vmalloc_user() area: control region (struct ksnap_ctrl;
+ * the columns are read through the device, whatever their number), one
+ * consumer page, record region.
+ * Positions are free-running u64 record counts; the slot of position pos
+ * is pos % n, n being however many records fit (not a power of two).
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -36,9 +38,7 @@ int ksnap_layout_init(struct ksnap_layout *l, u32 page_size, u32 ring_kb)
 
 	l->page_size = page_size;
 	l->max_columns = KSNAP_MAX_COLUMNS;
-	l->columns_offset = ALIGN(sizeof(struct ksnap_ctrl), 64);
-	ctrl_bytes = l->columns_offset +
-		     (u64)l->max_columns * sizeof(struct ksnap_column);
+	ctrl_bytes = sizeof(struct ksnap_ctrl);
 	l->ctrl_pages = DIV_ROUND_UP_ULL(ctrl_bytes, page_size);
 	l->consumer_pgoff = l->ctrl_pages;
 	l->data_pgoff = l->consumer_pgoff + 1;
@@ -53,7 +53,7 @@ int ksnap_layout_init(struct ksnap_layout *l, u32 page_size, u32 ring_kb)
  * @l: layout from ksnap_layout_init()
  * @nr_columns: values per record, 1..l->max_columns
  * @record_size: KSNAP_RECORD_SIZE(nr_columns)
- * @nr_records: the largest power of two of records the record region holds
+ * @nr_records: the records the record region holds, every one of them
  *
  * Return: 0, or -EINVAL for no columns or more than max_columns.
  */
@@ -69,14 +69,26 @@ int ksnap_layout_records(const struct ksnap_layout *l, u32 nr_columns,
 	fit = div_u64((u64)l->data_pages * l->page_size, *record_size);
 	if (fit < 2)
 		return -EINVAL;
-	*nr_records = rounddown_pow_of_two(min_t(u64, fit, 1U << 31));
+	*nr_records = min_t(u64, fit, KSNAP_RING_RECORDS_MAX);
 	return 0;
 }
 
-/* The slot of position @pos; @nr_records is a power of two. */
+/*
+ * The slot of position @pos: a 64-bit division, so the timer does not call
+ * it per record (ksnap_ring_next_slot()), only once at each start.
+ */
 u32 ksnap_ring_slot(u64 pos, u32 nr_records)
 {
-	return pos & (nr_records - 1);
+	u32 slot;
+
+	div_u64_rem(pos, nr_records, &slot);
+	return slot;
+}
+
+/* The slot after @slot: that of position p + 1 when @slot is p's. */
+u32 ksnap_ring_next_slot(u32 slot, u32 nr_records)
+{
+	return slot + 1 < nr_records ? slot + 1 : 0;
 }
 
 /*

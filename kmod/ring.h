@@ -7,15 +7,16 @@
 #ifndef KSNAP_KMOD_RING_H
 #define KSNAP_KMOD_RING_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
-
-/* Column slots in the control region: more columns is a configuration error. */
-#define KSNAP_MAX_COLUMNS	256
 
 /* ring_kb= : size of the record region, KiB, rounded up to whole pages. */
 #define KSNAP_RING_KB_MIN	64
 #define KSNAP_RING_KB_MAX	262144
 #define KSNAP_RING_KB_DEFAULT	1024
+
+/* Records a ring holds at most, whatever its size: nr_records is a u32. */
+#define KSNAP_RING_RECORDS_MAX	BIT(31)
 
 /*
  * wake_ms= : a sleeping reader is woken once this much time of records is
@@ -33,7 +34,6 @@ struct ksnap_layout {
 	u32 data_pgoff;
 	u32 data_pages;
 	u32 total_pages;
-	u32 columns_offset;
 	u32 max_columns;
 };
 
@@ -48,6 +48,7 @@ int ksnap_layout_init(struct ksnap_layout *l, u32 page_size, u32 ring_kb);
 int ksnap_layout_records(const struct ksnap_layout *l, u32 nr_columns,
 			 u32 *record_size, u32 *nr_records);
 u32 ksnap_ring_slot(u64 pos, u32 nr_records);
+u32 ksnap_ring_next_slot(u32 slot, u32 nr_records);
 enum ksnap_tail ksnap_ring_check_tail(u64 head, u64 tail, u32 nr_records);
 u64 ksnap_ring_used(u64 head, u64 tail, u32 nr_records, bool *bad_tail);
 u64 ksnap_ring_used_since(u64 head, u64 tail, u64 start, u32 nr_records,

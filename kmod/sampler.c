@@ -268,9 +268,9 @@ static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 		}
 	}
 
+	/* run->slot is head's slot, kept beside it: no division per record. */
 	rec = (struct ksnap_record *)(ks->data +
-		(size_t)ksnap_ring_slot(head, cfg->nr_records) *
-		cfg->record_size);
+		(size_t)run->slot * cfg->record_size);
 	t0 = ktime_get_ns();
 	flags |= ksnap_read_columns(ks, rec->values);
 	t1 = ktime_get_ns();
@@ -280,10 +280,13 @@ static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	rec->lateness_ns = ksnap_sat_u32(lateness_ns);
 	rec->read_ns = ksnap_sat_u32(t1 - t0);
 	rec->flags = flags;
+	rec->set_id = run->set_id;
+	rec->values_offset = offsetof(struct ksnap_record, values);
 	rec->reserved = 0;
 
 	/* [B] pairs with the reader's [C] and [F]: the record, then head. */
 	smp_store_release(&ctrl->head, head + 1);
+	run->slot = ksnap_ring_next_slot(run->slot, cfg->nr_records);
 
 	ksnap_stat_add(&st->read_sum_ns, &st->read_max_ns, t1 - t0);
 	WRITE_ONCE(st->cpu, raw_smp_processor_id());
@@ -500,6 +503,8 @@ static void ksnap_run_reset(struct ksnap *ks)
 
 	memset(run, 0, sizeof(*run));
 	run->start_position = READ_ONCE(ks->ctrl->head);
+	run->slot = ksnap_ring_slot(run->start_position, cfg->nr_records);
+	run->set_id = ks->set_id;
 	run->wake_mark = ksnap_ring_wake_mark(cfg->nr_records, ks->period_ns,
 					      (u64)ks->wake_ms * NSEC_PER_MSEC);
 	for (i = 0; i < cfg->nr_cgroups; i++) {

@@ -135,9 +135,12 @@ fi
 unload
 ksnapd --load="$PARAMS" --history 30s --check-rules --trigger 'x: pgfault > 1' 2> /out/history.err
 check_st "--load --history 30s: ksnapd exits 0" 0 $? /out/history.err
-# 30 s at 1 ms: 32768 records of 32 + 2 x 8 bytes = 1536 KiB.
-check "--load --history 30s: ring_kb=1536 (32768 records of 48 bytes)" 1536 \
+# 30 s at 1 ms and two periods: 30002 records of 40 + 2 x 8 bytes, 1641
+# KiB, every record of which the ring holds (no power of two).
+check "--load --history 30s: ring_kb=1641 (30002 records of 56 bytes)" 1641 \
 	"$(cat /sys/module/ksnap/parameters/ring_kb 2>/dev/null)"
+ge "--load --history 30s: the ring holds 30 s of records" \
+	"$(guestprobe ctrl | sed -n 's/^nr_records //p')" 30001
 
 # --- 3. the daemon with rules ------------------------------------------------
 

@@ -30,6 +30,14 @@
  *                                    files of the stats/ directory (plus head,
  *                                    tail, start_position, nr_records,
  *                                    reader_session)
+ *   guestprobe column SET INDEX [dirty]
+ *                                    KSNAP_IOC_COLUMN for column INDEX of
+ *                                    SET ("cur": the module's set_id,
+ *                                    "old": the one before, or a number;
+ *                                    dirty: a reserved field set): "ok",
+ *                                    then "set N nr_columns C", then the
+ *                                    metric, field and value a line each;
+ *                                    or the errno
  *   guestprobe layout                "ctrl_pages consumer_pgoff data_pgoff
  *                                    data_pages total_pages page_size"
  *   guestprobe map PGOFF NPAGES ro|rw|private
@@ -122,6 +130,7 @@ static const char *errname(int e)
 	case EDQUOT: return "EDQUOT";
 	case EROFS: return "EROFS";
 	case EISDIR: return "EISDIR";
+	case ESTALE: return "ESTALE";
 	default: {
 		static char buf[32];
 
@@ -397,8 +406,9 @@ static int cmd_records(double secs, bool reads)
 			const struct ksnap_record *r = (const void *)
 				((const char *)d.ctrl +
 				 (size_t)d.ctrl->data_pgoff * d.page +
-				 (size_t)(tail & (d.ctrl->nr_records - 1)) *
+				 (size_t)(tail % d.ctrl->nr_records) *
 				 d.ctrl->record_size);
+			const __u64 *v;
 			uint32_t i;
 
 			if (reads) {
@@ -407,10 +417,12 @@ static int cmd_records(double secs, bool reads)
 				n++;
 				continue;
 			}
+			/* The values where the record says they are. */
+			v = (const __u64 *)((const char *)r + r->values_offset);
 			printf("%llu %llu %u", (unsigned long long)r->seq,
 			       (unsigned long long)r->time_ns, r->flags);
 			for (i = 0; i < d.ctrl->nr_columns; i++)
-				printf(" %llu", (unsigned long long)r->values[i]);
+				printf(" %llu", (unsigned long long)v[i]);
 			printf("\n");
 			n++;
 		}
@@ -1014,6 +1026,33 @@ int main(int argc, char **argv)
 			return report(errno);
 		execvp(argv[3], argv + 3);
 		return report(errno);
+	}
+	if (!strcmp(cmd, "column") && (argc == 4 || argc == 5)) {
+		struct ksnap_column_info *ci = calloc(1, sizeof(*ci));
+
+		fd = open_dev();
+		if (fd < 0 || !ci)
+			return report(errno);
+		if (read_ctrl(fd, &c))
+			return 3;
+		if (!strcmp(argv[2], "cur"))
+			ci->set_id = c.set_id;
+		else if (!strcmp(argv[2], "old"))
+			ci->set_id = c.set_id - 1;
+		else
+			ci->set_id = (uint32_t)strtoul(argv[2], NULL, 10);
+		ci->index = (uint32_t)strtoul(argv[3], NULL, 10);
+		if (argc == 5)
+			ci->reserved[2] = 1;
+		e = ioctl(fd, KSNAP_IOC_COLUMN, ci) ? errno : 0;
+		report(e);
+		if (!e)
+			printf("set %u nr_columns %u\n%s\n%s\n%s\n", ci->set_id,
+			       ci->nr_columns, ci->metric, ci->field,
+			       ci->value);
+		free(ci);
+		close(fd);
+		return e ? 1 : 0;
 	}
 	if (!strcmp(cmd, "layout") || !strcmp(cmd, "map") ||
 	    !strcmp(cmd, "map-bytes")) {

@@ -16,6 +16,11 @@
 #   wait             ksnapd started before the module: waits, then attaches
 #   wake_ms          ksnapd is woken once per wake_ms of records (stats
 #                    wakeups), at the load's value and at a knob's
+#   long-path        a cgroup nested to a path of about 300 bytes: its
+#                    column read whole through the device's ioctl (and
+#                    the ioctl's errors), its full name in the header
+#   many-columns     300 cgroups' memory.current, more columns than the
+#                    control region once held (256): all in the header
 # Everything ksnapd wrote (and what ksnap-verify said, *.verify) is left in
 # /out.
 TEST=ksnapd
@@ -509,5 +514,86 @@ if load wake_ms=20; then
 else
 	fail "wake_ms: module loads with wake_ms=20" "modprobe status 0" "failure"
 fi
+
+# --- 9. a cgroup path of about 300 bytes, its column read by ioctl ----------------
+# A Kubernetes container's scope under the systemd cgroup driver, and a
+# cgroup below it: longer than a 160-byte field would hold.
+pod=kubepods-burstable-pod0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0.slice
+ctr=cri-containerd-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope
+longp=/kubepods.slice/kubepods-burstable.slice/$pod/$ctr/workload-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope
+d=$CG
+for part in $(echo "$longp" | tr '/' ' '); do
+	echo +memory > $d/cgroup.subtree_control 2>/dev/null
+	d=$d/$part
+	mkdir -p $d
+done
+ge "long-path: the path is longer than 290 bytes" "${#longp}" 290
+if load "metrics=pgfault,memory.current" "cgroups=$longp"; then
+	check "long-path: the cgroups knob reads the path back whole" "$longp" "$(cat $KSNAP_SYS/cgroups)"
+	check "long-path: KSNAP_IOC_COLUMN gives column 1 of the current set whole" \
+		"ok|memory.current|cgroup|$longp" \
+		"$(guestprobe column cur 1 | sed -n '1p;3,5p' | tr '\n' '|' | sed 's/|$//')"
+	check "long-path: an index past the set is ENOENT" ENOENT "$(guestprobe column cur 2)"
+	check "long-path: a set that is not the current one is ESTALE" ESTALE "$(guestprobe column old 0)"
+	check "long-path: a reserved field set is EINVAL" EINVAL "$(guestprobe column cur 0 dirty)"
+	ksnapd --once -o /out/long.tsv 2> /out/long.err &
+	kpid=$!
+	wait_attached
+	check "long-path: writing 1 to enable starts a collection" ok "$(enable 1)"
+	wait_rows /out/long.tsv 10
+	check "long-path: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $kpid $WAIT_S
+	check "long-path: ksnapd exits 0" 0 $?
+	check "long-path: the header names the column with the whole path" \
+		"Time (ns)	pgfault	memory.current[$longp]" \
+		"$(grep '^Time (ns)' /out/long.tsv)"
+	verify long /out/long.tsv 0
+	unload
+else
+	fail "long-path: module loads with a cgroup of ${#longp} bytes" "modprobe status 0" "failure"
+fi
+d=$CG$longp
+while [ "$d" != "$CG" ]; do
+	rmdir "$d" 2>/dev/null
+	d=${d%/*}
+done
+
+# --- 10. more columns than the control region once held ------------------------
+mkdir -p $CG/many
+echo +memory > $CG/many/cgroup.subtree_control
+many=""
+for i in $(seq 1 300); do
+	mkdir -p $CG/many/c$i
+	many="$many${many:+,}/many/c$i"
+done
+if load period_us=100000; then
+	check "many-columns: 300 cgroups are taken" ok \
+		"$(guestprobe write $KSNAP_SYS/cgroups "$many")"
+	check "many-columns: memory.current for each is taken" ok \
+		"$(guestprobe write $KSNAP_SYS/metrics memory.current)"
+	check "many-columns: the last column through the device" \
+		"ok|memory.current|cgroup|/many/c300" \
+		"$(guestprobe column cur 299 | sed -n '1p;3,5p' | tr '\n' '|' | sed 's/|$//')"
+	ksnapd --once -o /out/many.tsv 2> /out/many.err &
+	kpid=$!
+	wait_attached
+	check "many-columns: writing 1 to enable starts a collection" ok "$(enable 1)"
+	wait_rows /out/many.tsv 3
+	check "many-columns: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $kpid $WAIT_S
+	check "many-columns: ksnapd exits 0" 0 $?
+	check "many-columns: the header has the time and 300 columns" 301 \
+		"$(grep '^Time (ns)' /out/many.tsv | awk -F '\t' '{ print NF }')"
+	check "many-columns: the last one is /many/c300's" "memory.current[/many/c300]" \
+		"$(grep '^Time (ns)' /out/many.tsv | awk -F '\t' '{ print $NF }')"
+	verify many /out/many.tsv 0
+	unload
+else
+	fail "many-columns: module loads" "modprobe status 0" "failure"
+fi
+for i in $(seq 1 300); do
+	rmdir $CG/many/c$i 2>/dev/null
+done
+rmdir $CG/many 2>/dev/null
 
 finish

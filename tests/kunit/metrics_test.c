@@ -507,46 +507,52 @@ static void ksnap_metrics_cgroup_released(struct kunit *test)
 {
 	int cur = ksnap_metric_lookup("memory.current");
 	int psi = ksnap_metric_lookup("cpu.pressure.some");
-	struct ksnap_cgroup cg = { .had_memcg = true }, copy;
+	/* A path's worth each (PATH_MAX): not on the stack. */
+	struct ksnap_cgroup *cg = kunit_kzalloc(test, 2 * sizeof(*cg),
+						GFP_KERNEL);
+	struct ksnap_cgroup *copy;
 
+	KUNIT_ASSERT_NOT_NULL(test, cg);
+	copy = cg + 1;
+	cg->had_memcg = true;
 	KUNIT_ASSERT_GE(test, cur, 0);
-	cg.frozen = kcalloc(ksnap_nr_metrics, sizeof(*cg.frozen), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cg.frozen);
-	cg.frozen[cur] = 4242;
-	strscpy(cg.path, "/gone", sizeof(cg.path));
+	cg->frozen = kcalloc(ksnap_nr_metrics, sizeof(*cg->frozen), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cg->frozen);
+	cg->frozen[cur] = 4242;
+	strscpy(cg->path, "/gone", sizeof(cg->path));
 
-	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_released(&cg));
-	KUNIT_EXPECT_TRUE_MSG(test, ksnap_cgroup_dying(&cg),
+	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_released(cg));
+	KUNIT_EXPECT_TRUE_MSG(test, ksnap_cgroup_dying(cg),
 			      "released means removed");
-	KUNIT_EXPECT_FALSE(test, ksnap_cgroup_memory_gone(&cg));
-	KUNIT_EXPECT_TRUE_MSG(test, ksnap_cgroup_release(&cg),
+	KUNIT_EXPECT_FALSE(test, ksnap_cgroup_memory_gone(cg));
+	KUNIT_EXPECT_TRUE_MSG(test, ksnap_cgroup_release(cg),
 			      "released once, a second release is a no-op");
 	KUNIT_EXPECT_EQ_MSG(test,
-			    ksnap_metric_read(&ksnap_metrics[cur], &cg,
+			    ksnap_metric_read(&ksnap_metrics[cur], cg,
 					      KSNAP_CPU_SUM), 4242ULL,
 			    "a released cgroup reads its kept value");
-	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_has(&cg, KSNAP_NEEDS_MEMCG));
-	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_has(&cg, KSNAP_NEEDS_NONROOT));
-	KUNIT_EXPECT_FALSE_MSG(test, ksnap_cgroup_has(&cg, KSNAP_NEEDS_PSI),
+	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_has(cg, KSNAP_NEEDS_MEMCG));
+	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_has(cg, KSNAP_NEEDS_NONROOT));
+	KUNIT_EXPECT_FALSE_MSG(test, ksnap_cgroup_has(cg, KSNAP_NEEDS_PSI),
 			       "no PSI at its release, none after");
 	if (psi >= 0)
 		KUNIT_EXPECT_EQ(test, ksnap_metric_read(&ksnap_metrics[psi],
-							&cg, KSNAP_CPU_SUM),
+							cg, KSNAP_CPU_SUM),
 				0ULL);
 
-	KUNIT_ASSERT_EQ(test, ksnap_cgroup_dup(&copy, &cg), 0);
-	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_released(&copy));
-	KUNIT_EXPECT_PTR_NE_MSG(test, copy.frozen, cg.frozen,
+	KUNIT_ASSERT_EQ(test, ksnap_cgroup_dup(copy, cg), 0);
+	KUNIT_EXPECT_TRUE(test, ksnap_cgroup_released(copy));
+	KUNIT_EXPECT_PTR_NE_MSG(test, copy->frozen, cg->frozen,
 				"the copy has values of its own");
-	KUNIT_EXPECT_NULL(test, copy.cgrp);
-	ksnap_cgroup_put(&cg);
-	KUNIT_EXPECT_NULL(test, cg.frozen);
+	KUNIT_EXPECT_NULL(test, copy->cgrp);
+	ksnap_cgroup_put(cg);
+	KUNIT_EXPECT_NULL(test, cg->frozen);
 	KUNIT_EXPECT_EQ_MSG(test,
-			    ksnap_metric_read(&ksnap_metrics[cur], &copy,
+			    ksnap_metric_read(&ksnap_metrics[cur], copy,
 					      KSNAP_CPU_SUM), 4242ULL,
 			    "the copy outlives the original");
-	KUNIT_EXPECT_STREQ(test, copy.path, "/gone");
-	ksnap_cgroup_put(&copy);
+	KUNIT_EXPECT_STREQ(test, copy->path, "/gone");
+	ksnap_cgroup_put(copy);
 }
 
 static struct kunit_case ksnap_metrics_cases[] = {

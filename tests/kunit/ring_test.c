@@ -14,16 +14,14 @@ static void ksnap_ring_layout_4k(struct kunit *test)
 	struct ksnap_layout l;
 
 	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, 1024), 0);
-	KUNIT_EXPECT_EQ_MSG(test, l.columns_offset, 384U,
-			    "columns follow struct ksnap_ctrl, 64-aligned");
 	KUNIT_EXPECT_EQ_MSG(test, l.max_columns, KSNAP_MAX_COLUMNS,
-			    "column slots");
-	/* 384 + 256 * 512 = 131456 bytes: 33 pages of 4 KiB. */
-	KUNIT_EXPECT_EQ_MSG(test, l.ctrl_pages, 33U, "control pages");
-	KUNIT_EXPECT_EQ_MSG(test, l.consumer_pgoff, 33U, "consumer page");
-	KUNIT_EXPECT_EQ_MSG(test, l.data_pgoff, 34U, "data after consumer");
+			    "columns in a set");
+	/* struct ksnap_ctrl alone: the columns are read by ioctl. */
+	KUNIT_EXPECT_EQ_MSG(test, l.ctrl_pages, 1U, "control pages");
+	KUNIT_EXPECT_EQ_MSG(test, l.consumer_pgoff, 1U, "consumer page");
+	KUNIT_EXPECT_EQ_MSG(test, l.data_pgoff, 2U, "data after consumer");
 	KUNIT_EXPECT_EQ_MSG(test, l.data_pages, 256U, "1024 KiB of records");
-	KUNIT_EXPECT_EQ_MSG(test, l.total_pages, 290U, "whole device");
+	KUNIT_EXPECT_EQ_MSG(test, l.total_pages, 258U, "whole device");
 }
 
 static void ksnap_ring_layout_64k(struct kunit *test)
@@ -31,11 +29,11 @@ static void ksnap_ring_layout_64k(struct kunit *test)
 	struct ksnap_layout l;
 
 	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 65536, 1024), 0);
-	KUNIT_EXPECT_EQ_MSG(test, l.ctrl_pages, 3U, "control pages");
-	KUNIT_EXPECT_EQ_MSG(test, l.consumer_pgoff, 3U, "consumer page");
-	KUNIT_EXPECT_EQ_MSG(test, l.data_pgoff, 4U, "data after consumer");
+	KUNIT_EXPECT_EQ_MSG(test, l.ctrl_pages, 1U, "control pages");
+	KUNIT_EXPECT_EQ_MSG(test, l.consumer_pgoff, 1U, "consumer page");
+	KUNIT_EXPECT_EQ_MSG(test, l.data_pgoff, 2U, "data after consumer");
 	KUNIT_EXPECT_EQ_MSG(test, l.data_pages, 16U, "1024 KiB of records");
-	KUNIT_EXPECT_EQ_MSG(test, l.total_pages, 20U, "whole device");
+	KUNIT_EXPECT_EQ_MSG(test, l.total_pages, 18U, "whole device");
 }
 
 static void ksnap_ring_layout_rounds_up(struct kunit *test)
@@ -85,7 +83,10 @@ static void ksnap_ring_layout_range(struct kunit *test)
 			    c->ring_kb);
 }
 
-/* Every column count: the record size, and the largest power of two. */
+/*
+ * Every column count: the record size, and every record that fits; a
+ * ring that holds fewer than 2 records of a set is refused.
+ */
 static void ksnap_ring_records_all_columns(struct kunit *test)
 {
 	static const u32 kbs[] = { KSNAP_RING_KB_MIN, 1024, 4093 };
@@ -98,21 +99,28 @@ static void ksnap_ring_records_all_columns(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, kbs[k]), 0);
 		bytes = (u64)l.data_pages * l.page_size;
 		for (n = 1; n <= KSNAP_MAX_COLUMNS; n++) {
+			if (bytes / (40 + 8 * n) < 2) {
+				KUNIT_EXPECT_EQ_MSG(test,
+						    ksnap_layout_records(&l, n,
+									 &size,
+									 &nr),
+						    -EINVAL,
+						    "ring_kb %u, %u columns: fewer than 2 records",
+						    kbs[k], n);
+				continue;
+			}
 			KUNIT_ASSERT_EQ_MSG(test,
 					    ksnap_layout_records(&l, n, &size,
 								 &nr), 0,
 					    "ring_kb %u, %u columns",
 					    kbs[k], n);
-			KUNIT_EXPECT_EQ_MSG(test, size, 32 + 8 * n,
+			KUNIT_EXPECT_EQ_MSG(test, size, 40 + 8 * n,
 					    "record size for %u columns", n);
-			KUNIT_EXPECT_TRUE_MSG(test, is_power_of_2(nr),
-					      "%u records for %u columns: not a power of two",
-					      nr, n);
 			KUNIT_EXPECT_LE_MSG(test, (u64)nr * size, bytes,
 					    "%u records of %u bytes overflow %llu bytes",
 					    nr, size, bytes);
-			KUNIT_EXPECT_GT_MSG(test, 2 * (u64)nr * size, bytes,
-					    "%u records of %u bytes: twice as many fit in %llu",
+			KUNIT_EXPECT_GT_MSG(test, (u64)(nr + 1) * size, bytes,
+					    "%u records of %u bytes: one more fits in %llu",
 					    nr, size, bytes);
 		}
 	}
@@ -125,14 +133,19 @@ static void ksnap_ring_records_examples(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, 1024), 0);
 	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&l, 1, &size, &nr), 0);
-	KUNIT_EXPECT_EQ_MSG(test, nr, 16384U, "1 MiB / 40 bytes");
-	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&l, 4, &size, &nr), 0);
+	KUNIT_EXPECT_EQ_MSG(test, nr, 21845U, "1 MiB / 48 bytes");
+	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&l, 3, &size, &nr), 0);
 	KUNIT_EXPECT_EQ_MSG(test, nr, 16384U, "1 MiB / 64 bytes, exactly");
-	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, KSNAP_RING_KB_MIN),
-			0);
 	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&l, KSNAP_MAX_COLUMNS,
 						   &size, &nr), 0);
-	KUNIT_EXPECT_EQ_MSG(test, nr, 16U, "64 KiB / 2080 bytes");
+	KUNIT_EXPECT_EQ_MSG(test, nr, 31U, "1 MiB / 32808 bytes");
+	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, KSNAP_RING_KB_MIN),
+			0);
+	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&l, 256, &size, &nr), 0);
+	KUNIT_EXPECT_EQ_MSG(test, nr, 31U, "64 KiB / 2088 bytes");
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_layout_records(&l, KSNAP_MAX_COLUMNS,
+						       &size, &nr), -EINVAL,
+			    "64 KiB: not 2 records of 32808 bytes");
 }
 
 static void ksnap_ring_records_rejected(struct kunit *test)
@@ -163,6 +176,49 @@ static void ksnap_ring_slot_wraps(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(U64_MAX, 1U << 31),
 			(1U << 31) - 1);
 	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(12345, 1), 0U);
+	/* Not a power of two: the remainder, not the low bits. */
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(26213, 26214), 26213U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(26214, 26214), 0U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(26215, 26214), 1U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(3 * 26214 + 7, 26214), 7U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(U64_MAX, 1000), 615U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(U64_MAX, 31), 15U);
+	KUNIT_EXPECT_EQ(test, ksnap_ring_slot(U64_MAX, (1U << 31) - 1), 3U);
+}
+
+/*
+ * The timer's slot, stepped beside head from the start's ksnap_ring_slot(),
+ * is the slot of every later position: through wraps of a ring whose size
+ * is not a power of two, from positions near 0, 2^32 and 2^64 (positions
+ * never wrap: the last run ends below it).
+ */
+static void ksnap_ring_next_slot_wraps(struct kunit *test)
+{
+	static const u32 sizes[] = { 1, 2, 3, 31, 1000, 26214 };
+	static const u64 starts[] = { 0, 5, BIT_ULL(32) - 3,
+				      U64_MAX - 100000 };
+	unsigned int i, j;
+	u64 pos, end;
+	u32 slot;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		for (j = 0; j < ARRAY_SIZE(starts); j++) {
+			slot = ksnap_ring_slot(starts[j], sizes[i]);
+			end = starts[j] + 3 * (u64)sizes[i] + 11;
+			for (pos = starts[j]; pos != end; pos++) {
+				if (slot != ksnap_ring_slot(pos, sizes[i])) {
+					KUNIT_FAIL(test,
+						   "ring of %u from %llu: slot %u at %llu, not %u",
+						   sizes[i], starts[j], slot,
+						   pos,
+						   ksnap_ring_slot(pos, sizes[i]));
+					return;
+				}
+				KUNIT_ASSERT_LT(test, slot, sizes[i]);
+				slot = ksnap_ring_next_slot(slot, sizes[i]);
+			}
+		}
+	}
 }
 
 struct ksnap_tail_case {
@@ -305,6 +361,7 @@ static struct kunit_case ksnap_ring_cases[] = {
 	KUNIT_CASE(ksnap_ring_records_examples),
 	KUNIT_CASE(ksnap_ring_records_rejected),
 	KUNIT_CASE(ksnap_ring_slot_wraps),
+	KUNIT_CASE(ksnap_ring_next_slot_wraps),
 	KUNIT_CASE_PARAM(ksnap_ring_tail, ksnap_tail_gen_params),
 	KUNIT_CASE_PARAM(ksnap_ring_tail_since_start, ksnap_since_gen_params),
 	KUNIT_CASE(ksnap_ring_wake_marks),

@@ -59,7 +59,8 @@ static const struct ksnap_metric ksnap_fake_metrics[] = {
 	  .read_cpu = ksnap_fake_read_cpu },
 };
 
-#define KSNAP_TEST_RECORDS	8
+/* Not a power of two: the timer's slot wraps as a position's remainder. */
+#define KSNAP_TEST_RECORDS	7
 
 struct ksnap_fixture {
 	struct ksnap ks;
@@ -129,7 +130,9 @@ static struct ksnap_fixture *ksnap_fixture(struct kunit *test,
 	ksnap_plan_build(cfg);
 	ks->cfg = cfg;
 	ksnap_ctrl_init(ks);
+	mutex_lock(&ks->lock);
 	ksnap_ctrl_publish_config(ks);
+	mutex_unlock(&ks->lock);
 	f->file.private_data = &ks->misc;
 	f->file.f_mode = FMODE_READ | FMODE_WRITE;	/* a reader's open */
 	ksnap_fake_reads = 0;
@@ -200,6 +203,13 @@ static void ksnap_sampler_records_carry_positions(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, r->values[0], 1000ULL + i,
 				    "value of record %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, r->flags, 0U, "flags of record %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, r->set_id, f->ks.ctrl->set_id,
+				    "the collection's column set (record %u)",
+				    i);
+		KUNIT_EXPECT_EQ_MSG(test, r->values_offset,
+				    (u32)offsetof(struct ksnap_record, values),
+				    "values right after the header (record %u)",
+				    i);
 		KUNIT_EXPECT_GE_MSG(test, r->time_ns, t,
 				    "times never go back (record %u)", i);
 		t = r->time_ns;
@@ -218,6 +228,52 @@ static void ksnap_sampler_records_carry_positions(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, ksnap_rec(f, 6)->seq, 6ULL,
 			    "a record's seq is its position, not its number");
 	KUNIT_EXPECT_EQ(test, f->ks.ctrl->stats.taken, 1ULL);
+	ksnap_fixture_free(f);
+}
+
+/*
+ * KSNAP_IOC_COLUMN's answer: a column of the current set by index, with
+ * its cgroup's path; ENOENT past the set, ESTALE for another set, and a
+ * reconfiguration publishes a new set.
+ */
+static void ksnap_sampler_column_info(struct kunit *test)
+{
+	struct ksnap_fixture *f = ksnap_fixture(test, 2);
+	struct ksnap_column_info *col;
+	struct ksnap *ks = &f->ks;
+	u32 set = ks->ctrl->set_id;
+
+	col = kunit_kzalloc(test, sizeof(*col), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, col);
+	KUNIT_EXPECT_NE_MSG(test, set, 0U, "a set is never 0");
+	mutex_lock(&ks->lock);
+	col->set_id = set;
+	col->index = 1;
+	KUNIT_EXPECT_EQ(test, ksnap_ctrl_column(ks, col), 0);
+	KUNIT_EXPECT_EQ(test, col->nr_columns, 2U);
+	KUNIT_EXPECT_STREQ(test, col->metric, "fake.cgroup");
+	KUNIT_EXPECT_STREQ(test, col->field, "cgroup");
+	KUNIT_EXPECT_STREQ(test, col->value, "/fake");
+	KUNIT_EXPECT_STREQ(test, col->description, "a test counter");
+	col->index = 0;
+	KUNIT_EXPECT_EQ(test, ksnap_ctrl_column(ks, col), 0);
+	KUNIT_EXPECT_STREQ(test, col->metric, "fake.global");
+	KUNIT_EXPECT_STREQ(test, col->field, "");
+	col->index = 2;
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ctrl_column(ks, col), -ENOENT,
+			    "past the set's last column");
+	col->set_id = set + 1;
+	col->index = 0;
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ctrl_column(ks, col), -ESTALE,
+			    "not the current set");
+	ksnap_ctrl_publish_config(ks);
+	KUNIT_EXPECT_EQ_MSG(test, ks->ctrl->set_id, set + 1,
+			    "a configuration published is a new set");
+	KUNIT_EXPECT_EQ(test, ksnap_ctrl_column(ks, col), 0);
+	col->set_id = set;
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ctrl_column(ks, col), -ESTALE,
+			    "the set before");
+	mutex_unlock(&ks->lock);
 	ksnap_fixture_free(f);
 }
 
@@ -836,6 +892,7 @@ static void ksnap_ctrl_reconfig_starts_empty_collection(struct kunit *test)
 
 static struct kunit_case ksnap_sampler_cases[] = {
 	KUNIT_CASE(ksnap_sampler_records_carry_positions),
+	KUNIT_CASE(ksnap_sampler_column_info),
 	KUNIT_CASE(ksnap_sampler_drop_counts_lost),
 	KUNIT_CASE(ksnap_sampler_overwrite_keeps_newest),
 	KUNIT_CASE_PARAM(ksnap_sampler_bad_tail_is_full,

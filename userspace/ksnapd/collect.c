@@ -17,10 +17,10 @@ int ksnapd_collect_init(struct ksnapd_collect *c, struct ksnap_ring *r,
 	c->errlen = errlen;
 	c->state = KSNAPD_WAIT_START;
 	c->stop_ret = KSNAPD_STOP_NOT_CALLED;
-	c->coll.columns = calloc(r->max_columns ? r->max_columns : 1,
-				 sizeof(*c->coll.columns));
+	/* Columns: by ksnap_ring_read_columns(), when a collection begins. */
 	c->rec = malloc(r->record_size ? r->record_size : sizeof(*c->rec));
-	if (!c->coll.columns || !c->rec) {
+	c->norm = malloc(r->record_size ? r->record_size : sizeof(*c->norm));
+	if (!c->rec || !c->norm) {
 		ksnapd_collect_fini(c);
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -ENOMEM;
@@ -34,6 +34,8 @@ void ksnapd_collect_fini(struct ksnapd_collect *c)
 	c->coll.columns = NULL;
 	free(c->rec);
 	c->rec = NULL;
+	free(c->norm);
+	c->norm = NULL;
 }
 
 int ksnapd_collect_add(struct ksnapd_collect *c,
@@ -121,6 +123,21 @@ static int each_end(struct ksnapd_collect *c, const struct ksnapd_end *e)
 
 /* --- WAIT_START --------------------------------------------------------- */
 
+/* ksnap_ring_read_columns() failed. */
+static int columns_failed(struct ksnapd_collect *c, int ret,
+			  const struct ksnap_coll *k)
+{
+	if (ret == -EPROTO)
+		snprintf(c->err, c->errlen, "reading the %u columns of column "
+			 "set %u: the module answered with another column "
+			 "count", k->nr_columns, k->set_id);
+	else
+		snprintf(c->err, c->errlen, "reading the %u columns of column "
+			 "set %u through the device: %s", k->nr_columns,
+			 k->set_id, strerror(-ret));
+	return ret;
+}
+
 /* ksnap_ring_read_coll() failed: -EAGAIN is retried, -EPROTO said. */
 static int coll_failed(struct ksnapd_collect *c, int ret,
 		       const struct ksnap_coll *now)
@@ -130,8 +147,8 @@ static int coll_failed(struct ksnapd_collect *c, int ret,
 	if (ret == -EPROTO)
 		snprintf(c->err, c->errlen, "bad collection fields in the "
 			 "ring: nr_columns %u, more than it has room for "
-			 "(max_columns %u; %u values in a record of %u bytes)",
-			 now->nr_columns, r->max_columns,
+			 "(%u values in a record of %u bytes)",
+			 now->nr_columns,
 			 (unsigned int)((r->record_size -
 					 sizeof(struct ksnap_record)) /
 					sizeof(__u64)), r->record_size);
@@ -183,6 +200,7 @@ static int begin(struct ksnapd_collect *c)
 			c->coll.generation,
 			(unsigned long long)c->first_position);
 	c->overwritten = 0;
+	c->foreign = 0;
 	ret = each_begin(c);
 	if (ret)
 		return ret;
@@ -226,6 +244,13 @@ static int wait_start(struct ksnapd_collect *c)
 	 */
 	if (k->generation && (k->state == KSNAP_STATE_RUNNING ||
 			      k->generation != ksnap_ring_done(c->ring))) {
+		/* Its columns, by the device; a set replaced meanwhile is
+		 * news of a new collection: look again. */
+		ret = ksnap_ring_read_columns(c->ring, k);
+		if (ret == -ESTALE)
+			return 0;
+		if (ret)
+			return columns_failed(c, ret, k);
 		ret = begin(c);
 		if (ret)
 			return ret;
@@ -266,6 +291,22 @@ static int read_now(struct ksnapd_collect *c, struct ksnap_coll *now)
 }
 
 /*
+ * The record with its values at values[], or NULL when it is not of the
+ * collection's column set (counted): ksnap_abi.h "Column sets".
+ */
+static const struct ksnap_record *of_set(struct ksnapd_collect *c,
+					 const struct ksnap_record *rec)
+{
+	const struct ksnap_record *v;
+
+	v = ksnap_ring_values(c->ring, rec, c->coll.set_id,
+			      c->coll.nr_columns, c->norm);
+	if (!v)
+		c->foreign++;
+	return v;
+}
+
+/*
  * The record at pos, or NULL when the kernel overwrote it before it was
  * copied (overwrite mode: copied, then checked; stopped: the kernel
  * writes no more).
@@ -274,9 +315,9 @@ static const struct ksnap_record *record(struct ksnapd_collect *c,
 					 uint64_t pos, bool stopped)
 {
 	if (!(c->coll.flags & KSNAP_CTRL_OVERWRITE))
-		return ksnap_ring_record(c->ring, pos);
+		return of_set(c, ksnap_ring_record(c->ring, pos));
 	if (ksnap_ring_copy_record(c->ring, pos, c->rec, stopped))
-		return c->rec;
+		return of_set(c, c->rec);
 	c->overwritten++;
 	return NULL;
 }
@@ -359,6 +400,11 @@ static int end(struct ksnapd_collect *c, uint32_t state)
 	uint32_t gen = c->coll.generation;
 	int ret;
 
+	if (c->state != KSNAPD_END && c->foreign && c->cfg.log)
+		fprintf(c->cfg.log, "ksnapd: collection %u: %llu records not "
+			"of its column set %u (or with values where this "
+			"ksnapd cannot find them) were skipped\n",
+			gen, (unsigned long long)c->foreign, c->coll.set_id);
 	c->state = KSNAPD_END;
 	collection_stats(c, &e.stats);
 	ret = each_end(c, &e);

@@ -30,6 +30,10 @@
  * earlier reader (a killed ksnapd) left in the collection is where the
  * rows begin (first_position).  In overwrite mode, records the kernel
  * overwrote before they were read are counted (overwritten), not seen.
+ * Each record goes to the consumers with its values at values[] (a newer
+ * module's longer header is skipped: values_offset); one of another
+ * column set than the collection's is counted (foreign) and logged at
+ * the end, never read under the collection's columns.
  * With stop_collection set (--stop-on-exit), a stop signal first stops
  * the collection in the kernel, so that the drain ends with its last
  * snapshot (KSNAP_REC_LAST) and the collection is handed back.
@@ -92,6 +96,7 @@ struct ksnapd_collect {
 
 	struct ksnap_coll coll;		/* the collection being written */
 	struct ksnap_record *rec;	/* overwrite mode: one record copy */
+	struct ksnap_record *norm;	/* one record, values moved up */
 	uint64_t tail;
 	/* Where this reader began in the collection: the records before
 	 * were an earlier reader's (STATS ksnapd_first_position). */
@@ -99,6 +104,9 @@ struct ksnapd_collect {
 	/* Overwrite mode: records lost to the kernel before they were read
 	 * (STATS ksnapd_snapshots_overwritten). */
 	uint64_t overwritten;
+	/* Records of another column set than the collection's, or with a
+	 * values_offset this reader cannot follow: skipped. */
+	uint64_t foreign;
 
 	struct ksnapd_consumer consumers[KSNAPD_MAX_CONSUMERS];
 	unsigned int nr_consumers;

@@ -54,11 +54,7 @@ int flightopt_check(const struct ksnap_ring *r, struct rules *rs,
 	struct ksnap_coll c = { 0 };
 	int ret;
 
-	c.columns = calloc(r->max_columns ? r->max_columns : 1,
-			   sizeof(*c.columns));
-	if (!c.columns)
-		return -ENOMEM;
-	ret = ksnap_ring_read_coll(r, &c);
+	ret = ksnap_ring_read_coll_columns(r, &c);
 	if (ret) {
 		fprintf(log, "ksnapd: cannot read the module's columns: %s\n",
 			strerror(-ret));

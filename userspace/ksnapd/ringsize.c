@@ -82,7 +82,7 @@ long ringsize_kb(uint64_t span_ns, const char *params)
 {
 	const char *v;
 	size_t len = 0;
-	uint64_t period_ns = DEFAULT_PERIOD_US * 1000ULL, recs = 1, bytes;
+	uint64_t period_ns = DEFAULT_PERIOD_US * 1000ULL, recs, bytes;
 	char *end;
 
 	if (param(params, "ring_kb", &len))
@@ -93,8 +93,10 @@ long ringsize_kb(uint64_t span_ns, const char *params)
 		if (end != v + len || !period_ns)
 			return -EINVAL;
 	}
-	while (recs < span_ns / period_ns + 2)
-		recs <<= 1;
+	/* The module keeps every record that fits: no power of two. */
+	recs = span_ns / period_ns + 2;
+	if (recs > RINGSIZE_KB_MAX * 1024ULL)
+		return -ERANGE;
 	bytes = recs * KSNAP_RECORD_SIZE((uint64_t)columns(params));
 	bytes = (bytes + 1023) / 1024;
 	if (bytes > RINGSIZE_KB_MAX)

@@ -6,8 +6,9 @@
  * (at most: each metric of metrics= once per cgroup of cgroups=; the
  * default metrics are pgfault, pgmajfault, nr_free_pages and one
  * memory.current per cgroup; a list naming a group, as many columns as the
- * module allows), as the module lays records out: a power of two of
- * records of 32 + 8 x columns bytes.
+ * module allows), as the module lays records out: as many records of
+ * 40 + 8 x columns bytes as fit in ring_kb (rounded up to whole pages), so
+ * the span plus two periods is asked for and no more.
  */
 #ifndef KSNAPD_RINGSIZE_H
 #define KSNAPD_RINGSIZE_H

@@ -88,6 +88,7 @@ struct peek {
 	struct ksnap_ring *r;
 	struct ksnap_coll c;
 	struct ksnap_record *rec;
+	struct ksnap_record *norm;	/* values moved to values[] */
 };
 
 /* The newest record's time, into *t.  Returns 0 or -ENODATA. */
@@ -138,14 +139,21 @@ static int copy_window(struct peek *p, struct dump *d, uint64_t b,
 		pos = head - r->nr_records;
 	*oldest = UINT64_MAX;
 	for (; pos < head && !ret; pos++) {
+		const struct ksnap_record *rec;
+
 		if (!ksnap_ring_copy_record(r, pos, p->rec, stopped))
 			continue;	/* overwritten meanwhile */
+		/* Not of the collection's column set: not its row. */
+		rec = ksnap_ring_values(r, p->rec, p->c.set_id,
+					p->c.nr_columns, p->norm);
+		if (!rec)
+			continue;
 		if (*oldest == UINT64_MAX)
-			*oldest = p->rec->time_ns;
-		if (p->rec->time_ns > e)
+			*oldest = rec->time_ns;
+		if (rec->time_ns > e)
 			break;
-		if (p->rec->time_ns >= b)
-			ret = dump_row(d, p->rec);
+		if (rec->time_ns >= b)
+			ret = dump_row(d, rec);
 	}
 	return ret;
 }
@@ -224,15 +232,15 @@ static int from_ring(const struct slice_opts *o, struct ksnap_ring *r,
 	struct peek p = { .r = r };
 	int status = 1;
 
-	p.c.columns = calloc(r->max_columns, sizeof(*p.c.columns));
 	p.rec = malloc(r->record_size);
-	if (!p.c.columns || !p.rec) {
+	p.norm = malloc(r->record_size);
+	if (!p.rec || !p.norm) {
 		fprintf(o->log, "ksnapd: --slice: %s\n", strerror(ENOMEM));
 		goto out;
 	}
-	if (ksnap_ring_read_coll(r, &p.c)) {
+	if (ksnap_ring_read_coll_columns(r, &p.c)) {
 		fprintf(o->log, "ksnapd: --slice: %s: cannot read the "
-			"collection fields\n", o->device);
+			"collection fields and columns\n", o->device);
 		goto out;
 	}
 	status = ring_error(o, &p);
@@ -241,6 +249,7 @@ static int from_ring(const struct slice_opts *o, struct ksnap_ring *r,
 out:
 	free(p.c.columns);
 	free(p.rec);
+	free(p.norm);
 	return status;
 }
 

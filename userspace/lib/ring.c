@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -32,15 +34,12 @@ static int bad_layout(struct ksnap_ring *r, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* The regions: the control block, its columns, the consumer page. */
+/* The regions: the control block, the consumer page. */
 static int check_regions(struct ksnap_ring *r, const struct ksnap_ctrl *c,
 			 size_t len)
 {
 	unsigned long long page = c->page_size;
 	unsigned long long total = (uint64_t)c->total_pages * page;
-	unsigned long long ctrl_len = (uint64_t)c->ctrl_pages * page;
-	unsigned long long cols_end = c->columns_offset +
-		(uint64_t)c->max_columns * sizeof(struct ksnap_column);
 
 	if (!is_pow2(page) || page < sizeof(*c))
 		return bad_layout(r, "page_size %llu is not a power of two "
@@ -53,17 +52,6 @@ static int check_regions(struct ksnap_ring *r, const struct ksnap_ctrl *c,
 		return bad_layout(r, "ctrl_pages %u is out of range (1 to "
 				  "total_pages %u)", c->ctrl_pages,
 				  c->total_pages);
-	if (c->columns_offset < sizeof(*c) || c->columns_offset % 8)
-		return bad_layout(r, "columns_offset %u is not a multiple of "
-				  "8 past the control block (%zu bytes)",
-				  c->columns_offset, sizeof(*c));
-	if (cols_end > ctrl_len)
-		return bad_layout(r, "columns do not fit the control region: "
-				  "columns_offset %u + max_columns %u x %zu = "
-				  "%llu bytes, more than ctrl_pages %u (%llu "
-				  "bytes)", c->columns_offset, c->max_columns,
-				  sizeof(struct ksnap_column), cols_end,
-				  c->ctrl_pages, ctrl_len);
 	if (c->consumer_pgoff >= c->total_pages)
 		return bad_layout(r, "consumer_pgoff %u is out of range "
 				  "(below total_pages %u)", c->consumer_pgoff,
@@ -88,9 +76,8 @@ static int check_records(struct ksnap_ring *r, const struct ksnap_ctrl *c)
 		return bad_layout(r, "record_size %u is too small (at least "
 				  "%zu) or not a multiple of 8",
 				  c->record_size, sizeof(struct ksnap_record));
-	if (!is_pow2(c->nr_records))
-		return bad_layout(r, "nr_records %u is not a power of two",
-				  c->nr_records);
+	if (!c->nr_records)
+		return bad_layout(r, "nr_records is 0");
 	if (recs > data_len)
 		return bad_layout(r, "records do not fit the data region: "
 				  "nr_records %u x record_size %u = %llu bytes, "
@@ -125,8 +112,6 @@ int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
 
 	r->ctrl = c;
 	r->cons = cons;
-	r->columns = (const struct ksnap_column *)
-		((const unsigned char *)base + c->columns_offset);
 	r->data = (const unsigned char *)base +
 		  (size_t)c->data_pgoff * c->page_size;
 	r->record_size = c->record_size;
@@ -330,6 +315,7 @@ int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c)
 		}
 		c->generation = ksnap_load_relaxed(&k->generation);
 		c->state = ksnap_load_relaxed(&k->state);
+		c->set_id = ksnap_load_relaxed(&k->set_id);
 		nr = ksnap_load_relaxed(&k->nr_columns);
 		c->period_ns = ksnap_load_relaxed(&k->period_ns);
 		c->start_mono_ns = ksnap_load_relaxed(&k->start_mono_ns);
@@ -338,9 +324,6 @@ int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c)
 		c->flags = ksnap_load_relaxed(&k->flags);
 		/* Reserved, so 0 (none), in a ring without the feature. */
 		c->stop_reason = ksnap_load_relaxed(&k->stop_reason);
-		if (c->columns && nr <= r->max_columns)
-			memcpy(c->columns, r->columns,
-			       (size_t)nr * sizeof(*c->columns));
 		/* Like read_seqcount_retry()'s smp_rmb(), pairing with the
 		 * kernel's smp_wmb() after the odd seq: the reads above
 		 * complete before seq is read again. */
@@ -351,12 +334,104 @@ int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c)
 			continue;
 		}
 		c->nr_columns = nr;
-		if (nr > r->max_columns ||
-		    KSNAP_RECORD_SIZE((uint64_t)nr) > r->record_size)
+		if (KSNAP_RECORD_SIZE((uint64_t)nr) > r->record_size)
 			return -EPROTO;
 		return 0;
 	}
 	return -EAGAIN;
+}
+
+/* One column: the module's answer, checked against the set asked for. */
+static int read_column(const struct ksnap_ring *r, const struct ksnap_coll *c,
+		       uint32_t i, struct ksnap_column_info *info)
+{
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	info->set_id = c->set_id;
+	info->index = i;
+	ret = ksnap_sys_ioctl(r->fd, KSNAP_IOC_COLUMN, info);
+	if (ret < 0)
+		return ret;
+	if (info->nr_columns != c->nr_columns)
+		return -EPROTO;
+	return 0;
+}
+
+int ksnap_ring_read_columns(const struct ksnap_ring *r, struct ksnap_coll *c)
+{
+	struct ksnap_column_info *info;
+	struct ksnap_column *cols;
+	uint32_t i;
+	int ret = 0;
+
+	cols = realloc(c->columns, (c->nr_columns ? c->nr_columns : 1) *
+			sizeof(*cols));
+	info = malloc(sizeof(*info));
+	if (cols)
+		c->columns = cols;
+	if (!cols || !info) {
+		free(info);
+		return -ENOMEM;
+	}
+	memset(cols, 0, (c->nr_columns ? c->nr_columns : 1) * sizeof(*cols));
+	for (i = 0; i < c->nr_columns && !ret; i++) {
+		ret = read_column(r, c, i, info);
+		if (ret)
+			break;
+		/* The kernel NUL-terminates each; so does this copy. */
+		snprintf(cols[i].metric, sizeof(cols[i].metric), "%.*s",
+			 (int)sizeof(info->metric), info->metric);
+		snprintf(cols[i].field, sizeof(cols[i].field), "%.*s",
+			 (int)sizeof(info->field), info->field);
+		snprintf(cols[i].value, sizeof(cols[i].value), "%.*s",
+			 (int)sizeof(info->value), info->value);
+		snprintf(cols[i].description, sizeof(cols[i].description),
+			 "%.*s", (int)sizeof(info->description),
+			 info->description);
+		cols[i].flags = info->flags;
+		cols[i].freshness = info->freshness;
+	}
+	free(info);
+	return ret;
+}
+
+int ksnap_ring_read_coll_columns(const struct ksnap_ring *r,
+				 struct ksnap_coll *c)
+{
+	int tries, ret = -ESTALE;
+
+	for (tries = 0; tries < KSNAP_SET_RETRIES && ret == -ESTALE;
+	     tries++) {
+		ret = ksnap_ring_read_coll(r, c);
+		if (!ret)
+			ret = ksnap_ring_read_columns(r, c);
+	}
+	return ret;
+}
+
+const struct ksnap_record *ksnap_ring_values(const struct ksnap_ring *r,
+					     const struct ksnap_record *rec,
+					     uint32_t set_id,
+					     uint32_t nr_columns,
+					     struct ksnap_record *buf)
+{
+	const size_t here = offsetof(struct ksnap_record, values);
+	uint64_t off = rec->values_offset;
+	size_t bytes = (size_t)nr_columns * sizeof(__u64);
+
+	if (rec->set_id != set_id)
+		return NULL;
+	if (off == here)
+		return rec;
+	/* Before the header this reader knows, unaligned, or past the
+	 * slot: not a record it can read. */
+	if (off < here || off % 8 || off + bytes > r->record_size)
+		return NULL;
+	memcpy(buf, rec, here);
+	memmove(buf->values, (const unsigned char *)rec + off, bytes);
+	buf->values_offset = (uint32_t)here;
+	return buf;
 }
 
 bool ksnap_ring_copy_record(const struct ksnap_ring *r, uint64_t pos,

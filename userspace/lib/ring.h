@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "column.h"
 #include "ksnap_abi.h"
 
 /*
@@ -37,6 +38,7 @@
 struct ksnap_coll {
 	uint32_t generation;
 	uint32_t state;
+	uint32_t set_id;		/* its column set */
 	uint32_t nr_columns;
 	uint64_t period_ns;
 	uint64_t start_mono_ns;
@@ -44,7 +46,9 @@ struct ksnap_coll {
 	uint64_t start_position;	/* head when it started */
 	uint32_t flags;			/* KSNAP_CTRL_* */
 	uint32_t stop_reason;		/* KSNAP_STOP_* */
-	struct ksnap_column *columns;	/* ksnap_ring.max_columns slots */
+	/* set_id's nr_columns columns (ksnap_ring_read_columns()), owned:
+	 * free() them. */
+	struct ksnap_column *columns;
 };
 
 struct ksnap_ring {
@@ -57,7 +61,6 @@ struct ksnap_ring {
 	size_t cons_len;
 
 	const struct ksnap_ctrl *ctrl;
-	const struct ksnap_column *columns;
 	const unsigned char *data;
 	uint32_t record_size;
 	uint32_t nr_records;
@@ -124,13 +127,47 @@ int ksnap_ring_setup(struct ksnap_ring *r, void *base, size_t len,
 		     struct ksnap_consumer *cons);
 
 /*
- * Copy generation, state, period, start times and, when c->columns is not
- * NULL, the columns, from a consistent snapshot.  Returns 0, -EAGAIN when
- * the writer held the seqlock for too long, -EPROTO on nr_columns larger
- * than the ring allows (c->nr_columns is then the value found, for
- * messages; no column was copied).
+ * Copy generation, state, set_id, nr_columns, period and start times from
+ * a consistent snapshot (not the columns: ksnap_ring_read_columns()).
+ * Returns 0, -EAGAIN when the writer held the seqlock for too long,
+ * -EPROTO on nr_columns larger than the ring allows (c->nr_columns is
+ * then the value found, for messages).
  */
 int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c);
+
+/* Attempts of ksnap_ring_read_coll_columns() at a set being replaced. */
+#define KSNAP_SET_RETRIES	100
+
+/*
+ * The columns of set c->set_id, c->nr_columns of them, read through the
+ * device one by one (KSNAP_IOC_COLUMN) into c->columns, reallocated to
+ * fit.  Returns 0; -ESTALE when the set is no longer the module's (read
+ * the collection fields again); -EPROTO when the module's answer does not
+ * match c (another column count); -ENOMEM, or the ioctl's -errno.
+ */
+int ksnap_ring_read_columns(const struct ksnap_ring *r, struct ksnap_coll *c);
+
+/*
+ * The collection fields and their columns, consistent: ksnap_ring_read_coll()
+ * then ksnap_ring_read_columns(), again while the set is replaced in
+ * between (up to KSNAP_SET_RETRIES times, then -ESTALE).
+ */
+int ksnap_ring_read_coll_columns(const struct ksnap_ring *r,
+				 struct ksnap_coll *c);
+
+/*
+ * A record as this reader's consumers take it: of column set @set_id,
+ * its @nr_columns values at values[].  Returns @rec when it is so
+ * already; @buf (record_size bytes) holding its header and its values
+ * moved to values[] when the module put them further on (values_offset,
+ * a newer module's longer header); NULL when it is of another set or its
+ * values_offset is bad: skip it, never read it under other columns.
+ */
+const struct ksnap_record *ksnap_ring_values(const struct ksnap_ring *r,
+					     const struct ksnap_record *rec,
+					     uint32_t set_id,
+					     uint32_t nr_columns,
+					     struct ksnap_record *buf);
 
 /* Producer position.  [C] pairs with the kernel's [B]: the records below
  * head are complete. */
@@ -152,11 +189,12 @@ static inline void ksnap_ring_set_tail(struct ksnap_ring *r, uint64_t tail)
 	ksnap_store_release(&r->cons->tail, tail);
 }
 
+/* The slot of position pos: pos % nr_records (not a power of two). */
 static inline const struct ksnap_record *
 ksnap_ring_record(const struct ksnap_ring *r, uint64_t pos)
 {
 	return (const struct ksnap_record *)
-		(r->data + (size_t)(pos & (r->nr_records - 1)) * r->record_size);
+		(r->data + (size_t)(pos % r->nr_records) * r->record_size);
 }
 
 /* Tell the kernel which generation/state we have acted on (poll() stops

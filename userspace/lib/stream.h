@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "column.h"
 #include "ksnap_abi.h"
 #include "output.h"
 

@@ -24,12 +24,12 @@ int ksnap_sys_access(const char *path, int mode);
 int ksnap_sys_mmap(void **addr, size_t len, int prot, int flags, int fd,
 		   off_t offset);
 int ksnap_sys_munmap(void *addr, size_t len);
+/* Returns what ioctl() returns (0 for ksnap's). */
+int ksnap_sys_ioctl(int fd, unsigned long request, void *arg);
 int ksnap_sys_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms);
 ssize_t ksnap_sys_read(int fd, void *buf, size_t len);
 ssize_t ksnap_sys_write(int fd, const void *buf, size_t len);
 int ksnap_sys_fsync(int fd);
-/* ioctl() with a pointer argument; returns what it returns, or -errno. */
-int ksnap_sys_ioctl(int fd, unsigned long req, void *arg);
 off_t ksnap_sys_lseek(int fd, off_t offset, int whence);
 int ksnap_sys_ftruncate(int fd, off_t length);
 /* Called while spinning on an odd seqlock: lets the writer finish. */

@@ -492,8 +492,7 @@ static void too_many_columns_names_the_value_and_the_limit(void **s)
 	assert_int_equal(ksnapd_step(&d), -EPROTO);
 	assert_string_equal(d.err, "bad collection fields in the ring: "
 			    "nr_columns 100, more than it has room for "
-			    "(max_columns 3; 3 values in a record of 56 "
-			    "bytes)");
+			    "(3 values in a record of 64 bytes)");
 }
 
 static void restart(int call)
@@ -790,6 +789,83 @@ static void a_stop_by_the_kernel_on_overrun_is_reported(void **s)
 	free(log);
 }
 
+/*
+ * A newer module's record, its header one u64 longer (values_offset 48):
+ * its values are read from there; a record of a column set the
+ * collection is not of is skipped and counted, never written under the
+ * collection's columns.
+ */
+static void push_other_layouts_and_stop(int call)
+{
+	struct ksnap_record *r;
+	uint64_t *raw;
+
+	if (call != 1)
+		return;
+	fake_ring_push(&fr, 2000, 0);
+	r = fake_ring_slot(&fr, fr.ctrl->head - 1);
+	raw = (uint64_t *)r;
+	raw[5] = 0xfeedULL;	/* the newer header's field */
+	raw[6] = 20;
+	raw[7] = 21;
+	r->values_offset = 48;
+	fake_ring_push(&fr, 3000, 30);
+	fake_ring_slot(&fr, fr.ctrl->head - 1)->set_id = 9;
+	fake_ring_push(&fr, 4000, 40);
+	fake_ring_stop(&fr);
+}
+
+static void records_are_read_by_values_offset_and_set_id(void **s)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+
+	assert_non_null(f);
+	cfg.log = f;
+	/* Two columns: a 64-byte slot holds a 48-byte header and both. */
+	fake_ring_start(&fr, 6, 2, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(false);
+	script = push_other_layouts_and_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	fclose(f);
+	assert_contains(output(), "Time (ns)\t/ksnap/mem\t/ksnap/cpu[/a]\n"
+			"1000\t10\t11\n2000\t20\t21\n4000\t40\t41\nSTATS\t");
+	assert_int_equal(count_lines_starting(output(), "3000\t"), 0);
+	assert_contains(log, "ksnapd: collection 6: 1 records not of its "
+			"column set 1");
+	/* Skipped, yet read: the tail is past it and the collection done. */
+	assert_int_equal(fr.cons->tail, 4);
+	assert_int_equal(fr.cons->done_generation, 6);
+	free(log);
+}
+
+/* The columns are read through the device, at the collection's begin. */
+static void columns_come_through_the_device_ioctl(void **s)
+{
+	fake_ring_start(&fr, 1, 3, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(false);
+	script = stop_now;
+	assert_int_equal(fake_sys.ioctl_calls, 0);
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_int_equal(fake_sys.ioctl_calls, 3);
+	assert_contains(output(), "/ksnap/cpu[/b]\n1000\t10\t11\t12\n");
+}
+
+/* A device that cannot answer (no such ioctl) is an error that says so. */
+static void columns_the_device_cannot_give_are_an_error(void **s)
+{
+	fake_ring_start(&fr, 1, 3, 1000, 0, 1);
+	attach(false);
+	fake_sys.ioctl_err = -ENOTTY;
+	assert_int_equal(ksnapd_step(&d), -ENOTTY);
+	assert_contains(d.err, "reading the 3 columns of column set 1 "
+			"through the device: ");
+}
+
 /* A stop on request says nothing of the kind. */
 static void a_stop_on_request_is_not_reported_as_overrun(void **s)
 {
@@ -833,6 +909,9 @@ int main(void)
 		T(too_many_columns_names_the_value_and_the_limit),
 		T(generation_change_mid_stream_is_a_protocol_error),
 		T(regular_file_device_is_read_like_the_device),
+		T(records_are_read_by_values_offset_and_set_id),
+		T(columns_come_through_the_device_ioctl),
+		T(columns_the_device_cannot_give_are_an_error),
 		T(overwrite_mode_counts_what_was_overwritten),
 		T(overwrite_mode_running_skips_the_slot_being_written),
 		T(overwrite_mode_checks_each_record_seq),

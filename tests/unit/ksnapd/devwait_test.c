@@ -33,6 +33,7 @@ static int setup(void **state)
 	fake_sys_reset();
 	fake_ring_init(&fr, NULL, 1, 8);
 	fake_sys.mem = fr.mem;
+	fake_sys.ring = &fr;
 	fake_sys.mem_len = fr.len;
 	ring_open = false;
 	return 0;

@@ -129,6 +129,7 @@ static int setup_slow_disk(void **state)
 	fake_ring_init(&fr, NULL, 3, 8192);
 	columns();
 	fake_sys.mem = fr.mem;
+	fake_sys.ring = &fr;
 	fake_sys.mem_len = fr.len;
 	fake_sys.poll_hook = wake_100ms;
 	fake_sys.fsync_hook = slow_fsync;

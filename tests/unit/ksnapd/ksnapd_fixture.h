@@ -63,6 +63,7 @@ static inline int setup(void **state)
 	fake_ring_init(&fr, NULL, 3, 8);
 	columns();
 	fake_sys.mem = fr.mem;
+	fake_sys.ring = &fr;
 	fake_sys.mem_len = fr.len;
 	fake_sys.capture = true;
 	fake_sys.poll_hook = scripted_poll;

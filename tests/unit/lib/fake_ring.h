@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A ksnap ring built in memory (or in a file mapping) with the ABI
- * structs, playing the kernel's part: start, push records, stop.
+ * structs, playing the kernel's part: start, push records, stop; and its
+ * column set, answered as KSNAP_IOC_COLUMN does (fake_ring_ioctl(): the
+ * fake system calls route the device's ioctl() there, fake_sys.ring).
  */
 #ifndef KSNAP_FAKE_RING_H
 #define KSNAP_FAKE_RING_H
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +25,8 @@ struct fake_ring {
 	size_t len;
 	bool owned;
 	struct ksnap_ctrl *ctrl;
-	struct ksnap_column *cols;
+	struct ksnap_column *cols;	/* the set's, max_columns of them */
+	uint32_t max_columns;
 	struct ksnap_consumer *cons;
 	unsigned char *data;
 };
@@ -29,8 +34,7 @@ struct fake_ring {
 static inline size_t fake_ring_size(uint32_t max_columns, uint32_t nr_records)
 {
 	uint32_t rs = KSNAP_RECORD_SIZE(max_columns);
-	size_t ctrl = sizeof(struct ksnap_ctrl) +
-		      (size_t)max_columns * sizeof(struct ksnap_column);
+	size_t ctrl = sizeof(struct ksnap_ctrl);
 	size_t ctrl_pages = (ctrl + FAKE_PAGE - 1) / FAKE_PAGE;
 	size_t data_pages = ((size_t)nr_records * rs + FAKE_PAGE - 1) /
 			    FAKE_PAGE;
@@ -43,8 +47,7 @@ static inline void fake_ring_init(struct fake_ring *f, void *mem,
 				  uint32_t max_columns, uint32_t nr_records)
 {
 	uint32_t rs = KSNAP_RECORD_SIZE(max_columns);
-	size_t ctrl = sizeof(struct ksnap_ctrl) +
-		      (size_t)max_columns * sizeof(struct ksnap_column);
+	size_t ctrl = sizeof(struct ksnap_ctrl);
 	uint32_t ctrl_pages = (ctrl + FAKE_PAGE - 1) / FAKE_PAGE;
 	uint32_t data_pages = ((size_t)nr_records * rs + FAKE_PAGE - 1) /
 			      FAKE_PAGE;
@@ -63,11 +66,12 @@ static inline void fake_ring_init(struct fake_ring *f, void *mem,
 	f->ctrl->data_pgoff = ctrl_pages + 1;
 	f->ctrl->data_pages = data_pages;
 	f->ctrl->total_pages = ctrl_pages + 1 + data_pages;
-	f->ctrl->columns_offset = sizeof(struct ksnap_ctrl);
 	f->ctrl->record_size = rs;
 	f->ctrl->nr_records = nr_records;
-	f->ctrl->max_columns = max_columns;
-	f->cols = (struct ksnap_column *)(f->mem + sizeof(struct ksnap_ctrl));
+	f->ctrl->max_columns = KSNAP_MAX_COLUMNS;
+	f->ctrl->set_id = 1;
+	f->max_columns = max_columns;
+	f->cols = calloc(max_columns ? max_columns : 1, sizeof(*f->cols));
 	f->cons = (struct ksnap_consumer *)(f->mem +
 					    (size_t)ctrl_pages * FAKE_PAGE);
 	f->data = f->mem + (size_t)(ctrl_pages + 1) * FAKE_PAGE;
@@ -78,6 +82,8 @@ static inline void fake_ring_free(struct fake_ring *f)
 	if (f->owned)
 		free(f->mem);
 	f->mem = NULL;
+	free(f->cols);
+	f->cols = NULL;
 }
 
 static inline void fake_copy(char *dst, size_t size, const char *src)
@@ -153,8 +159,37 @@ static inline struct ksnap_record *fake_ring_slot(struct fake_ring *f,
 						  uint64_t pos)
 {
 	return (struct ksnap_record *)
-		(f->data + (pos & (f->ctrl->nr_records - 1)) *
+		(f->data + (pos % f->ctrl->nr_records) *
 		 f->ctrl->record_size);
+}
+
+/* KSNAP_IOC_COLUMN, as kmod/device.c answers it. */
+static inline int fake_ring_ioctl(struct fake_ring *f, unsigned long req,
+				  void *arg)
+{
+	struct ksnap_column_info *info = arg;
+	const struct ksnap_column *c;
+	uint32_t set_id = info->set_id, index = info->index;
+
+	if (req != KSNAP_IOC_COLUMN)
+		return -ENOTTY;
+	if (set_id != f->ctrl->set_id)
+		return -ESTALE;
+	if (index >= f->ctrl->nr_columns || index >= f->max_columns)
+		return -ENOENT;
+	c = &f->cols[index];
+	memset(info, 0, sizeof(*info));
+	info->set_id = set_id;
+	info->index = index;
+	info->nr_columns = f->ctrl->nr_columns;
+	info->flags = c->flags;
+	info->freshness = c->freshness;
+	fake_copy(info->metric, sizeof(info->metric), c->metric);
+	fake_copy(info->field, sizeof(info->field), c->field);
+	fake_copy(info->value, sizeof(info->value), c->value);
+	fake_copy(info->description, sizeof(info->description),
+		  c->description);
+	return 0;
 }
 
 /* One record at head with values v0, v0+1, ... (ncols values). */
@@ -167,6 +202,9 @@ static inline void fake_ring_push(struct fake_ring *f, uint64_t time_ns,
 
 	r->seq = pos;
 	r->time_ns = time_ns;
+	r->flags = 0;
+	r->set_id = f->ctrl->set_id;
+	r->values_offset = offsetof(struct ksnap_record, values);
 	for (i = 0; i < f->ctrl->nr_columns; i++)
 		r->values[i] = v0 + i;
 	f->ctrl->stats.taken++;

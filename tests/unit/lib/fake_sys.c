@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fake_ring.h"
 #include "fake_sys.h"
 #include "sys.h"
 
@@ -23,6 +24,7 @@ int __real_ksnap_sys_access(const char *path, int mode);
 int __real_ksnap_sys_mmap(void **addr, size_t len, int prot, int flags,
 			  int fd, off_t offset);
 int __real_ksnap_sys_munmap(void *addr, size_t len);
+int __real_ksnap_sys_ioctl(int fd, unsigned long request, void *arg);
 int __real_ksnap_sys_poll(struct pollfd *fds, nfds_t nfds, int timeout);
 ssize_t __real_ksnap_sys_read(int fd, void *buf, size_t len);
 ssize_t __real_ksnap_sys_write(int fd, const void *buf, size_t len);
@@ -112,6 +114,18 @@ int __wrap_ksnap_sys_mmap(void **addr, size_t len, int prot, int flags,
 		return 0;
 	}
 	return __real_ksnap_sys_mmap(addr, len, prot, flags, fd, offset);
+}
+
+int __wrap_ksnap_sys_ioctl(int fd, unsigned long request, void *arg)
+{
+	fake_sys.ioctl_calls++;
+	if (fake_sys.ioctl_hook)
+		return fake_sys.ioctl_hook(fd, request, arg);
+	if (fake_sys.ioctl_err)
+		return fake_sys.ioctl_err;
+	if (fake_sys.ring)
+		return fake_ring_ioctl(fake_sys.ring, request, arg);
+	return __real_ksnap_sys_ioctl(fd, request, arg);
 }
 
 int __wrap_ksnap_sys_munmap(void *addr, size_t len)
@@ -224,12 +238,4 @@ void __wrap_ksnap_sys_yield(void)
 long __wrap_ksnap_sys_page_size(void)
 {
 	return __real_ksnap_sys_page_size();
-}
-
-int __wrap_ksnap_sys_ioctl(int fd, unsigned long req, void *arg)
-{
-	fake_sys.ioctl_calls++;
-	if (fake_sys.ioctl_hook)
-		return fake_sys.ioctl_hook(fd, req, arg);
-	return __real_ksnap_sys_ioctl(fd, req, arg);
 }

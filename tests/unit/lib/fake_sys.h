@@ -43,13 +43,19 @@ struct fake_sys {
 	int mmap_calls, munmap_calls;
 	void *mmap_prot_rw;	/* address returned by the RW mapping */
 
+	/* ioctl: when ring (a struct fake_ring) is set, answered from it
+	 * (fake_ring_ioctl()), whatever the descriptor; else the real one.
+	 * ioctl_err: fail every call with this -errno. */
+	void *ring;
+	int ioctl_err;
+	int ioctl_calls;
+
 	/* poll: when set, called instead (fake device). */
 	int (*poll_hook)(struct pollfd *fds, nfds_t n, int timeout);
 	int poll_calls;
 	void (*yield_hook)(void);
-	/* ioctl: when set, called instead. */
+	/* ioctl: when set, called before anything else. */
 	int (*ioctl_hook)(int fd, unsigned long req, void *arg);
-	int ioctl_calls;
 	int yield_calls;
 
 	/* write: capture into wbuf instead of writing. */

@@ -21,6 +21,7 @@ static int setup(void **state)
 	(void)state;
 	fake_sys_reset();
 	fake_ring_init(&fr, NULL, 4, 8);
+	fake_sys.ring = &fr;
 	return 0;
 }
 
@@ -37,11 +38,10 @@ static void setup_points_at_the_regions_the_ctrl_block_describes(void **s)
 	struct ksnap_ring r = { .fd = -1 };
 
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
-	assert_ptr_equal(r.columns, fr.cols);
 	assert_ptr_equal(r.data, fr.data);
 	assert_int_equal(r.nr_records, 8);
 	assert_int_equal(r.record_size, KSNAP_RECORD_SIZE(4));
-	assert_int_equal(r.max_columns, 4);
+	assert_int_equal(r.max_columns, KSNAP_MAX_COLUMNS);
 }
 
 static void setup_rejects_bad_magic_and_version(void **s)
@@ -72,25 +72,18 @@ static void setup_rejects_inconsistent_layouts(void **s)
 {
 	struct ksnap_ring r = { .fd = -1 };
 
-	fr.ctrl->nr_records = 6;
+	fr.ctrl->nr_records = 0;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
 			 -EINVAL);
 	/* Each says the value found and the limit it breaks. */
-	assert_string_equal(r.why, "nr_records 6 is not a power of two");
+	assert_string_equal(r.why, "nr_records is 0");
 	fr.ctrl->nr_records = 1024;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
 			 -EINVAL);
 	assert_string_equal(r.why, "records do not fit the data region: "
-			    "nr_records 1024 x record_size 64 = 65536 bytes, "
+			    "nr_records 1024 x record_size 72 = 73728 bytes, "
 			    "more than data_pages 1 (4096 bytes)");
 	fr.ctrl->nr_records = 8;
-	fr.ctrl->max_columns = 100;
-	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
-			 -EINVAL);
-	assert_string_equal(r.why, "columns do not fit the control region: "
-			    "columns_offset 384 + max_columns 100 x 512 = 51584 "
-			    "bytes, more than ctrl_pages 1 (4096 bytes)");
-	fr.ctrl->max_columns = 4;
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len - FAKE_PAGE,
 					  fr.cons), -EINVAL);
 	assert_string_equal(r.why, "total_pages 3 (12288 bytes) is larger "
@@ -99,7 +92,7 @@ static void setup_rejects_inconsistent_layouts(void **s)
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
 			 -EINVAL);
 	assert_string_equal(r.why, "record_size 12 is too small (at least "
-			    "32) or not a multiple of 8");
+			    "40) or not a multiple of 8");
 }
 
 static void records_are_read_in_position_order_across_the_wrap(void **s)
@@ -129,6 +122,33 @@ static void records_are_read_in_position_order_across_the_wrap(void **s)
 			 fr.data + 4 * KSNAP_RECORD_SIZE(4));
 }
 
+/* A ring sized exactly: the slot of a position is its remainder. */
+static void records_wrap_at_a_ring_of_any_size(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	uint64_t pos;
+
+	fr.ctrl->nr_records = 6;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fake_ring_start(&fr, 1, 2, 1000, 0, 0);
+	/* Positions 10..15 occupy slots 4,5,0,1,2,3. */
+	fr.ctrl->head = 10;
+	fr.cons->tail = 10;
+	for (pos = 10; pos < 16; pos++)
+		fake_ring_push(&fr, pos * 1000, pos * 10);
+	for (pos = 10; pos < 16; pos++) {
+		const struct ksnap_record *rec = ksnap_ring_record(&r, pos);
+
+		assert_int_equal(rec->seq, pos);
+		assert_int_equal(rec->values[0], pos * 10);
+	}
+	assert_ptr_equal(ksnap_ring_record(&r, 12), fr.data);
+	assert_ptr_equal(ksnap_ring_record(&r, 11),
+			 fr.data + 5 * KSNAP_RECORD_SIZE(4));
+	assert_ptr_equal(ksnap_ring_record(&r, UINT64_MAX),
+			 fr.data + 3 * KSNAP_RECORD_SIZE(4));
+}
+
 static void tail_and_handshake_stores_land_in_the_consumer_page(void **s)
 {
 	struct ksnap_ring r = { .fd = -1 };
@@ -147,22 +167,117 @@ static void tail_and_handshake_stores_land_in_the_consumer_page(void **s)
 static void read_coll_copies_fields_and_columns(void **s)
 {
 	struct ksnap_ring r = { .fd = -1 };
-	struct ksnap_column cols[4];
-	struct ksnap_coll c = { .columns = cols };
+	struct ksnap_coll c = { 0 };
+	char path[320];
 
+	/* A Kubernetes pod's scope nested deeper still: ~300 bytes. */
+	memset(path, 'p', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
 	fake_ring_column(&fr, 0, "a", NULL, NULL, "A", 0);
-	fake_ring_column(&fr, 1, "b", "cgroup", "/x", "B", 0);
+	fake_ring_column(&fr, 1, "b", "cgroup", path, "B", KSNAP_COL_CUMULATIVE);
+	fr.ctrl->set_id = 7;
 	fake_ring_start(&fr, 9, 2, 250, 111, 222);
 	assert_int_equal(ksnap_ring_read_coll(&r, &c), 0);
 	assert_int_equal(c.generation, 9);
 	assert_int_equal(c.state, KSNAP_STATE_RUNNING);
+	assert_int_equal(c.set_id, 7);
 	assert_int_equal(c.nr_columns, 2);
 	assert_int_equal(c.period_ns, 250);
 	assert_int_equal(c.start_mono_ns, 111);
 	assert_int_equal(c.start_real_ns, 222);
-	assert_string_equal(cols[1].value, "/x");
+	assert_null(c.columns);
+	assert_int_equal(fake_sys.ioctl_calls, 0);
 	assert_int_equal(fake_sys.yield_calls, 0);
+
+	/* The columns come through the device, one ioctl each, whole. */
+	assert_int_equal(ksnap_ring_read_columns(&r, &c), 0);
+	assert_int_equal(fake_sys.ioctl_calls, 2);
+	assert_string_equal(c.columns[0].metric, "a");
+	assert_string_equal(c.columns[0].field, "");
+	assert_string_equal(c.columns[1].field, "cgroup");
+	assert_string_equal(c.columns[1].value, path);
+	assert_string_equal(c.columns[1].description, "B");
+	assert_int_equal(c.columns[1].flags, KSNAP_COL_CUMULATIVE);
+	free(c.columns);
+}
+
+/* A set the module has replaced is refused: the fields are read again. */
+static void read_columns_of_a_replaced_set_is_estale(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	struct ksnap_coll c = { 0 };
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fake_ring_column(&fr, 0, "a", NULL, NULL, "A", 0);
+	fake_ring_column(&fr, 1, "b", NULL, NULL, "B", 0);
+	fake_ring_start(&fr, 2, 1, 250, 0, 0);
+	assert_int_equal(ksnap_ring_read_coll(&r, &c), 0);
+	assert_int_equal(c.set_id, 1);
+	/* Reconfigured in between: a new set of two columns. */
+	fr.ctrl->set_id = 2;
+	fr.ctrl->nr_columns = 2;
+	assert_int_equal(ksnap_ring_read_columns(&r, &c), -ESTALE);
+	assert_int_equal(ksnap_ring_read_coll_columns(&r, &c), 0);
+	assert_int_equal(c.set_id, 2);
+	assert_int_equal(c.nr_columns, 2);
+	assert_string_equal(c.columns[1].metric, "b");
+	/* A module that answers with another count is not believed. */
+	c.nr_columns = 1;
+	assert_int_equal(ksnap_ring_read_columns(&r, &c), -EPROTO);
+	/* Nor is a device that has no such ioctl (a regular file). */
+	fake_sys.ring = NULL;
+	fake_sys.ioctl_err = -ENOTTY;
+	assert_int_equal(ksnap_ring_read_coll_columns(&r, &c), -ENOTTY);
+	free(c.columns);
+}
+
+/*
+ * values_offset: a newer module's longer header is skipped, the values
+ * read from where it says; a record of another set, or whose values are
+ * not where this reader can follow, is not read at all.
+ */
+static void values_are_taken_from_values_offset_of_their_set(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	struct ksnap_record *slot, *buf = malloc(KSNAP_RECORD_SIZE(4));
+	const struct ksnap_record *v;
+	uint64_t *raw;
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fake_ring_start(&fr, 1, 2, 1000, 0, 0);
+	fake_ring_push(&fr, 5000, 70);
+	slot = fake_ring_slot(&fr, 0);
+	/* This module's: as it is. */
+	assert_ptr_equal(ksnap_ring_values(&r, slot, 1, 2, buf), slot);
+	assert_int_equal(slot->values[1], 71);
+
+	/* A newer header, one u64 longer: values at 48, not at 40. */
+	raw = (uint64_t *)slot;
+	raw[5] = 0xdeadbeef;	/* the new header field */
+	raw[6] = 80;
+	raw[7] = 81;
+	slot->values_offset = 48;
+	v = ksnap_ring_values(&r, slot, 1, 2, buf);
+	assert_ptr_equal(v, buf);
+	assert_int_equal(v->seq, 0);
+	assert_int_equal(v->time_ns, 5000);
+	assert_int_equal(v->values_offset,
+			 offsetof(struct ksnap_record, values));
+	assert_int_equal(v->values[0], 80);
+	assert_int_equal(v->values[1], 81);
+
+	/* Another set: refused, whatever its values. */
+	assert_null(ksnap_ring_values(&r, slot, 2, 2, buf));
+	/* Values past the slot, before the header, unaligned: refused. */
+	slot->values_offset = KSNAP_RECORD_SIZE(4) - 8;
+	assert_null(ksnap_ring_values(&r, slot, 1, 2, buf));
+	slot->values_offset = 32;
+	assert_null(ksnap_ring_values(&r, slot, 1, 2, buf));
+	slot->values_offset = 44;
+	assert_null(ksnap_ring_values(&r, slot, 1, 2, buf));
+	free(buf);
 }
 
 /* The "kernel" finishes its update while the reader yields. */
@@ -230,6 +345,7 @@ static void read_stats_copies_the_counters(void **s)
 static void fake_device(void)
 {
 	fake_sys.mem = fr.mem;
+	fake_sys.ring = &fr;
 	fake_sys.mem_len = fr.len;
 }
 
@@ -366,8 +482,11 @@ int main(void)
 		T(setup_rejects_bad_magic_and_version),
 		T(setup_rejects_inconsistent_layouts),
 		T(records_are_read_in_position_order_across_the_wrap),
+		T(records_wrap_at_a_ring_of_any_size),
 		T(tail_and_handshake_stores_land_in_the_consumer_page),
 		T(read_coll_copies_fields_and_columns),
+		T(read_columns_of_a_replaced_set_is_estale),
+		T(values_are_taken_from_values_offset_of_their_set),
 		T(read_coll_retries_while_seq_is_odd),
 		T(read_coll_gives_up_with_eagain_on_a_stuck_seq),
 		T(read_coll_rejects_more_columns_than_the_ring_has),

@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "column.h"
 #include "ksnap_abi.h"
 
 #define RULE_TEXT_MAX	512

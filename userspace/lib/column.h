@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A column of the module's column set, as read through the device
+ * (ring.h: ksnap_ring_read_columns()), and as the stream writer and the
+ * flight recorder's rules take it.
+ */
+#ifndef KSNAP_COLUMN_H
+#define KSNAP_COLUMN_H
+
+#include <stdint.h>
+
+#include "ksnap_abi.h"
+
+/*
+ * One column of a set, as KSNAP_IOC_COLUMN gives it (struct
+ * ksnap_column_info): what the stream's header and the flight recorder's
+ * rules need of it.
+ */
+struct ksnap_column {
+	char metric[KSNAP_METRIC_NAME_MAX];
+	char field[KSNAP_FIELD_NAME_MAX];	/* "" when none */
+	char value[KSNAP_FIELD_VALUE_MAX];	/* a cgroup path, a CPU */
+	char description[KSNAP_DESC_MAX];
+	uint32_t flags;		/* KSNAP_COL_* */
+	uint32_t freshness;	/* KSNAP_FRESH_* */
+};
+
+#endif /* KSNAP_COLUMN_H */
