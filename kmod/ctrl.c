@@ -65,6 +65,25 @@ static void ksnap_ctrl_column(struct ksnap_column *col,
 }
 
 /*
+ * The geometry and columns of @cfg, inside a write.  A start writes them
+ * too: cgroup patterns expanded again may change the columns (never the
+ * geometry while a reader is open, ksnap_cgpattern_refresh()).
+ */
+static void ksnap_ctrl_columns(struct ksnap_ctrl *ctrl,
+			       const struct ksnap_config *cfg)
+{
+	struct ksnap_column *cols = (void *)ctrl + ctrl->columns_offset;
+	unsigned int i;
+
+	ctrl->record_size = cfg->record_size;
+	ctrl->nr_records = cfg->nr_records;
+	ctrl->nr_columns = cfg->nr_columns;
+	for (i = 0; i < cfg->nr_columns; i++)
+		ksnap_ctrl_column(&cols[i], &cfg->col[i]);
+	memset(&cols[i], 0, (ctrl->max_columns - i) * sizeof(*cols));
+}
+
+/*
  * Publish ks->cfg and ks->period_ns.  Only while stopped; the record
  * geometry only while no reader has the device open.
  *
@@ -78,10 +97,7 @@ void ksnap_ctrl_publish_config(struct ksnap *ks)
 {
 	const struct ksnap_config *cfg = ks->cfg;
 	struct ksnap_ctrl *ctrl = ks->ctrl;
-	struct ksnap_column *cols;
-	unsigned int i;
 
-	cols = (void *)ctrl + ctrl->columns_offset;
 	ksnap_ctrl_write_begin(ctrl);
 	if (ctrl->generation) {
 		ctrl->generation++;
@@ -94,12 +110,7 @@ void ksnap_ctrl_publish_config(struct ksnap *ks)
 		memset(&ctrl->stats, 0, sizeof(ctrl->stats));
 	}
 	ctrl->period_ns = ks->period_ns;
-	ctrl->record_size = cfg->record_size;
-	ctrl->nr_records = cfg->nr_records;
-	ctrl->nr_columns = cfg->nr_columns;
-	for (i = 0; i < cfg->nr_columns; i++)
-		ksnap_ctrl_column(&cols[i], &cfg->col[i]);
-	memset(&cols[i], 0, (ctrl->max_columns - i) * sizeof(*cols));
+	ksnap_ctrl_columns(ctrl, cfg);
 	ksnap_ctrl_write_end(ctrl);
 }
 
@@ -116,6 +127,7 @@ void ksnap_ctrl_publish_start(struct ksnap *ks, u64 read_estimate_ns,
 	ctrl->generation++;
 	ctrl->state = KSNAP_STATE_RUNNING;
 	ctrl->period_ns = ks->period_ns;
+	ksnap_ctrl_columns(ctrl, ks->cfg);
 	ctrl->start_mono_ns = ks->run.start_mono_ns;
 	ctrl->start_real_ns = ktime_get_real_ns();
 	ctrl->start_position = ks->run.start_position;
