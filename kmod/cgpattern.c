@@ -76,7 +76,7 @@ int ksnap_cgpattern_check(const char *pattern, const char **why)
 			return -EINVAL;
 		}
 		if (strnstr(c, "***", len)) {
-			*why = "'***' in pattern (use '*' within a component, '**' for any number of components)";
+			*why = "'***' in pattern (use '*' or a whole '**')";
 			return -EINVAL;
 		}
 		if (star && len != 2) {
@@ -203,12 +203,13 @@ unsigned int ksnap_cgpattern_max_level(const char *pattern,
 	unsigned int n = 0;
 
 	for (; *p; p = ksnap_comp_next(p)) {
-		if (!ksnap_comp_globstar(p))
+		if (!ksnap_comp_globstar(p)) {
 			n++;
-		else if (*ksnap_comp_next(p))
+			continue;
+		}
+		if (*ksnap_comp_next(p))
 			return UINT_MAX;
-		else
-			n += depth;
+		n += depth;
 	}
 	return n;
 }
