@@ -347,18 +347,7 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 	return 0;
 }
 
-/**
- * ksnap_config_build() - a complete configuration, or nothing
- * @metrics: comma-separated metric names; empty for the default list
- * @cgroups: comma-separated cgroup v2 paths; may be empty
- * @l: the ring layout (for the column limit and record geometry)
- * @prev: the current configuration, whose cgroups are kept (not resolved
- *	  again) when @cgroups lists the same paths; NULL to resolve them
- *
- * Process context.  Logs one line naming the bad value on failure.
- *
- * Return: the configuration, or an ERR_PTR (-EINVAL, -ENOENT, -ENOMEM).
- */
+/* ksnap_config_build(), and with @cur ksnap_config_rebuild(). */
 static struct ksnap_config *__ksnap_config_build(const char *metrics,
 						 const char *cgroups,
 						 const struct ksnap_layout *l,
@@ -393,6 +382,18 @@ err:
 	return ERR_PTR(ret);
 }
 
+/**
+ * ksnap_config_build() - a complete configuration, or nothing
+ * @metrics: comma-separated metric names; empty for the default list
+ * @cgroups: comma-separated cgroup v2 paths and patterns; may be empty
+ * @l: the ring layout (for the column limit and record geometry)
+ * @prev: the current configuration, whose cgroups are kept (not resolved
+ *	  again) when @cgroups lists the same entries; NULL to resolve them
+ *
+ * Process context.  Logs one line naming the bad value on failure.
+ *
+ * Return: the configuration, or an ERR_PTR (-EINVAL, -ENOENT, -ENOMEM).
+ */
 struct ksnap_config *ksnap_config_build(const char *metrics,
 					const char *cgroups,
 					const struct ksnap_layout *l,
