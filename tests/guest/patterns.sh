@@ -94,6 +94,27 @@ check "the knob still reads back the pattern, not what it matched" \
 check "nr_dying_descendants drops to 0: the removed cgroup is not held" ok \
 	"$(wait_for --quiet "the removed cgroup freed" $WAIT_S sh -c "grep -q '^nr_dying_descendants 0' $CG/cgroup.stat" && echo ok || echo "$seen; $(cat $CG/cgroup.stat | tr '\n' ' ')")"
 
+# --- a reader open: its record size stays ----------------------------------
+guestprobe hold > /tmp/hold.out 2>&1 &
+hpid=$!
+wait_for "the reader holds the device" $WAIT_S grep -q held /tmp/hold.out
+mkdir $CG/system.slice/e.service
+klog_mark
+check "with a reader open, a start whose matches need larger records is refused" \
+	EBUSY "$(guestprobe write $S/enable 1)"
+check_lines "the kernel log says why" 1 \
+	"the cgroup patterns now give 3 columns, more than the 2 the open reader's records hold" \
+	"$(klog_since)"
+rmdir $CG/system.slice/e.service $CG/system.slice/d.service
+check "with a reader open, a start with fewer matches goes" ok \
+	"$(guestprobe write $S/enable 1)"
+check "and stops" ok "$(guestprobe write $S/enable 0)"
+kill $hpid
+wait $hpid 2>/dev/null
+wait_for "the reader gone" $WAIT_S reader_is none >/dev/null
+check "after the reader, the start's columns name its one match" \
+	"/system.slice/b.service" "$(cols fewer)"
+
 # --- a pattern that matches nothing ---------------------------------------
 klog_mark
 check "a pattern matching nothing is accepted" ok "$(set_cgroups '/none.slice/*')"

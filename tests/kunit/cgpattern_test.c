@@ -160,7 +160,7 @@ static void ksnap_cgpattern_check_cases(struct kunit *test)
 				  c->pattern, why);
 }
 
-/* "/*xxx...": a pattern of @len bytes. */
+/* A pattern of @len bytes: a slash, a star, then x up to the length. */
 static char *ksnap_long_pattern(struct kunit *test, size_t len)
 {
 	char *p = kunit_kzalloc(test, len + 1, GFP_KERNEL);
