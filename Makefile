@@ -1,7 +1,8 @@
 # ksnap: top-level build.  `make demo` and `make check` do all the set-up
 # they need (packages, debug kernel) on a fresh Debian 12 machine.
 
-.PHONY: all setup debug-kernel modules modules-all modules-debug tools unit \
+.PHONY: all setup debug-kernel modules modules-all modules-debug modules-arm64 \
+	tools unit \
 	plot-check fuzz kunit guest-tests check demo bench style sparse install \
 	clean deb system-tests check-quick check-all setup-demo
 
@@ -12,6 +13,10 @@
 KSNAP_KERNEL ?= 6.1
 KSNAP_KERNELS ?= $(shell scripts/kernel --all)
 export KSNAP_KERNELS
+# The kernels ksnap.ko is cross-built for, never booted (scripts/kernel
+# --cross): Debian 12's arm64 6.1 and 6.12 and Debian 13's 6.12, their
+# headers fetched likewise.
+KSNAP_CROSS_KERNELS ?= $(shell scripts/kernel --cross)
 
 all: modules tools
 
@@ -28,11 +33,27 @@ modules:
 	scripts/build-module $(KSNAP_KERNEL)
 
 # ksnap.ko for every kernel of KSNAP_KERNELS (debug kernels are built
-# first, once per machine)
+# first, once per machine), then for those of KSNAP_CROSS_KERNELS
 modules-all:
 	@for k in $(KSNAP_KERNELS); do \
 		echo "== ksnap.ko for $$k"; \
 		scripts/build-module $$k || exit 1; \
+	done
+	@$(MAKE) -s --no-print-directory modules-arm64 \
+		KSNAP_CROSS_KERNELS="$(KSNAP_CROSS_KERNELS)"
+
+# ksnap.ko cross-built for each kernel of KSNAP_CROSS_KERNELS with the
+# aarch64-linux-gnu gcc each was built with (Debian 12's gcc-12; Debian
+# 13's gcc-14 in a Debian 13 root filesystem: scripts/toolchain, as root):
+# build/mod/NAME/.  W=1, sparse over every file (C=2) and a
+# compiler warning is an error (no object is left behind to hide it from
+# the next build); any finding, modpost's too, fails.
+modules-arm64:
+	@mkdir -p build
+	@for k in $(KSNAP_CROSS_KERNELS); do \
+		scripts/build-module $$k KCFLAGS=-Werror W=1 C=2 > build/module-$$k.log 2>&1 || { cat build/module-$$k.log; echo "ksnap.ko: the build for $$k failed (build/module-$$k.log)"; exit 1; }; \
+		if grep -E '(warning|error|WARNING):' build/module-$$k.log; then echo "ksnap.ko: findings above for $$k (build/module-$$k.log)"; exit 1; fi; \
+		echo "ksnap.ko: clean on $$k (cross-built, W=1, sparse)"; \
 	done
 
 # ksnap.ko and the KUnit module against the 6.1 debug kernel: build/mod/debug/
@@ -56,6 +77,9 @@ plot-check:
 # libFuzzer over ksnap-verify's parser: a short run with a fixed seed
 fuzz:
 	$(MAKE) -C userspace fuzz
+
+# The guests need no cross-built module.
+kunit guest-tests: KSNAP_CROSS_KERNELS =
 
 # KUnit suites, in a guest on each debug kernel of KSNAP_KERNELS
 kunit: modules-all tools

@@ -35,7 +35,7 @@ PIPE_PERIODS=${PIPE_PERIODS:-"1000 100 10"}
 PIPE_SECONDS=${PIPE_SECONDS:-10}
 SCALE_SECONDS=${SCALE_SECONDS:-3}
 SCALE_REPS=${SCALE_REPS:-3}
-SYS=/sys/kernel/ksnap
+SYS=/sys/class/misc/ksnap
 CG=/sys/fs/cgroup
 : > $RAW
 chmod +x $B/* 2>/dev/null
@@ -46,8 +46,8 @@ phase() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
 cpus_in() {
 	tr ',' '\n' | awk -F- '$1 != "" { n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n + 0 }'
 }
-stat_of() { awk -v k="$1" '$1 == k { print $2 }' $SYS/stats; }
-plan_of() { awk -v k="$1" '$1 == k { print $2 }' $SYS/plan; }
+stat_of() { cat $SYS/stats/$1; }
+plan_of() { cat $SYS/plan/$1; }
 # Start and stop from CPU 0, where the timer is pinned (cpu=0).
 enable() { taskset -c 0 sh -c "echo $1 > $SYS/enable"; }
 
@@ -67,7 +67,7 @@ for i in $(seq 0 63); do mkdir -p $CG/bench$i; done
 
 # The catalogue this module has.
 modprobe ksnap || { log "modprobe ksnap failed"; dmesg | tail -5; exit 1; }
-cut -f1 $SYS/available_metrics > /tmp/catalogue
+ksnapd --list-metrics | cut -f1 > /tmp/catalogue
 rmmod ksnap
 has() { grep -qx "$1" /tmp/catalogue; }
 

@@ -12,7 +12,7 @@
  *                   each is one sleep in poll(), so one wake-up of ksnapd
  *   ksnapd_nvcsw    its involuntary ones (preempted)
  *   taken missed lost wakeups read_sum_ns lateness_sum_ns
- *                   the module's counts (/sys/kernel/ksnap/stats);
+ *                   the module's counts (its stats/ directory);
  *                   wakeups: the kernel's wake-ups of the reader
  *   spin_rate       the idle spinner on the sampler's CPU (common.h)
  *
@@ -56,6 +56,21 @@ static uint64_t keyed(const char *path, const char *key)
 	return v;
 }
 
+/* The number in the module's stats/KEY. */
+static uint64_t stat_value(const char *key)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/stats/%s", KSNAP_SYSFS_DIR, key);
+	f = open_or_die(path);
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
 static void take(struct snap *s, int pid)
 {
 	char path[64], line[1024], *p;
@@ -91,12 +106,12 @@ static void take(struct snap *s, int pid)
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	s->vcsw = keyed(path, "voluntary_ctxt_switches");
 	s->nvcsw = keyed(path, "nonvoluntary_ctxt_switches");
-	s->taken = keyed(KSNAP_SYSFS_DIR "/stats", "taken");
-	s->missed = keyed(KSNAP_SYSFS_DIR "/stats", "missed");
-	s->lost = keyed(KSNAP_SYSFS_DIR "/stats", "lost");
-	s->wakeups = keyed(KSNAP_SYSFS_DIR "/stats", "wakeups");
-	s->read_sum = keyed(KSNAP_SYSFS_DIR "/stats", "read_sum_ns");
-	s->late_sum = keyed(KSNAP_SYSFS_DIR "/stats", "lateness_sum_ns");
+	s->taken = stat_value("taken");
+	s->missed = stat_value("missed");
+	s->lost = stat_value("lost");
+	s->wakeups = stat_value("wakeups");
+	s->read_sum = stat_value("read_sum_ns");
+	s->late_sum = stat_value("lateness_sum_ns");
 }
 
 int main(int argc, char **argv)

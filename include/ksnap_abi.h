@@ -67,8 +67,8 @@
  * after the copy (acquire fence), is below p + nr_records.  The kernel
  * cannot count these (it does not know what was read): the reader does.
  *
- * Collections.  Writing 1 to /sys/kernel/ksnap/enable starts collection
- * number ++generation: start_position = head, the counters in struct
+ * Collections.  Writing 1 to the enable attribute (KSNAP_SYSFS_DIR)
+ * starts collection number ++generation: start_position = head, the counters in struct
  * ksnap_stats restart at 0, start times are taken.  Writing 0 takes one
  * last snapshot (flagged KSNAP_REC_LAST) and stops; the control page keeps
  * that collection's figures until the next start.  A reconfiguration while
@@ -114,6 +114,7 @@
 #define KSNAP_ABI_H
 
 /* Both sides: the kernel's, or linux-libc-dev's uapi types. */
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define KSNAP_MAGIC		0x50414e534bULL	/* "KSNAP" */
@@ -125,15 +126,22 @@
 #define KSNAP_FEAT_WAKEUPS	(1ULL << 1)	/* ksnap_stats.wakeups counts */
 /* ksnap_stats.read_estimate_ns etc. and ksnap_ctrl.stop_reason are set */
 #define KSNAP_FEAT_READ_BOUND	(1ULL << 2)
+/* The catalogue is enumerated by KSNAP_IOC_METRIC */
+#define KSNAP_FEAT_METRIC_IOCTL	(1ULL << 3)
 
 #define KSNAP_DEVICE_PATH	"/dev/ksnap"
-#define KSNAP_SYSFS_DIR		"/sys/kernel/ksnap"
+/*
+ * The device's attributes (the knobs, stats/ and plan/).  /sys/kernel/ksnap
+ * is a deprecated link to the same directory.
+ */
+#define KSNAP_SYSFS_DIR		"/sys/class/misc/ksnap"
 
 /* Lengths include the terminating NUL. */
 #define KSNAP_METRIC_NAME_MAX	64
 #define KSNAP_FIELD_NAME_MAX	16
 #define KSNAP_FIELD_VALUE_MAX	160
 #define KSNAP_DESC_MAX		224
+#define KSNAP_UNIT_MAX		16
 
 /* ksnap_ctrl.state (bit 0 of ksnap_consumer.seen_state). */
 #define KSNAP_STATE_STOPPED	0
@@ -268,6 +276,51 @@ struct ksnap_consumer {
 	__u64 reserved[5];
 };
 
+/*
+ * The catalogue: ioctl(fd, KSNAP_IOC_METRIC, &info) on /dev/ksnap, the
+ * caller setting info.index (0, 1, 2...) and reserved to zero;
+ * the kernel fills in metric number index, or fails with EINVAL past the
+ * last one (the catalogue of a loaded module never changes).  A nonzero
+ * reserved field on input is EINVAL too.
+ *
+ * The device opened O_RDONLY is a query handle: it is not a reader
+ * session, any number may be open beside the reader's, and it can only
+ * ioctl (mmap fails with EACCES, poll reports nothing).  The reader opens
+ * O_RDWR.  KSNAP_FEAT_METRIC_IOCTL in ksnap_ctrl.features says a module
+ * has this ioctl.
+ *
+ * Metric names and groups are what the metrics list (the metrics= module
+ * parameter, /sys/kernel/ksnap/metrics) takes: a group names every metric
+ * it has that the configured cgroups allow.
+ */
+#define KSNAP_IOC_MAGIC		0xB5
+#define KSNAP_IOC_METRIC	_IOWR(KSNAP_IOC_MAGIC, 0x01, struct ksnap_metric_info)
+
+/* ksnap_metric_info.flags: KSNAP_COL_* and these. */
+#define KSNAP_METRIC_PER_CPU	(1U << 8)	/* "name[N]", "name[cpu]" */
+#define KSNAP_METRIC_PER_CGROUP	(1U << 9)	/* a column per cgroup */
+#define KSNAP_METRIC_DEFAULT	(1U << 10)	/* in the empty list's set */
+/* A memory.stat.* value whose slot the load-time check could not prove */
+#define KSNAP_METRIC_UNPROVEN	(1U << 11)
+
+/* ksnap_metric_info.groups: the named groups a metric is in. */
+#define KSNAP_GROUP_VMSTAT	(1U << 0)	/* "vmstat": /proc/vmstat */
+#define KSNAP_GROUP_CPU		(1U << 1)	/* "cpu": /proc/stat cpu line */
+#define KSNAP_GROUP_CONTAINER	(1U << 2)	/* "container": per cgroup */
+/* "all" is every metric, and has no bit. */
+
+struct ksnap_metric_info {
+	__u32 index;		/* in: 0 .. number of metrics - 1 */
+	__u32 flags;		/* KSNAP_COL_*, KSNAP_METRIC_* */
+	__u32 freshness;	/* KSNAP_FRESH_* */
+	__u32 groups;		/* KSNAP_GROUP_* */
+	char name[KSNAP_METRIC_NAME_MAX];
+	char unit[KSNAP_UNIT_MAX];	/* "bytes", "pages", "ns", "count"... */
+	char field[KSNAP_FIELD_NAME_MAX]; /* "cpu", "cgroup", or "" */
+	char description[KSNAP_DESC_MAX];
+	__u64 reserved[4];	/* zero */
+};
+
 /* A slot: header, then ksnap_ctrl.nr_columns values. */
 struct ksnap_record {
 	__u64 seq;		/* position of this record */
@@ -288,6 +341,8 @@ KSNAP_ABI_ASSERT(sizeof(struct ksnap_stats) == 128, "ksnap_stats size");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_column) == 512, "ksnap_column size");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_consumer) == 64, "ksnap_consumer size");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_record) == 32, "ksnap_record size");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_metric_info) == 368,
+		 "ksnap_metric_info size");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, seq) == 64,
 		 "collection fields on the second cache line");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, reader_session) == 128,

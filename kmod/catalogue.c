@@ -1,67 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The catalogue as users see it: /sys/kernel/ksnap/available_metrics. */
-#include <linux/minmax.h>
-#include <linux/mm.h>
-#include <linux/slab.h>
+/* The catalogue as users see it: KSNAP_IOC_METRIC on /dev/ksnap. */
+#include <linux/errno.h>
 #include <linux/string.h>
 
 #include "ksnap.h"
-#include "parse.h"
 
-static const char *const ksnap_freshness_name[] = {
-	[KSNAP_FRESH_LIVE] = "live",
-	[KSNAP_FRESH_TICK] = "tick",
-	[KSNAP_FRESH_1S] = "1s",
-	[KSNAP_FRESH_2S] = "2s",
-};
-
-/**
- * ksnap_catalogue_line() - one line of available_metrics
- * @buf: destination, or NULL with @size 0 to measure
- * @size: room in @buf
- * @m: the metric
- *
- * Tab separated: name, cumulative or gauge, unit, freshness, fields ("cpu",
- * "cgroup" or "-"), description; then a newline.
- *
- * Return: the length of the line (as snprintf()).
+/*
+ * The offered metrics are numbered 0, 1, 2... in table order: a metric
+ * not offered on this kernel (memcgproof.c) takes no number.
  */
-static int ksnap_catalogue_line(char *buf, size_t size,
-				const struct ksnap_metric *m)
+static const struct ksnap_metric *ksnap_catalogue_nth(u32 index)
 {
-	return snprintf(buf, size, "%s\t%s\t%s\t%s\t%s\t%s\n", m->name,
-			m->flags & KSNAP_COL_CUMULATIVE ? "cumulative" : "gauge",
-			m->unit, ksnap_freshness_name[m->freshness],
-			m->per_cgroup ? "cgroup" : m->read_cpu ? "cpu" : "-",
-			ksnap_metric_desc(m));
+	unsigned int i;
+
+	for (i = 0; i < ksnap_nr_metrics; i++) {
+		if (!ksnap_metric_offered(&ksnap_metrics[i]))
+			continue;
+		if (!index--)
+			return &ksnap_metrics[i];
+	}
+	return NULL;
 }
 
 /**
- * ksnap_catalogue_text() - the whole of available_metrics
- * @len: its length
+ * ksnap_catalogue_info() - fill in one metric of the catalogue
+ * @info: index and reserved set by the caller; the rest is written
  *
- * Process context.  More than a page: sysfs serves it as a binary
- * attribute.
- *
- * Return: a kvmalloc'ed NUL-terminated text, or NULL.
+ * Return: 0, or -EINVAL past the last metric or for a nonzero reserved
+ * field.
  */
-char *ksnap_catalogue_text(size_t *len)
+int ksnap_catalogue_info(struct ksnap_metric_info *info)
 {
-	size_t n = 0, size;
+	const struct ksnap_metric *m;
+	u32 index = info->index;
 	unsigned int i;
-	char *text;
 
-	for (i = 0; i < ksnap_nr_metrics; i++)
-		if (ksnap_metric_offered(&ksnap_metrics[i]))
-			n += ksnap_catalogue_line(NULL, 0, &ksnap_metrics[i]);
-	size = n + 1;
-	text = kvmalloc(size, GFP_KERNEL);
-	if (!text)
-		return NULL;
-	for (n = 0, i = 0; i < ksnap_nr_metrics; i++)
-		if (ksnap_metric_offered(&ksnap_metrics[i]))
-			n += ksnap_catalogue_line(text + n, size - n,
-						  &ksnap_metrics[i]);
-	*len = n;
-	return text;
+	for (i = 0; i < ARRAY_SIZE(info->reserved); i++)
+		if (info->reserved[i])
+			return -EINVAL;
+	m = ksnap_catalogue_nth(index);
+	if (!m)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	info->index = index;
+	info->flags = m->flags;
+	if (m->read_cpu && !m->per_cgroup)
+		info->flags |= KSNAP_METRIC_PER_CPU;
+	if (m->per_cgroup)
+		info->flags |= KSNAP_METRIC_PER_CGROUP;
+	if (m->by_default)
+		info->flags |= KSNAP_METRIC_DEFAULT;
+	if (ksnap_metric_unproven(m))
+		info->flags |= KSNAP_METRIC_UNPROVEN;
+	info->freshness = m->freshness;
+	info->groups = ksnap_metric_groups(m);
+	strscpy(info->name, m->name, sizeof(info->name));
+	strscpy(info->unit, m->unit, sizeof(info->unit));
+	strscpy(info->field, m->per_cgroup ? "cgroup" : m->read_cpu ? "cpu" : "",
+		sizeof(info->field));
+	strscpy(info->description, ksnap_metric_desc(m),
+		sizeof(info->description));
+	return 0;
 }

@@ -2,9 +2,12 @@
 /*
  * Every difference between the kernels ksnap is built for: Debian's 5.10
  * (Debian 11), 6.1 (Debian 12) and 6.12 (Debian 12 backports, Debian 13),
- * each also with PREEMPT_RT.  As in WireGuard's compat layer, the version
- * tests live here and nowhere else, as small wrappers with the newest
- * API's names; the rest of the module is written for the newest kernel.
+ * each also with PREEMPT_RT, and 6.1 and 6.12 for arm64.  As in
+ * WireGuard's compat layer, the version tests live here and nowhere else,
+ * as small wrappers with the newest API's names; the rest of the module is
+ * written for the newest kernel.  The architectures differ in no API the
+ * module uses: the metric table guards x86's own counters with
+ * CONFIG_X86, as it guards any counter with its option.
  *
  * Where a version boundary is not one of the set's, it is the release
  * that changed the API as far as it is known; a wrong guess between two

@@ -16,7 +16,6 @@
 #include "cgpattern.h"
 #include "ksnap.h"
 #include "parse.h"
-#include "suggest.h"
 
 static void ksnap_log_parse_err(const char *what, const char *hint,
 				const struct ksnap_parse_err *err)
@@ -148,62 +147,97 @@ out:
 	return ret;
 }
 
-/* "unknown metric 'x': did you mean a, b?" */
-static void ksnap_log_unknown(const struct ksnap_parse_err *err)
+/*
+ * The columns metric @i gives as a member of group @group: 0 when it is
+ * not one, is not offered, or cannot be sampled with the configured
+ * cgroups (or without PSI): a group names what it has that applies.
+ */
+static unsigned int ksnap_group_columns(void *ctx, unsigned int group,
+					unsigned int i)
 {
-	const char *name[KSNAP_SUGGEST_MAX] = { "", "", "" };
-	unsigned int best[KSNAP_SUGGEST_MAX], n, i;
-	char bad[KSNAP_METRIC_NAME_MAX];
+	const struct ksnap_config *cfg = ctx;
+	const struct ksnap_metric *m = &ksnap_metrics[i];
+	unsigned int j;
 
-	strscpy(bad, err->bad, min_t(size_t, err->bad_len + 1, sizeof(bad)));
-	n = ksnap_metric_suggest(bad, best, ARRAY_SIZE(best));
-	if (!n) {
-		pr_err_ratelimited("metrics: unknown metric '%s': see /sys/kernel/ksnap/available_metrics\n",
-				   bad);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		name[i] = ksnap_metrics[best[i]].name;
-	pr_err_ratelimited("metrics: unknown metric '%s': did you mean %s%s%s%s%s? (see /sys/kernel/ksnap/available_metrics)\n",
-			   bad, name[0], n > 1 ? ", " : "", name[1], n > 2 ? ", " : "",
-			   name[2]);
+	if (!ksnap_metric_in_group(m, group) || !ksnap_metric_offered(m))
+		return 0;
+	if (!m->per_cgroup)
+		return m->needs == KSNAP_NEEDS_PSI && ksnap_psi_resolve() ? 0 : 1;
+	for (j = 0; j < cfg->nr_cgroups; j++)
+		if (!ksnap_cgroup_has(&cfg->cgroups[j], m->needs))
+			return 0;
+	return cfg->nr_cgroups;
 }
 
 /* The parser's selectors are the configuration's CPU selections. */
 static_assert(KSNAP_SEL_NONE == KSNAP_CPU_SUM);
 static_assert(KSNAP_SEL_EACH_CPU == KSNAP_CPU_EACH);
 
+/*
+ * The metrics of @arg into @cfg: names where they are, groups expanded
+ * (ksnap_expand_groups()).  cfg->cgroups are resolved already.
+ */
 static int ksnap_config_metrics(struct ksnap_config *cfg, const char *arg,
-				struct ksnap_list *list)
+				struct ksnap_list *list,
+				const struct ksnap_layout *l)
 {
+	struct ksnap_selection *out;
 	struct ksnap_parse_err err;
+	unsigned long *seen;
 	unsigned int i;
 	char *buf;
-	int ret;
+	int ret = -ENOMEM;
 
 	buf = kstrdup(arg, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	ret = ksnap_parse_metrics(buf, ksnap_metric_lookup, list, cfg->metric,
-				  cfg->metric_cpu, &err);
+	out = kzalloc(sizeof(*out), GFP_KERNEL);
+	seen = bitmap_zalloc(ksnap_nr_metrics, GFP_KERNEL);
+	if (!buf || !out || !seen)
+		goto out;
+	ret = ksnap_parse_metrics(buf, ksnap_metric_lookup, ksnap_group_lookup,
+				  list, cfg->metric, cfg->metric_cpu, &err);
 	if (ret == -ENOENT) {
-		ksnap_log_unknown(&err);
+		pr_err_ratelimited("metrics: unknown metric or group '%.*s': ksnapd --list-metrics lists the metrics (groups: all, vmstat, cpu, container)\n",
+				   min(err.bad_len, 64), err.bad);
 		ret = -EINVAL;
 		goto out;
 	}
 	if (ret) {
 		ksnap_log_parse_err("metrics",
-				    "see /sys/kernel/ksnap/available_metrics",
+				    "ksnapd --list-metrics lists the metrics",
 				    &err);
 		goto out;
 	}
-	cfg->nr_metrics = list->nr;
+	ret = ksnap_expand_groups(list, cfg->metric, cfg->metric_cpu,
+				  ksnap_nr_metrics, ksnap_group_columns, cfg,
+				  l->max_columns, seen, out, &err);
+	if (ret == -E2BIG && err.bad_len) {
+		pr_err_ratelimited("metrics: group '%.*s' gives %u columns (metrics times cgroups), more than the %u the ring has room for: name fewer, or configure fewer cgroups\n",
+				   min(err.bad_len, 64), err.bad, err.count,
+				   l->max_columns);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (ret) {
+		pr_err_ratelimited("metrics: the list selects %u metrics, more than %u: name fewer\n",
+				   err.count, KSNAP_LIST_MAX);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (list->nr && !out->nr) {
+		pr_err_ratelimited("metrics: '%.64s' selects no metric that can be sampled with these cgroups (the container group needs some)\n",
+				   arg);
+		ret = -EINVAL;
+		goto out;
+	}
+	memcpy(cfg->metric, out->idx, out->nr * sizeof(*cfg->metric));
+	memcpy(cfg->metric_cpu, out->sel, out->nr * sizeof(*cfg->metric_cpu));
+	cfg->nr_metrics = out->nr;
 	ret = -ENOMEM;
 	cfg->metrics_arg = ksnap_join(list, strlen(arg));
 	if (!cfg->metrics_arg)
 		goto out;
 	ret = 0;
-	if (cfg->nr_metrics)
+	if (list->nr)
 		goto out;
 
 	/* Empty: the defaults, per-cgroup ones only when there are cgroups. */
@@ -217,6 +251,8 @@ static int ksnap_config_metrics(struct ksnap_config *cfg, const char *arg,
 		}
 	}
 out:
+	bitmap_free(seen);
+	kfree(out);
 	kfree(buf);
 	return ret;
 }
@@ -366,7 +402,7 @@ static struct ksnap_config *__ksnap_config_build(const char *metrics,
 	ret = ksnap_config_cgroups(cfg, cgroups ?: "", list, prev, cur);
 	if (ret)
 		goto err;
-	ret = ksnap_config_metrics(cfg, metrics ?: "", list);
+	ret = ksnap_config_metrics(cfg, metrics ?: "", list, l);
 	if (ret)
 		goto err;
 	ret = ksnap_config_columns(cfg, l);
@@ -384,7 +420,8 @@ err:
 
 /**
  * ksnap_config_build() - a complete configuration, or nothing
- * @metrics: comma-separated metric names; empty for the default list
+ * @metrics: comma-separated metric and group names; empty for the
+ *	     default list
  * @cgroups: comma-separated cgroup v2 paths and patterns; may be empty
  * @l: the ring layout (for the column limit and record geometry)
  * @prev: the current configuration, whose cgroups are kept (not resolved

@@ -2,7 +2,8 @@
 /*
  * /dev/ksnap: one reader at a time maps the ring (see ksnap_abi.h) and
  * polls for records and for starts and stops.  The kernel reads the
- * reader's consumer page and never writes it.
+ * reader's consumer page and never writes it.  Opened read-only, it is a
+ * query handle instead: any number beside the reader, ioctl only.
  */
 #include <linux/fs.h>
 #include <linux/minmax.h>
@@ -10,6 +11,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "compat.h"
@@ -21,12 +23,20 @@ static struct ksnap *ksnap_from_file(struct file *file)
 	return container_of(file->private_data, struct ksnap, misc);
 }
 
+/* The reader opens for writing (its consumer page); a query handle not. */
+static bool ksnap_is_reader(const struct file *file)
+{
+	return file->f_mode & FMODE_WRITE;
+}
+
 static int ksnap_open(struct inode *inode, struct file *file)
 {
 	struct ksnap *ks = ksnap_from_file(file);
 	struct ksnap_ctrl *ctrl = ks->ctrl;
 	int ret = 0;
 
+	if (!ksnap_is_reader(file))
+		return nonseekable_open(inode, file);
 	mutex_lock(&ks->lock);
 	if (ks->open) {
 		ret = -EBUSY;
@@ -51,6 +61,8 @@ static int ksnap_release(struct inode *inode, struct file *file)
 {
 	struct ksnap *ks = ksnap_from_file(file);
 
+	if (!ksnap_is_reader(file))
+		return 0;
 	mutex_lock(&ks->lock);
 	ks->open = false;
 	mutex_unlock(&ks->lock);
@@ -68,6 +80,8 @@ static int ksnap_mmap(struct file *file, struct vm_area_struct *vma)
 	const struct ksnap_layout *l = &ks->layout;
 	unsigned long pgoff = vma->vm_pgoff, pages = vma_pages(vma);
 
+	if (!ksnap_is_reader(file))
+		return -EACCES;
 	if (pgoff >= l->total_pages || pages > l->total_pages - pgoff)
 		return -EINVAL;
 	if (pgoff != 0 && pgoff != l->consumer_pgoff && pgoff != l->data_pgoff)
@@ -101,6 +115,8 @@ static __poll_t ksnap_poll(struct file *file, poll_table *wait)
 	u64 tail;
 	u32 gen_state;
 
+	if (!ksnap_is_reader(file))
+		return 0;
 	poll_wait(file, &ks->wait, wait);
 	if (!ksnap_reader_claimed(ks))
 		return EPOLLIN | EPOLLRDNORM;
@@ -113,15 +129,50 @@ static __poll_t ksnap_poll(struct file *file, poll_table *wait)
 	return 0;
 }
 
+static long ksnap_ioctl_metric(void __user *arg)
+{
+	struct ksnap_metric_info info;
+	int ret;
+
+	if (copy_from_user(&info, arg, sizeof(info)))
+		return -EFAULT;
+	ret = ksnap_catalogue_info(&info);
+	if (ret)
+		return ret;
+	if (copy_to_user(arg, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+/* Reader and query handle alike; none needs ks->lock. */
+static long ksnap_ioctl(struct file *file, unsigned int cmd,
+			unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case KSNAP_IOC_METRIC:
+		return ksnap_ioctl_metric(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
 static const struct file_operations ksnap_fops = {
 	.owner = THIS_MODULE,
 	.open = ksnap_open,
 	.release = ksnap_release,
 	.mmap = ksnap_mmap,
 	.poll = ksnap_poll,
+	.unlocked_ioctl = ksnap_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
 	/* No .llseek: nonseekable_open() makes lseek() fail with ESPIPE. */
 };
 
+/*
+ * misc.groups (ksnap_sysfs_init()) come with the device, before its
+ * uevent: whoever the uevent wakes finds the files there.
+ */
 int ksnap_device_init(struct ksnap *ks)
 {
 	ks->misc.minor = MISC_DYNAMIC_MINOR;

@@ -26,7 +26,7 @@
 /* cgroups= : at most one column's worth per cgroup. */
 #define KSNAP_MAX_CGROUPS	KSNAP_MAX_COLUMNS
 
-/* period_us= and /sys/kernel/ksnap/period_us, microseconds. */
+/* period_us= and the period_us attribute, microseconds. */
 #define KSNAP_PERIOD_US_MIN	10
 #define KSNAP_PERIOD_US_MAX	1000000
 #define KSNAP_PERIOD_US_DEFAULT	1000
@@ -74,6 +74,7 @@ struct ksnap_metric {
 	bool by_default;	/* in the list when metrics= is empty */
 	u8 needs;		/* enum ksnap_needs */
 	bool monotonic;		/* may step back a little: never shown so */
+	u8 groups;		/* KSNAP_GROUP_*; per_cgroup gives CONTAINER */
 	union ksnap_item item;	/* the reader's argument */
 	u32 scale;		/* the reader's unit conversion, if any */
 	/*
@@ -94,6 +95,12 @@ struct ksnap_metric {
 extern const struct ksnap_metric ksnap_metrics[];
 extern const unsigned int ksnap_nr_metrics;
 int ksnap_metric_lookup(const char *name);
+u32 ksnap_metric_groups(const struct ksnap_metric *m);
+/* The named groups: "all" is number 0, then one per KSNAP_GROUP_* bit. */
+#define KSNAP_NR_GROUPS	4
+int ksnap_group_lookup(const char *name);
+const char *ksnap_group_name(unsigned int group);
+bool ksnap_metric_in_group(const struct ksnap_metric *m, unsigned int group);
 u64 ksnap_metric_read(const struct ksnap_metric *m,
 		      const struct ksnap_cgroup *cg, int cpu);
 
@@ -115,6 +122,7 @@ bool ksnap_memcg_decide(const enum node_stat_item *item, u8 *state,
 			unsigned int n);
 void ksnap_memcg_prove(void);
 bool ksnap_metric_offered(const struct ksnap_metric *m);
+bool ksnap_metric_unproven(const struct ksnap_metric *m);
 const char *ksnap_metric_desc(const struct ksnap_metric *m);
 
 /* psi.c: pressure stall groups, found in process context. */
@@ -310,7 +318,7 @@ struct ksnap {
 	u64 calib[KSNAP_MAX_COLUMNS];	/* calibration reads' values */
 	wait_queue_head_t wait;
 	struct miscdevice misc;
-	struct kobject *kobj;
+	bool kernel_link;	/* /sys/kernel/ksnap links to misc */
 };
 
 /* plan.c and snapshot.c: the read plan, and one snapshot by it. */
@@ -350,11 +358,12 @@ bool ksnap_reader_claimed(const struct ksnap *ks);
 int ksnap_device_init(struct ksnap *ks);
 void ksnap_device_uninit(struct ksnap *ks);
 
-/* catalogue.c: the text of /sys/kernel/ksnap/available_metrics. */
-char *ksnap_catalogue_text(size_t *len);
+/* catalogue.c: the catalogue as KSNAP_IOC_METRIC gives it. */
+int ksnap_catalogue_info(struct ksnap_metric_info *info);
 
-/* sysfs.c: /sys/kernel/ksnap/. */
-int ksnap_sysfs_init(struct ksnap *ks);
-void ksnap_sysfs_uninit(struct ksnap *ks);
+/* sysfs.c: the device's attributes, /sys/class/misc/ksnap/. */
+void ksnap_sysfs_init(struct ksnap *ks);
+void ksnap_sysfs_link(struct ksnap *ks);
+void ksnap_sysfs_unlink(struct ksnap *ks);
 
 #endif /* KSNAP_H */

@@ -109,20 +109,18 @@ static int __init ksnap_init(void)
 	if (ret)
 		goto err_ring;
 	ksnap_sampler_init(ks);
-	ret = ksnap_sysfs_init(ks);
-	if (ret)
-		goto err_sampler;
+	ksnap_sysfs_init(ks);
 	/*
 	 * Last: once /dev/ksnap exists a reader can open and map it, and a
-	 * failure after that would free the module under the reader.
+	 * failure after that would free the module under the reader.  The
+	 * device brings the attributes, which read the state set up above.
 	 */
 	ret = ksnap_device_init(ks);
 	if (ret)
-		goto err_sysfs;
+		goto err_sampler;
+	ksnap_sysfs_link(ks);
 	return 0;
 
-err_sysfs:
-	ksnap_sysfs_uninit(ks);
 err_sampler:
 	ksnap_sampler_uninit(ks);
 	ksnap_cpus_uninit(ks);
@@ -135,15 +133,16 @@ err_config:
 
 /*
  * The reverse of ksnap_init().  No reader can hold the device here (an
- * open file or a mapping pins the module), so it goes first; once sysfs is
- * gone no store can start the sampler again.
+ * open file or a mapping pins the module), so it goes first, the link to
+ * it before it; with the device go its attributes, so no store can start
+ * the sampler again.
  */
 static void __exit ksnap_exit(void)
 {
 	struct ksnap *ks = &ksnap_dev;
 
+	ksnap_sysfs_unlink(ks);
 	ksnap_device_uninit(ks);
-	ksnap_sysfs_uninit(ks);
 	ksnap_sampler_uninit(ks);
 	ksnap_cpus_uninit(ks);
 	ksnap_ring_free(ks->ring);

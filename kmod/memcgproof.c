@@ -17,8 +17,8 @@
  *
  * A slot is proven when both sides agree and are beyond the tolerance
  * (not as good as 0); a slot that reads (about) 0, or whose item only has
- * a bound, proves nothing and is offered marked unproven in
- * available_metrics; a slot that disagrees is not
+ * a bound, proves nothing and is offered marked unproven in the
+ * catalogue (KSNAP_METRIC_UNPROVEN); a slot that disagrees is not
  * offered, nor any unproven slot after it in the table (a changed table
  * shifts every slot after the change).  The LRU slots are the anchor: if
  * one disagrees, or none is proven, no memory.stat.* metric is offered.
@@ -279,7 +279,7 @@ static void __init ksnap_memcg_log(struct ksnap_memcg_proof *p, bool trusted)
 			len ? p->why : "no LRU slot large enough to prove it");
 		return;
 	}
-	pr_info("memory.stat.*: %u slots proven against the node counters, %u unproven (marked in available_metrics), %u not offered\n",
+	pr_info("memory.stat.*: %u slots proven against the node counters, %u unproven (marked in the catalogue), %u not offered\n",
 		nr[KSNAP_SLOT_PROVEN], nr[KSNAP_SLOT_UNPROVEN],
 		nr[KSNAP_SLOT_DROPPED]);
 }
@@ -341,6 +341,12 @@ void __init ksnap_memcg_prove(void)
 bool ksnap_metric_offered(const struct ksnap_metric *m)
 {
 	return ksnap_memcg_slot(m) != KSNAP_SLOT_DROPPED;
+}
+
+/* Is @m a memory.stat.* value whose slot could not be proven? */
+bool ksnap_metric_unproven(const struct ksnap_metric *m)
+{
+	return ksnap_memcg_slot(m) == KSNAP_SLOT_UNPROVEN;
 }
 
 /* @m's description: an unproven memory.stat.* slot's says so. */

@@ -67,6 +67,7 @@
 	.desc = "VM event counter of /proc/vmstat, summed over CPUs, count", \
 	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE,	\
 	.by_default = _default, .read_cpu = ksnap_read_vm_event,	\
+	.groups = KSNAP_GROUP_VMSTAT,					\
 	.monotonic = true,	/* across mm's fold of a dead CPU */	\
 }
 
@@ -78,7 +79,7 @@
 	.name = _name, .item.zone = _item, .unit = "pages",		\
 	.desc = "zone page state of /proc/vmstat, all zones, pages",	\
 	.freshness = KSNAP_FRESH_1S, .by_default = _default,		\
-	.read = ksnap_read_zone_state,					\
+	.read = ksnap_read_zone_state, .groups = KSNAP_GROUP_VMSTAT,	\
 }
 
 #define KSNAP_ZONE_STATE(_name, _item)					\
@@ -90,25 +91,28 @@
 	.name = _name, .item.node = _item, .unit = "pages",			\
 	.desc = "node page state of /proc/vmstat, all nodes, pages",	\
 	.freshness = KSNAP_FRESH_1S, .read = ksnap_read_node_state,	\
+	.groups = KSNAP_GROUP_VMSTAT,					\
 }
 
 #define KSNAP_NODE_KIB(_name, _item) {					\
 	.name = _name, .item.node = _item, .unit = "KiB",			\
 	.desc = "node state of /proc/vmstat, all nodes, KiB",		\
 	.freshness = KSNAP_FRESH_1S, .read = ksnap_read_node_state,	\
+	.groups = KSNAP_GROUP_VMSTAT,					\
 }
 
 #define KSNAP_NODE_COUNT(_name, _item) {				\
 	.name = _name, .item.node = _item, .unit = "count",			\
 	.desc = "node state of /proc/vmstat, all nodes, count",	\
 	.freshness = KSNAP_FRESH_1S, .read = ksnap_read_node_state,	\
+	.groups = KSNAP_GROUP_VMSTAT,					\
 }
 
 #define KSNAP_NODE_EVENT(_name, _item) {				\
 	.name = _name, .item.node = _item, .unit = "count",			\
 	.desc = "node event counter of /proc/vmstat, all nodes, count",	\
 	.flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_1S,	\
-	.read = ksnap_read_node_state,					\
+	.read = ksnap_read_node_state, .groups = KSNAP_GROUP_VMSTAT,	\
 }
 
 #define __KSNAP_CPU_TIME(_key, _item, _desc, _monotonic) {		\
@@ -116,7 +120,7 @@
 	.desc = _desc ", /proc/stat cpu line, all CPUs, ns",		\
 	.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,		\
 	.freshness = KSNAP_FRESH_TICK, .read_cpu = ksnap_read_cpu_time,	\
-	.monotonic = _monotonic,					\
+	.monotonic = _monotonic, .groups = KSNAP_GROUP_CPU,		\
 }
 
 #define KSNAP_CPU_TIME(_key, _item, _desc)				\
@@ -722,4 +726,44 @@ int ksnap_metric_lookup(const char *name)
 			return ksnap_metric_offered(&ksnap_metrics[i]) ? i :
 			       -ENOENT;
 	return -ENOENT;
+}
+
+/* KSNAP_GROUP_* of @m. */
+u32 ksnap_metric_groups(const struct ksnap_metric *m)
+{
+	return m->groups | (m->per_cgroup ? KSNAP_GROUP_CONTAINER : 0);
+}
+
+/* Group number n is bit n - 1 of KSNAP_GROUP_*; "all" has none. */
+static const char *const ksnap_group_names[KSNAP_NR_GROUPS] = {
+	"all", "vmstat", "cpu", "container",
+};
+
+static_assert(BIT(1 - 1) == KSNAP_GROUP_VMSTAT);
+static_assert(BIT(2 - 1) == KSNAP_GROUP_CPU);
+static_assert(BIT(3 - 1) == KSNAP_GROUP_CONTAINER);
+
+/* The number of the group called @name, or -ENOENT. */
+int ksnap_group_lookup(const char *name)
+{
+	unsigned int g;
+
+	for (g = 0; g < KSNAP_NR_GROUPS; g++)
+		if (!strcmp(ksnap_group_names[g], name))
+			return g;
+	return -ENOENT;
+}
+
+const char *ksnap_group_name(unsigned int group)
+{
+	return group < KSNAP_NR_GROUPS ? ksnap_group_names[group] : "?";
+}
+
+/* Is @m in group number @group (offered or not)? */
+bool ksnap_metric_in_group(const struct ksnap_metric *m, unsigned int group)
+{
+	if (!group)
+		return true;
+	return group < KSNAP_NR_GROUPS &&
+	       (ksnap_metric_groups(m) & BIT(group - 1));
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Metric and cgroup list parsing: see the rules in parse.h. */
+#include <linux/bitmap.h>
 #include <linux/errno.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
@@ -162,8 +163,10 @@ static int ksnap_check_selectors(const struct ksnap_list *list,
 {
 	unsigned int j;
 
+	if (sel[i] == KSNAP_SEL_GROUP)
+		return 0;
 	for (j = 0; j < i; j++) {
-		if (idx[j] != idx[i])
+		if (sel[j] == KSNAP_SEL_GROUP || idx[j] != idx[i])
 			continue;
 		if (sel[i] >= 0 && sel[j] >= 0)
 			continue;	/* two CPUs; equal ones are duplicates */
@@ -176,21 +179,23 @@ static int ksnap_check_selectors(const struct ksnap_list *list,
 }
 
 /**
- * ksnap_parse_metrics() - parse a list of metric names
+ * ksnap_parse_metrics() - parse a list of metric and group names
  * @buf: as for ksnap_parse_list()
  * @lookup: maps a name to its index in the metric table
+ * @group: maps a name to a group's number, or NULL for no groups
  * @list: filled on success
- * @idx: list->nr indexes, KSNAP_LIST_MAX slots
- * @sel: list->nr selectors (see ksnap_parse_metric_sel()), KSNAP_LIST_MAX
+ * @idx: list->nr indexes (a group's number for a group), KSNAP_LIST_MAX
  *	 slots
+ * @sel: list->nr selectors (see ksnap_parse_metric_sel(); KSNAP_SEL_GROUP
+ *	 for a group), KSNAP_LIST_MAX slots
  * @err: filled on failure; for an unknown name, err->bad is the name
  *	 without its selector
  *
  * Return: 0, -ENOENT for an unknown name, or -EINVAL for bad syntax.
  */
 int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
-			struct ksnap_list *list, u16 *idx, s16 *sel,
-			struct ksnap_parse_err *err)
+			ksnap_group_fn group, struct ksnap_list *list,
+			u16 *idx, s16 *sel, struct ksnap_parse_err *err)
 {
 	char name[KSNAP_METRIC_NAME_MAX];
 	unsigned int i;
@@ -209,6 +214,16 @@ int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
 			return -EINVAL;
 		}
 		ret = lookup(name);
+		if (ret < 0 && group && group(name) >= 0) {
+			if (s != KSNAP_SEL_NONE) {
+				ksnap_parse_fail(err,
+						 "a group takes no selector:",
+						 item, strlen(item));
+				return -EINVAL;
+			}
+			s = KSNAP_SEL_GROUP;
+			ret = group(name);
+		}
 		if (ret < 0) {
 			ksnap_parse_fail(err, "unknown metric", item,
 					 strlen(name));
@@ -219,6 +234,78 @@ int ksnap_parse_metrics(char *buf, ksnap_lookup_fn lookup,
 		ret = ksnap_check_selectors(list, idx, sel, i, err);
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+/**
+ * ksnap_expand_groups() - the metrics a parsed list selects
+ * @list: as ksnap_parse_metrics() left it
+ * @idx: as ksnap_parse_metrics() left it
+ * @sel: as ksnap_parse_metrics() left it
+ * @nr_metrics: the size of the metric table
+ * @member: the columns a metric gives as a member of a group (0: none)
+ * @ctx: @member's
+ * @max_columns: the most columns a group may give
+ * @seen: a zeroed bitmap of @nr_metrics bits, for scratch
+ * @out: receives the metrics in list order, each group's in table order
+ * @err: filled on failure; err->bad is the group, err->count its columns
+ *
+ * A metric named by its name is selected there only; one that several
+ * groups have, by the first.
+ *
+ * Return: 0, or -E2BIG when a group gives more than @max_columns columns
+ * or the list more than KSNAP_LIST_MAX metrics.
+ */
+int ksnap_expand_groups(const struct ksnap_list *list, const u16 *idx,
+			const s16 *sel, unsigned int nr_metrics,
+			ksnap_member_fn member, void *ctx,
+			unsigned int max_columns, unsigned long *seen,
+			struct ksnap_selection *out,
+			struct ksnap_parse_err *err)
+{
+	unsigned int i, m, n, cols, total = 0;
+
+	for (i = 0; i < list->nr; i++)
+		if (sel[i] != KSNAP_SEL_GROUP)
+			__set_bit(idx[i], seen);
+	out->nr = 0;
+	for (i = 0; i < list->nr; i++) {
+		if (sel[i] != KSNAP_SEL_GROUP) {
+			total++;
+			if (out->nr == KSNAP_LIST_MAX)
+				continue;
+			out->idx[out->nr] = idx[i];
+			out->sel[out->nr] = sel[i];
+			out->from[out->nr++] = i;
+			continue;
+		}
+		for (cols = 0, m = 0; m < nr_metrics; m++) {
+			if (test_bit(m, seen))
+				continue;
+			n = member(ctx, idx[i], m);
+			if (!n)
+				continue;
+			cols += n;
+			total++;
+			__set_bit(m, seen);
+			if (out->nr == KSNAP_LIST_MAX)
+				continue;	/* counted, for the message */
+			out->idx[out->nr] = m;
+			out->sel[out->nr] = KSNAP_SEL_NONE;
+			out->from[out->nr++] = i;
+		}
+		if (cols > max_columns) {
+			ksnap_parse_fail(err, "too many columns from group",
+					 list->item[i], strlen(list->item[i]));
+			err->count = cols;
+			return -E2BIG;
+		}
+	}
+	if (total > KSNAP_LIST_MAX) {
+		ksnap_parse_fail(err, "too many metrics", NULL, 0);
+		err->count = total;
+		return -E2BIG;
 	}
 	return 0;
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/ksnap/: enable, metrics, cgroups, period_us, wake_ms, overflow,
- * cpu, stats, plan, available_metrics.  ks->lock serialises every store.
+ * The misc device's attributes, /sys/class/misc/ksnap/: enable, metrics,
+ * cgroups, period_us, wake_ms, overflow, cpu, and the
+ * directories stats/ and plan/ with one value per file.  /sys/kernel/ksnap
+ * links to them (deprecated).  ks->lock serialises every store.
  */
 #include <linux/cpu.h>
+#include <linux/device.h>
 #include <linux/err.h>
 #include <linux/kobject.h>
 #include <linux/math64.h>
@@ -15,7 +18,13 @@
 #include "ksnap.h"
 #include "parse.h"
 
-static struct ksnap *ksnap_sysfs_dev;
+/* misc_register() makes the struct miscdevice the device's driver data. */
+static struct ksnap *ksnap_from_dev(struct device *dev)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+
+	return container_of(misc, struct ksnap, misc);
+}
 
 /* A bad value is logged escaped, and at most this much of it. */
 #define KSNAP_LOG_VALUE_MAX	64
@@ -73,16 +82,16 @@ static int ksnap_require_stopped(struct ksnap *ks, const char *what)
 	return -EBUSY;
 }
 
-static ssize_t enable_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t enable_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(ksnap_sysfs_dev->running));
+	return sysfs_emit(buf, "%d\n", READ_ONCE(ksnap_from_dev(dev)->running));
 }
 
-static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t enable_store(struct device *dev, struct device_attribute *attr,
 			    const char *buf, size_t count)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
+	struct ksnap *ks = ksnap_from_dev(dev);
 	bool on, changed;
 	int ret = 0;
 
@@ -112,36 +121,51 @@ static ssize_t enable_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (ret)
 		return ret;
 	if (changed)
-		sysfs_notify(kobj, NULL, "enable");
+		sysfs_notify(&dev->kobj, NULL, "enable");
 	return count;
 }
 
-static ssize_t metrics_show(struct kobject *kobj, struct kobj_attribute *attr,
+/*
+ * The metrics sampled, groups expanded (and the defaults for an empty
+ * list); when they do not fit in the page, the list as it was written.
+ */
+static ssize_t metrics_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
+	struct ksnap *ks = ksnap_from_dev(dev);
+	const struct ksnap_config *cfg;
+	size_t need = 1;
 	unsigned int i;
 	int len = 0;
 
 	mutex_lock(&ks->lock);
-	for (i = 0; i < ks->cfg->nr_metrics; i++) {
-		int cpu = ks->cfg->metric_cpu[i];
+	cfg = ks->cfg;
+	for (i = 0; i < cfg->nr_metrics; i++)	/* ",name[NNNNN]" at most */
+		need += strlen(ksnap_metrics[cfg->metric[i]].name) + 8;
+	if (need >= PAGE_SIZE) {
+		len = sysfs_emit(buf, "%s\n", cfg->metrics_arg);
+		goto out;
+	}
+	for (i = 0; i < cfg->nr_metrics; i++) {
+		int cpu = cfg->metric_cpu[i];
 
 		len += sysfs_emit_at(buf, len, "%s%s", i ? "," : "",
-				     ksnap_metrics[ks->cfg->metric[i]].name);
+				     ksnap_metrics[cfg->metric[i]].name);
 		if (cpu == KSNAP_CPU_EACH)
 			len += sysfs_emit_at(buf, len, "[cpu]");
 		else if (cpu >= 0)
 			len += sysfs_emit_at(buf, len, "[%d]", cpu);
 	}
+	len += sysfs_emit_at(buf, len, "\n");
+out:
 	mutex_unlock(&ks->lock);
-	return len + sysfs_emit_at(buf, len, "\n");
+	return len;
 }
 
-static ssize_t cgroups_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t cgroups_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
+	struct ksnap *ks = ksnap_from_dev(dev);
 	ssize_t len;
 
 	mutex_lock(&ks->lock);
@@ -155,10 +179,10 @@ static ssize_t cgroups_show(struct kobject *kobj, struct kobj_attribute *attr,
  * metrics write keeps the cgroups held (@keep_cgroups); a cgroups write
  * resolves its paths.
  */
-static ssize_t ksnap_reconfigure(const char *what, const char *metrics,
-				 const char *cgroups, bool keep_cgroups)
+static ssize_t ksnap_reconfigure(struct ksnap *ks, const char *what,
+				 const char *metrics, const char *cgroups,
+				 bool keep_cgroups)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
 	const struct ksnap_config *cfg, *old;
 
 	lockdep_assert_held(&ks->lock);
@@ -180,49 +204,47 @@ static ssize_t ksnap_reconfigure(const char *what, const char *metrics,
 	return 0;
 }
 
-static ssize_t metrics_store(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t metrics_store(struct device *dev, struct device_attribute *attr,
 			     const char *buf, size_t count)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
+	struct ksnap *ks = ksnap_from_dev(dev);
 	ssize_t ret;
 
 	ret = ksnap_store_list("metrics", buf, count);
 	if (ret)
 		return ret;
 	mutex_lock(&ks->lock);
-	ret = ksnap_reconfigure("metrics", buf, ks->cfg->cgroups_arg, true);
+	ret = ksnap_reconfigure(ks, "metrics", buf, ks->cfg->cgroups_arg, true);
 	mutex_unlock(&ks->lock);
 	return ret ?: count;
 }
 
-static ssize_t cgroups_store(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t cgroups_store(struct device *dev, struct device_attribute *attr,
 			     const char *buf, size_t count)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
+	struct ksnap *ks = ksnap_from_dev(dev);
 	ssize_t ret;
 
 	ret = ksnap_store_list("cgroups", buf, count);
 	if (ret)
 		return ret;
 	mutex_lock(&ks->lock);
-	ret = ksnap_reconfigure("cgroups", ks->cfg->metrics_arg, buf, false);
+	ret = ksnap_reconfigure(ks, "cgroups", ks->cfg->metrics_arg, buf, false);
 	mutex_unlock(&ks->lock);
 	return ret ?: count;
 }
 
-static ssize_t period_us_show(struct kobject *kobj,
-			      struct kobj_attribute *attr, char *buf)
+static ssize_t period_us_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%llu\n",
-			  div_u64(READ_ONCE(ksnap_sysfs_dev->period_ns),
+			  div_u64(READ_ONCE(ksnap_from_dev(dev)->period_ns),
 				  NSEC_PER_USEC));
 }
 
-static ssize_t period_us_store(struct kobject *kobj,
-			       struct kobj_attribute *attr,
+static ssize_t period_us_store(struct device *dev, struct device_attribute *attr,
 			       const char *buf, size_t count)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
+	struct ksnap *ks = ksnap_from_dev(dev);
 	unsigned int us;
 	int ret;
 
@@ -251,17 +273,17 @@ static ssize_t period_us_store(struct kobject *kobj,
 	return ret ?: count;
 }
 
-static ssize_t wake_ms_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t wake_ms_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(ksnap_sysfs_dev->wake_ms));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(ksnap_from_dev(dev)->wake_ms));
 }
 
 /* Digits only, in range, while stopped: the next start's wake mark. */
-static ssize_t wake_ms_store(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t wake_ms_store(struct device *dev, struct device_attribute *attr,
 			     const char *buf, size_t count)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
+	struct ksnap *ks = ksnap_from_dev(dev);
 	unsigned int ms;
 	int ret;
 
@@ -284,18 +306,16 @@ static ssize_t wake_ms_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ?: count;
 }
 
-static ssize_t overflow_show(struct kobject *kobj,
-			     struct kobj_attribute *attr, char *buf)
+static ssize_t overflow_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", READ_ONCE(ksnap_sysfs_dev->overwrite) ?
+	return sysfs_emit(buf, "%s\n", READ_ONCE(ksnap_from_dev(dev)->overwrite) ?
 			  "overwrite" : "drop");
 }
 
-static ssize_t overflow_store(struct kobject *kobj,
-			      struct kobj_attribute *attr,
+static ssize_t overflow_store(struct device *dev, struct device_attribute *attr,
 			      const char *buf, size_t count)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
+	struct ksnap *ks = ksnap_from_dev(dev);
 	bool overwrite;
 	int ret;
 
@@ -315,17 +335,17 @@ static ssize_t overflow_store(struct kobject *kobj,
 	return ret ?: count;
 }
 
-static ssize_t cpu_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t cpu_show(struct device *dev, struct device_attribute *attr,
 			char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(ksnap_sysfs_dev->cpu));
+	return sysfs_emit(buf, "%d\n", READ_ONCE(ksnap_from_dev(dev)->cpu));
 }
 
 /* "-1" (the first online housekeeping CPU) or a CPU number; stopped only. */
-static ssize_t cpu_store(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t cpu_store(struct device *dev, struct device_attribute *attr,
 			 const char *buf, size_t count)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
+	struct ksnap *ks = ksnap_from_dev(dev);
 	unsigned int n;
 	int cpu, ret;
 
@@ -353,167 +373,270 @@ static ssize_t cpu_store(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 /*
- * How a snapshot is read (plan.c, cpus.c): the columns by kind, the cache
- * lines one CPU's share touches, and the CPUs read live.
+ * plan/: how a snapshot is read (plan.c, cpus.c): the columns by kind, the
+ * cache lines one CPU's share touches, and the CPUs read live.  One value
+ * per file, read under ks->lock from the configuration in place.
  */
-static ssize_t plan_show(struct kobject *kobj, struct kobj_attribute *attr,
-			 char *buf)
+#define KSNAP_PLAN_ATTR(_name, _value)					\
+static ssize_t plan_##_name##_show(struct device *dev,			\
+				   struct device_attribute *attr,	\
+				   char *buf)				\
+{									\
+	struct ksnap *ks = ksnap_from_dev(dev);				\
+	const struct ksnap_config *cfg;					\
+	unsigned int value;						\
+									\
+	mutex_lock(&ks->lock);						\
+	cfg = ks->cfg;							\
+	value = (_value);						\
+	mutex_unlock(&ks->lock);					\
+	return sysfs_emit(buf, "%u\n", value);				\
+}									\
+static struct device_attribute ksnap_plan_attr_##_name =		\
+	__ATTR(_name, 0444, plan_##_name##_show, NULL)
+
+KSNAP_PLAN_ATTR(columns, cfg->nr_columns);
+KSNAP_PLAN_ATTR(summed_vm_events, cfg->plan.nr_vm);
+KSNAP_PLAN_ATTR(summed_cpu_times, cfg->plan.nr_cpustat);
+KSNAP_PLAN_ATTR(summed_other, cfg->plan.nr_percpu);
+KSNAP_PLAN_ATTR(single, cfg->plan.nr_single + cfg->plan.nr_vm_cpu);
+KSNAP_PLAN_ATTR(cache_lines_per_cpu, cfg->plan.lines_per_cpu);
+
+/* The CPUs read live: while running, those the sampler reads; else online. */
+static ssize_t plan_live_cpus_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
 {
-	struct ksnap *ks = ksnap_sysfs_dev;
-	const struct ksnap_plan *p;
-	int len;
+	struct ksnap *ks = ksnap_from_dev(dev);
+	ssize_t len;
 
 	mutex_lock(&ks->lock);
-	p = &ks->cfg->plan;
-	len = sysfs_emit(buf,
-			 "columns %u\nsummed_vm_events %u\nsummed_cpu_times %u\n"
-			 "summed_other %u\nsingle %u\ncache_lines_per_cpu %u\n",
-			 ks->cfg->nr_columns, p->nr_vm, p->nr_cpustat,
-			 p->nr_percpu, p->nr_single + p->nr_vm_cpu,
-			 p->lines_per_cpu);
 	raw_spin_lock_irq(&ks->cpus.lock);
-	len += sysfs_emit_at(buf, len, "live_cpus %*pbl\n",
-			     cpumask_pr_args(ks->cpus.active ?
-					     &ks->cpus.live : cpu_online_mask));
+	len = sysfs_emit(buf, "%*pbl\n",
+			 cpumask_pr_args(ks->cpus.active ?
+					 &ks->cpus.live : cpu_online_mask));
 	raw_spin_unlock_irq(&ks->cpus.lock);
-	len += sysfs_emit_at(buf, len, "possible_cpus %*pbl\n",
-			     cpumask_pr_args(cpu_possible_mask));
 	mutex_unlock(&ks->lock);
 	return len;
 }
+
+static struct device_attribute ksnap_plan_attr_live_cpus =
+	__ATTR(live_cpus, 0444, plan_live_cpus_show, NULL);
+
+static ssize_t plan_possible_cpus_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *buf)
+{
+	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(cpu_possible_mask));
+}
+
+static struct device_attribute ksnap_plan_attr_possible_cpus =
+	__ATTR(possible_cpus, 0444, plan_possible_cpus_show, NULL);
+
+static struct attribute *ksnap_plan_attrs[] = {
+	&ksnap_plan_attr_columns.attr,
+	&ksnap_plan_attr_summed_vm_events.attr,
+	&ksnap_plan_attr_summed_cpu_times.attr,
+	&ksnap_plan_attr_summed_other.attr,
+	&ksnap_plan_attr_single.attr,
+	&ksnap_plan_attr_cache_lines_per_cpu.attr,
+	&ksnap_plan_attr_live_cpus.attr,
+	&ksnap_plan_attr_possible_cpus.attr,
+	NULL,
+};
+
+static const struct attribute_group ksnap_plan_group = {
+	.name = "plan",
+	.attrs = ksnap_plan_attrs,
+};
+
+/*
+ * stats/: the collection's counters, one per file.  The counters are the
+ * control page's (ksnap_abi.h), each read once; a reader that needs them
+ * together, or tied to one collection, reads the mapped control page.
+ */
+struct ksnap_stat_attr {
+	struct device_attribute attr;
+	size_t offset;		/* of the __u64 in struct ksnap_stats */
+};
+
+static ssize_t ksnap_stat_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	const struct ksnap_stat_attr *sa =
+		container_of(attr, struct ksnap_stat_attr, attr);
+	const struct ksnap_stats *st = &ksnap_from_dev(dev)->ctrl->stats;
+	const __u64 *value = (const void *)st + sa->offset;
+
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(*value));
+}
+
+#define KSNAP_STAT_ATTR(_name)						\
+	struct ksnap_stat_attr ksnap_stat_attr_##_name = {		\
+		.attr.attr = { .name = #_name, .mode = 0444 },		\
+		.attr.show = ksnap_stat_show,				\
+		.offset = offsetof(struct ksnap_stats, _name),		\
+	}
+
+static KSNAP_STAT_ATTR(taken);
+static KSNAP_STAT_ATTR(lost);
+static KSNAP_STAT_ATTR(missed);
+static KSNAP_STAT_ATTR(lateness_sum_ns);
+static KSNAP_STAT_ATTR(lateness_max_ns);
+static KSNAP_STAT_ATTR(read_sum_ns);
+static KSNAP_STAT_ATTR(read_max_ns);
+static KSNAP_STAT_ATTR(bad_tail);
+static KSNAP_STAT_ATTR(wakeups);
+static KSNAP_STAT_ATTR(cpu);
+static KSNAP_STAT_ATTR(read_estimate_ns);
+static KSNAP_STAT_ATTR(read_bound_ns);
+static KSNAP_STAT_ATTR(read_recent_ns);
+
+static ssize_t stats_generation_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(ksnap_from_dev(dev)->ctrl->generation));
+}
+
+static struct device_attribute ksnap_stat_attr_generation =
+	__ATTR(generation, 0444, stats_generation_show, NULL);
+
+/* running or stopped. */
+static ssize_t stats_state_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	const struct ksnap_ctrl *ctrl = ksnap_from_dev(dev)->ctrl;
+
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(ctrl->state) == KSNAP_STATE_RUNNING ?
+			  "running" : "stopped");
+}
+
+static struct device_attribute ksnap_stat_attr_state =
+	__ATTR(state, 0444, stats_state_show, NULL);
 
 /*
  * The reader of /dev/ksnap: none, open (the session is not claimed yet)
  * or attached (it has claimed the consumer page: ksnap_abi.h).
  */
-static const char *ksnap_reader_state(struct ksnap *ks)
+static ssize_t stats_reader_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
 {
+	struct ksnap *ks = ksnap_from_dev(dev);
 	const char *state;
 
 	mutex_lock(&ks->lock);
 	state = !ks->open ? "none" :
 		ksnap_reader_claimed(ks) ? "attached" : "open";
 	mutex_unlock(&ks->lock);
-	return state;
+	return sysfs_emit(buf, "%s\n", state);
 }
 
-static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
-{
-	struct ksnap *ks = ksnap_sysfs_dev;
-	const struct ksnap_ctrl *ctrl = ks->ctrl;
-	const struct ksnap_stats *st = &ctrl->stats;
+static struct device_attribute ksnap_stat_attr_reader =
+	__ATTR(reader, 0444, stats_reader_show, NULL);
 
-	return sysfs_emit(buf,
-			  "taken %llu\nlost %llu\nmissed %llu\n"
-			  "lateness_sum_ns %llu\nlateness_max_ns %llu\n"
-			  "read_sum_ns %llu\nread_max_ns %llu\nbad_tail %llu\n"
-			  "wakeups %llu\ncpu %llu\ngeneration %u\nstate %s\n"
-			  "reader %s\nread_estimate_ns %llu\n"
-			  "read_bound_ns %llu\nread_recent_ns %llu\n"
-			  "stop_reason %s\n",
-			  READ_ONCE(st->taken), READ_ONCE(st->lost),
-			  READ_ONCE(st->missed), READ_ONCE(st->lateness_sum_ns),
-			  READ_ONCE(st->lateness_max_ns),
-			  READ_ONCE(st->read_sum_ns), READ_ONCE(st->read_max_ns),
-			  READ_ONCE(st->bad_tail), READ_ONCE(st->wakeups),
-			  READ_ONCE(st->cpu),
-			  READ_ONCE(ctrl->generation),
-			  READ_ONCE(ctrl->state) == KSNAP_STATE_RUNNING ?
-			  "running" : "stopped", ksnap_reader_state(ks),
-			  READ_ONCE(st->read_estimate_ns),
-			  READ_ONCE(st->read_bound_ns),
-			  READ_ONCE(st->read_recent_ns),
+/* Why the last collection stopped: none (on request) or overrun. */
+static ssize_t stats_stop_reason_show(struct device *dev,
+				      struct device_attribute *attr,
+				      char *buf)
+{
+	const struct ksnap_ctrl *ctrl = ksnap_from_dev(dev)->ctrl;
+
+	return sysfs_emit(buf, "%s\n",
 			  READ_ONCE(ctrl->stop_reason) == KSNAP_STOP_OVERRUN ?
 			  "overrun" : "none");
 }
 
-/*
- * available_metrics: one line per metric (see ksnap_catalogue_line()).  The
- * catalogue is longer than the page a sysfs show may fill, so it is a
- * binary attribute over a text built once at load: the catalogue of the
- * running kernel never changes.
- */
-static char *ksnap_catalogue;
+static struct device_attribute ksnap_stat_attr_stop_reason =
+	__ATTR(stop_reason, 0444, stats_stop_reason_show, NULL);
 
-static ssize_t available_metrics_read(struct file *file, struct kobject *kobj,
-				      struct bin_attribute *attr, char *buf,
-				      loff_t off, size_t count)
-{
-	return memory_read_from_buffer(buf, count, &off, ksnap_catalogue,
-				       attr->size);
-}
-
-static struct bin_attribute ksnap_attr_available_metrics =
-	__BIN_ATTR_RO(available_metrics, 0);
-
-static struct bin_attribute *ksnap_bin_attrs[] = {
-	&ksnap_attr_available_metrics,
+static struct attribute *ksnap_stats_attrs[] = {
+	&ksnap_stat_attr_taken.attr.attr,
+	&ksnap_stat_attr_lost.attr.attr,
+	&ksnap_stat_attr_missed.attr.attr,
+	&ksnap_stat_attr_lateness_sum_ns.attr.attr,
+	&ksnap_stat_attr_lateness_max_ns.attr.attr,
+	&ksnap_stat_attr_read_sum_ns.attr.attr,
+	&ksnap_stat_attr_read_max_ns.attr.attr,
+	&ksnap_stat_attr_bad_tail.attr.attr,
+	&ksnap_stat_attr_wakeups.attr.attr,
+	&ksnap_stat_attr_cpu.attr.attr,
+	&ksnap_stat_attr_generation.attr,
+	&ksnap_stat_attr_state.attr,
+	&ksnap_stat_attr_reader.attr,
+	&ksnap_stat_attr_read_estimate_ns.attr.attr,
+	&ksnap_stat_attr_read_bound_ns.attr.attr,
+	&ksnap_stat_attr_read_recent_ns.attr.attr,
+	&ksnap_stat_attr_stop_reason.attr,
 	NULL,
 };
 
-static struct kobj_attribute ksnap_attr_enable = __ATTR_RW(enable);
-static struct kobj_attribute ksnap_attr_metrics = __ATTR_RW(metrics);
-static struct kobj_attribute ksnap_attr_cgroups = __ATTR_RW(cgroups);
-static struct kobj_attribute ksnap_attr_period_us = __ATTR_RW(period_us);
-static struct kobj_attribute ksnap_attr_wake_ms = __ATTR_RW(wake_ms);
-static struct kobj_attribute ksnap_attr_overflow = __ATTR_RW(overflow);
-static struct kobj_attribute ksnap_attr_stats = __ATTR_RO(stats);
-static struct kobj_attribute ksnap_attr_cpu = __ATTR_RW(cpu);
-static struct kobj_attribute ksnap_attr_plan = __ATTR_RO(plan);
+static const struct attribute_group ksnap_stats_group = {
+	.name = "stats",
+	.attrs = ksnap_stats_attrs,
+};
+
+static DEVICE_ATTR_RW(enable);
+static DEVICE_ATTR_RW(metrics);
+static DEVICE_ATTR_RW(cgroups);
+static DEVICE_ATTR_RW(period_us);
+static DEVICE_ATTR_RW(wake_ms);
+static DEVICE_ATTR_RW(overflow);
+static DEVICE_ATTR_RW(cpu);
 
 static struct attribute *ksnap_attrs[] = {
-	&ksnap_attr_enable.attr,
-	&ksnap_attr_metrics.attr,
-	&ksnap_attr_cgroups.attr,
-	&ksnap_attr_period_us.attr,
-	&ksnap_attr_wake_ms.attr,
-	&ksnap_attr_overflow.attr,
-	&ksnap_attr_stats.attr,
-	&ksnap_attr_cpu.attr,
-	&ksnap_attr_plan.attr,
+	&dev_attr_enable.attr,
+	&dev_attr_metrics.attr,
+	&dev_attr_cgroups.attr,
+	&dev_attr_period_us.attr,
+	&dev_attr_wake_ms.attr,
+	&dev_attr_overflow.attr,
+	&dev_attr_cpu.attr,
 	NULL,
 };
 
 static const struct attribute_group ksnap_attr_group = {
 	.attrs = ksnap_attrs,
-	.bin_attrs = ksnap_bin_attrs,
 };
 
-int ksnap_sysfs_init(struct ksnap *ks)
-{
-	size_t len;
-	int ret;
+/* The misc device's groups: misc_register() adds them before its uevent. */
+static const struct attribute_group *ksnap_attr_groups[] = {
+	&ksnap_attr_group,
+	&ksnap_stats_group,
+	&ksnap_plan_group,
+	NULL,
+};
 
-	ksnap_sysfs_dev = ks;
-	ksnap_catalogue = ksnap_catalogue_text(&len);
-	if (!ksnap_catalogue)
-		return -ENOMEM;
-	ksnap_attr_available_metrics.size = len;
-	ks->kobj = kobject_create_and_add("ksnap", kernel_kobj);
-	if (!ks->kobj) {
-		ret = -ENOMEM;
-		goto err;
-	}
-	ret = sysfs_create_group(ks->kobj, &ksnap_attr_group);
-	if (ret) {
-		kobject_put(ks->kobj);
-		ks->kobj = NULL;
-		goto err;
-	}
-	return 0;
-err:
-	kvfree(ksnap_catalogue);
-	ksnap_catalogue = NULL;
-	return ret;
+/*
+ * Before misc_register(): the device's groups.  misc_deregister() drains
+ * the shows and stores running before it returns.
+ */
+void ksnap_sysfs_init(struct ksnap *ks)
+{
+	ks->misc.groups = ksnap_attr_groups;
 }
 
-/* After this no store runs: kernfs drains active ones on removal. */
-void ksnap_sysfs_uninit(struct ksnap *ks)
+/*
+ * /sys/kernel/ksnap, the files' first home, is a link to the device's
+ * directory (deprecated).  After misc_register(), when /dev/ksnap may be
+ * open already, so not fatal: without it the files are still at
+ * /sys/class/misc/ksnap/.
+ */
+void ksnap_sysfs_link(struct ksnap *ks)
 {
-	sysfs_remove_group(ks->kobj, &ksnap_attr_group);
-	kobject_put(ks->kobj);
-	ks->kobj = NULL;
-	kvfree(ksnap_catalogue);
-	ksnap_catalogue = NULL;
+	int ret;
+
+	ret = sysfs_create_link(kernel_kobj, &ks->misc.this_device->kobj,
+				"ksnap");
+	if (ret)
+		pr_warn("/sys/kernel/ksnap not linked (%d): the files are at /sys/class/misc/ksnap/\n",
+			ret);
+	ks->kernel_link = !ret;
+}
+
+void ksnap_sysfs_unlink(struct ksnap *ks)
+{
+	if (ks->kernel_link)
+		sysfs_remove_link(kernel_kobj, "ksnap");
+	ks->kernel_link = false;
 }

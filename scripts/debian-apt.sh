@@ -7,11 +7,22 @@
 mirror=${KSNAP_DEBIAN_MIRROR:-http://deb.debian.org}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
-apt_dir=$cache/apt
-APT_OPTS="-o Dir::Etc::SourceList=$apt_dir/sources.list
+# apt_use [ARCH]: the list of ARCH's packages from here on, in its own
+# $cache/apt-ARCH (the kernels ksnap is cross-built for); without ARCH the
+# host's, in $cache/apt (the default).
+apt_use() {
+	if [ -n "${1:-}" ]; then
+		apt_dir=$cache/apt-$1
+		set -- "-o APT::Architecture=$1 -o APT::Architectures=$1"
+	else
+		apt_dir=$cache/apt
+	fi
+	APT_OPTS="-o Dir::Etc::SourceList=$apt_dir/sources.list
  -o Dir::Etc::SourceParts=/nonexistent -o Dir::State::Lists=$apt_dir/lists
  -o Dir::Cache=$apt_dir/cache -o Dir::Cache::Archives=$apt_dir/archives
- -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q"
+ -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q${1:+ $1}"
+}
+apt_use
 
 # make check builds the debug kernels in the background while it fetches
 # the others: one update at a time (fd 8 holds the lock until it returns).

@@ -66,7 +66,7 @@ for mode in behind ahead ones; do
 	else
 		fail "tail $mode: snapshots with a bad tail counted lost" "lost == bad_tail (+-1)" "lost $4, bad_tail $6"
 	fi
-	check "tail $mode: still running" "state running" "$(grep '^state' $KSNAP_SYS/stats)"
+	check "tail $mode: still running" running "$(ksnap_stat state)"
 done
 check "tail: stop" ok "$(enable 0)"
 h=$(guestprobe ctrl)
@@ -122,7 +122,7 @@ check "unprivileged: enable still reads 0" 0 "$(cat $KSNAP_SYS/enable)"
 guestprobe as 65534 ksnapd --no-wait --once -o /tmp/unpriv.tsv > /out/unpriv.out 2> /out/unpriv.err
 check_st "unprivileged: ksnapd as uid 65534 exits 1" 1 $? /out/unpriv.err
 check_lines "unprivileged: ksnapd says to run as root" 1 "run as root" "$(cat /out/unpriv.err)"
-guestprobe as 65534 cat $KSNAP_SYS/stats > /dev/null 2>&1
+guestprobe as 65534 cat $KSNAP_SYS/stats/* $KSNAP_SYS/plan/* > /dev/null 2>&1
 check "unprivileged: stats stay readable" 0 $?
 
 # --- 5. every knob fed garbage ----------------------------------------------------------
@@ -137,11 +137,11 @@ state() {
 		read -r _v < $KSNAP_SYS/$k 2> /dev/null
 		STATE="$STATE$k=$_v;"
 	done
-	while read -r _n _v; do
-		case $_n in
-		generation|state|taken) STATE="$STATE$_n $_v;" ;;
-		esac
-	done < $KSNAP_SYS/stats
+	for _n in generation state taken; do
+		_v="(unreadable)"
+		read -r _v < $KSNAP_SYS/stats/$_n 2> /dev/null
+		STATE="$STATE$_n $_v;"
+	done
 }
 state
 case "$STATE" in
@@ -223,7 +223,7 @@ garbage metrics "a trailing comma" write "pgfault,"
 garbage cgroups "several values separated by spaces" write "/ksnapabuse /ksnapabuse"
 garbage cgroups "a relative path" write "ksnapabuse"
 garbage cgroups "dot-dot" write "/ksnapabuse/../.."
-check "knobs: still stopped at the end" "state stopped" "$(grep '^state' $KSNAP_SYS/stats)"
+check "knobs: still stopped at the end" stopped "$(ksnap_stat state)"
 
 # Empty values of metrics and cgroups are not garbage: documented (parse.h,
 # config.c) as the default metric list and no cgroup.  An empty line,

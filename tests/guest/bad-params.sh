@@ -43,6 +43,11 @@ refused_load() {
 
 refused_load "unknown metric" "metrics=nosuch" "nosuch" EINVAL
 refused_load "unknown metric among good ones" "metrics=pgfault,nosuch2" "nosuch2" EINVAL
+refused_load "a misspelt group" "metrics=vmstats" "unknown metric or group 'vmstats'" EINVAL
+refused_load "a misspelt group names the groups" "metrics=vmstats" "groups: all, vmstat, cpu, container"
+refused_load "a group with a CPU selector" "metrics=vmstat[cpu]" "a group takes no selector: 'vmstat[cpu]'" EINVAL
+refused_load "a group giving more columns than the ring has" "metrics=all cgroups=/ksnaptest,/nomem" "group 'all' gives" EINVAL
+refused_load "the container group without cgroups" "metrics=container" "selects no metric" EINVAL
 refused_load "zero period" "period_us=0" "period_us: 0" EINVAL
 refused_load "period below the 10 us minimum" "period_us=5" "period_us: 5" EINVAL
 refused_load "period above the maximum" "period_us=2000000000" "2000000000" EINVAL
@@ -71,12 +76,12 @@ check "enable reads 0 after load" 0 "$(cat $S/enable)"
 check "metrics reads back what was loaded" "pgfault,memory.current" "$(cat $S/metrics)"
 check "cgroups reads back what was loaded" "/ksnaptest" "$(cat $S/cgroups)"
 check "period_us reads back what was loaded" 1000 "$(cat $S/period_us)"
-grep -q '^pgfault' $S/available_metrics
-check "available_metrics lists pgfault" 0 $?
+ksnapd --list-metrics | grep -q '^pgfault	'
+check "ksnapd --list-metrics lists pgfault" 0 $?
 
 check "garbage to enable while stopped is EINVAL" EINVAL "$(guestprobe write $S/enable maybe)"
 check "enable still reads 0" 0 "$(cat $S/enable)"
-check "stats state still stopped" "state stopped" "$(grep '^state' $S/stats)"
+check "stats state still stopped" stopped "$(ksnap_stat state)"
 check "period_us=0 is EINVAL" EINVAL "$(guestprobe write $S/period_us 0)"
 check "period_us=abc is EINVAL" EINVAL "$(guestprobe write $S/period_us abc)"
 check "period_us unchanged after refused writes" 1000 "$(cat $S/period_us)"
@@ -89,7 +94,7 @@ check "cgroups unchanged after a refused write" "/ksnaptest" "$(cat $S/cgroups)"
 
 check "writing 1 to enable starts" ok "$(guestprobe write $S/enable 1)"
 check "enable reads 1" 1 "$(cat $S/enable)"
-check "stats state running" "state running" "$(grep '^state' $S/stats)"
+check "stats state running" running "$(ksnap_stat state)"
 check "writing 1 again while running is accepted" ok "$(guestprobe write $S/enable 1)"
 check "period_us while running is EBUSY" EBUSY "$(guestprobe write $S/period_us 500)"
 check "period_us unchanged while running" 1000 "$(cat $S/period_us)"
@@ -99,16 +104,68 @@ check "cgroups while running is EBUSY" EBUSY "$(guestprobe write $S/cgroups /nom
 check "cgroups unchanged while running" "/ksnaptest" "$(cat $S/cgroups)"
 check "garbage to enable while running is EINVAL" EINVAL "$(guestprobe write $S/enable maybe)"
 check "enable still reads 1 after garbage" 1 "$(cat $S/enable)"
-check "still running after garbage" "state running" "$(grep '^state' $S/stats)"
+check "still running after garbage" running "$(ksnap_stat state)"
 check_wait "snapshots are taken while running" $WAIT_S taken_at_least 1
 check "writing 0 to enable stops" ok "$(guestprobe write $S/enable 0)"
 check "enable reads 0 after stop" 0 "$(cat $S/enable)"
-check "stats state stopped after stop" "state stopped" "$(grep '^state' $S/stats)"
+check "stats state stopped after stop" stopped "$(ksnap_stat state)"
 check "period_us=2000 while stopped is accepted" ok "$(guestprobe write $S/period_us 2000)"
 check "period_us reads 2000" 2000 "$(cat $S/period_us)"
 check "metrics=pgfault,pgmajfault while stopped is accepted" ok "$(guestprobe write $S/metrics pgfault,pgmajfault)"
 check "metrics reads pgfault,pgmajfault" "pgfault,pgmajfault" "$(cat $S/metrics)"
 rmmod ksnap
 check "rmmod after the sysfs checks" 0 $?
+
+# group_load PARAMS EXPECTED_MIN EXPECTED_MAX: loads with a group, samples
+# with ksnapd, and counts the stream's columns.
+group_load() {
+	params=$1 min=$2 max=$3
+	written=${params%% *}
+	written=${written#metrics=}
+	unload
+	# shellcheck disable=SC2086
+	if ! modprobe ksnap $params; then
+		fail "modprobe ksnap $params loads" "status 0" "failure"
+		return
+	fi
+	pass "modprobe ksnap $params loads"
+	ksnapd --once -o /tmp/group.tsv 2> /tmp/group.err &
+	kpid=$!
+	wait_attached
+	guestprobe write $S/enable 1 > /dev/null
+	wait_samples 5
+	guestprobe write $S/enable 0 > /dev/null
+	wait_pid $kpid $WAIT_S
+	check "$params: ksnapd samples and exits 0" 0 $?
+	ncol=$(awk -F'\t' '$1 == "Time (ns)" { print NF - 1; exit }' /tmp/group.tsv)
+	if [ "${ncol:-0}" -ge "$min" ] && [ "${ncol:-0}" -le "$max" ]; then
+		pass "$params: $ncol columns, in [$min, $max]"
+	else
+		fail "$params: columns in [$min, $max]" "[$min, $max]" "${ncol:-none}"
+	fi
+	rows=$(grep -c '^[0-9]' /tmp/group.tsv)
+	[ "$rows" -ge 5 ] && pass "$params: $rows rows" ||
+		fail "$params: 5 rows at least" ">= 5" "$rows"
+	back=$(cat $S/metrics)
+	nback=$(printf '%s' "$back" | tr ',' '\n' | grep -c .)
+	if [ "$nback" -eq "$ncol" ] || [ "$back" = "$written" ]; then
+		pass "$params: metrics reads back the columns' metrics, or the list as written (${#back} bytes)"
+	else
+		fail "$params: metrics reads back" "$ncol metrics or $written" "$back"
+	fi
+}
+modprobe ksnap
+ksnapd --list-metrics > /tmp/list.txt
+unload
+# Without cgroups, all is every metric but the per-cgroup ones (and the
+# pressure ones when PSI is off).
+nall=$(awk -F'\t' '$5 != "cgroup"' /tmp/list.txt | wc -l)
+npsi=$(awk -F'\t' '$5 != "cgroup" && $1 ~ /^pressure\./' /tmp/list.txt | wc -l)
+nvm=$(awk -F'\t' '$5 != "cgroup" && $1 !~ /\./' /tmp/list.txt | wc -l)
+# At 10 ms: a read of 200 columns under TCG must fit in the period.
+group_load "metrics=all period_us=10000" $((nall - npsi)) $nall
+group_load "metrics=vmstat period_us=10000" $nvm $nvm
+group_load "metrics=vmstat,cpu,memory.current cgroups=/ksnaptest period_us=10000" $((nvm + 11)) $((nvm + 11))
+unload
 rmdir $CG/nomem/child $CG/nomem $CG/ksnaptest
 finish

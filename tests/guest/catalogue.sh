@@ -3,11 +3,12 @@
 #   scripts/guest --kernel debian|debug --out DIR -- 'sh /guest/tests/catalogue.sh'
 # (or tests/run-guest-tests catalogue once it lists it).
 #
-# What it does: lists /sys/kernel/ksnap/available_metrics; checks the
-# suggestion for a mistyped name and the per-CPU syntax; then, with a
+# What it does: lists the catalogue (ksnapd --list-metrics); checks
+# ksnapd's suggestion for a mistyped name, the groups and the per-CPU
+# syntax; then, with a
 # memory hog (MIB MiB held) and a CPU spinner running in a test cgroup,
 # samples in several runs (at most 256 columns each):
-#   vmstat    every /proc/vmstat name ksnap offers
+#   vmstat    every /proc/vmstat name ksnap offers (the group "vmstat")
 #   system    cpu.*, stat.*, softirqs.*, meminfo.*, loadavg.*, pressure.*,
 #             pgfault[cpu] (its columns' sum against /proc/vmstat)
 #   cgroup    every per-cgroup metric of the test cgroup
@@ -69,14 +70,26 @@ fi
 pass "module loads"
 
 # --- The catalogue ---------------------------------------------------------
-cp $KSNAP_SYS/available_metrics $W/available.txt
+ksnapd --list-metrics > $W/available.txt
+check "ksnapd --list-metrics exits 0" 0 $?
 cp $W/available.txt /out/available_metrics.txt
 n=$(wc -l < $W/available.txt)
-info "available_metrics: $n metrics on $(uname -r), $(wc -c < $W/available.txt) bytes"
+info "ksnapd --list-metrics: $n metrics on $(uname -r), $(wc -c < $W/available.txt) bytes"
 echo "$n" > /out/metric-count.txt
 bad=$(awk -F'\t' 'NF != 6 || ($2 != "cumulative" && $2 != "gauge") ||
 	($4 !~ /^(live|tick|1s|2s)$/) || ($5 !~ /^(-|cpu|cgroup)$/) { print NR": "$0; exit }' $W/available.txt)
-check "every available_metrics line has 6 well-formed fields" "" "$bad"
+check "every --list-metrics line has 6 well-formed fields" "" "$bad"
+check "--header adds one line naming the columns" "name	kind	unit	freshness	field	description" \
+	"$(ksnapd --list-metrics --header | head -n 1)"
+check "--list-metrics=container: the per-cgroup metrics" \
+	"$(awk -F'\t' '$5 == "cgroup" { print $1 }' $W/available.txt)" \
+	"$(ksnapd --list-metrics=container | cut -f1)"
+check "--list-metrics=cpu: the /proc/stat cpu line's" \
+	"$(awk -F'\t' '$1 ~ /^cpu\./ && $5 == "cpu" { print $1 }' $W/available.txt)" \
+	"$(ksnapd --list-metrics=cpu | cut -f1)"
+ksnapd --list-metrics=bogus 2> $W/badgroup.err
+check "--list-metrics=bogus is a usage error" 2 $?
+check_lines "--list-metrics=bogus names the groups" 1 "no group 'bogus' (all, vmstat, cpu, container)" "$(cat $W/badgroup.err)"
 [ "$n" -gt 150 ] && pass "more than 150 metrics offered ($n)" ||
 	fail "more than 150 metrics offered" "> 150" "$n"
 
@@ -96,12 +109,26 @@ extra=$(awk 'NR == FNR { have[$1] = 1; next }
 	{ split($0, f, "\t") }
 	f[5] != "cgroup" && f[1] !~ /\./ && !(f[1] in have) { print f[1] }' /proc/vmstat $W/available.txt | tr '\n' ' ')
 check "every bare (vmstat-style) name offered exists in /proc/vmstat" "" "$extra"
+check "the group vmstat is the /proc/vmstat names offered" \
+	"$(sort $W/vmstat-names | tr '\n' ' ')" \
+	"$(ksnapd --list-metrics=vmstat | cut -f1 | sort | tr '\n' ' ')"
 
 # --- Names ------------------------------------------------------------------
 klog_mark
 e=$(guestprobe write $KSNAP_SYS/metrics pgfalt)
 check "an unknown metric is refused" EINVAL "$e"
-check_lines "the kernel log suggests pgfault for pgfalt" ">0" "unknown metric 'pgfalt': did you mean pgfault" "$(klog_since)"
+check_lines "the kernel log names it and the listing" ">0" "unknown metric or group 'pgfalt': ksnapd --list-metrics lists the metrics" "$(klog_since)"
+ksnapd --metrics pgfault,pgfalt --no-wait -o /dev/null 2> $W/suggest.err
+check "ksnapd --metrics with an unknown name is a usage error" 2 $?
+check_lines "ksnapd suggests pgfault for pgfalt" 1 "ksnapd: --metrics: unknown metric 'pgfalt': did you mean pgfault?" "$(cat $W/suggest.err)"
+e=$(guestprobe write $KSNAP_SYS/metrics "cpu,pgfault[cpu]")
+check "a group with a name: accepted" ok "$e"
+check "the group is expanded, the name kept where it is" \
+	"$(ksnapd --list-metrics=cpu | cut -f1 | tr '\n' ',')pgfault[cpu]" \
+	"$(cat $KSNAP_SYS/metrics)"
+e=$(guestprobe write $KSNAP_SYS/metrics "cpu,cpu.user[0]")
+check "a name in a group, with a selector: the name's selector wins" ok "$e"
+check "it is sampled once, as named" 1 "$(tr ',' '\n' < $KSNAP_SYS/metrics | grep -c '^cpu\.user')"
 e=$(guestprobe write $KSNAP_SYS/metrics "nr_free_pages[0]")
 check "a CPU selector on a metric without per-CPU values is refused" EINVAL "$e"
 e=$(guestprobe write $KSNAP_SYS/metrics "pgfault[$NCPU]")
@@ -277,6 +304,9 @@ run() {
 	kpid=$!
 	wait_attached
 	wait_rows $W/$name.tsv 10
+	# The catalogue, read while ksnapd reads the ring, leaves it alone.
+	check "$name: --list-metrics beside a running ksnapd" "$n" \
+		"$(ksnapd --list-metrics | wc -l)"
 	# Freeze the CPU spinner first: its cgroup's live CPU time would go on
 	# rising between the last snapshot and after1, by as much as the host
 	# happens to delay the guest (seen: 320 ms on a loaded host).
@@ -312,8 +342,7 @@ run() {
 }
 # The after files use a space between name and value.
 
-vmstat=$(tr '\n' ',' < $W/vmstat-names | sed 's/,$//')
-run vmstat "$vmstat" ""
+run vmstat vmstat ""
 
 system=$(awk -F'\t' '$1 ~ /^(cpu|stat|softirqs|meminfo|loadavg|pressure)\./ && $5 != "cgroup" { printf "%s%s", s, $1; s = "," }' $W/available.txt)
 run system "$system,pgfault[cpu]" ""

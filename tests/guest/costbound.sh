@@ -69,7 +69,7 @@ check "params: read_pct keeps its value" 25 "$(cat $P/read_pct)"
 # --- refuse -----------------------------------------------------------------------
 # 150 summed columns: the VM events, then the CPU times, then other sums,
 # then cpu.stat.usage_self (summed over CPUs) of as many cgroups as it takes.
-cat $KSNAP_SYS/available_metrics > /tmp/catalogue
+ksnapd --list-metrics > /tmp/catalogue
 metrics=$( { awk -F '\t' '$6 ~ /^VM event counter/ { print $1 }' /tmp/catalogue
 	     awk -F '\t' '$1 ~ /^cpu\./ && $5 == "cpu" { print $1 }' /tmp/catalogue
 	     awk -F '\t' '$6 !~ /^VM event counter/ && $1 !~ /^cpu\./ && $5 == "cpu" { print $1 }' /tmp/catalogue
@@ -89,9 +89,9 @@ if [ $ncg -gt 0 ]; then
 fi
 info "$nglobal summed global columns, and cpu.stat.usage_self of $ncg cgroups"
 check "refuse: metrics written ($NCOLS summed columns)" ok "$(guestprobe write $KSNAP_SYS/metrics "$metrics")"
-check "refuse: the plan's columns" $NCOLS "$(sed -n 's/^columns //p' $KSNAP_SYS/plan)"
-check "refuse: all summed" 0 "$(sed -n 's/^single //p' $KSNAP_SYS/plan)"
-info "plan: $(tr '\n' ' ' < $KSNAP_SYS/plan)"
+check "refuse: the plan's columns" $NCOLS "$(ksnap_plan columns)"
+check "refuse: all summed" 0 "$(ksnap_plan single)"
+info "plan: $(ksnap_dump plan | tr '\n' ' ')"
 
 klog_mark
 check "refuse: period_us=10, default bound: start is EINVAL" EINVAL "$(guestprobe write $KSNAP_SYS/enable 1)"
@@ -133,7 +133,7 @@ if [ "$r" != ok ]; then
 else
 	wait_for "a second of reads" 120 recent_read
 	wait_for "more snapshots" 120 taken_at_least 2000
-	stats=$(cat $KSNAP_SYS/stats)
+	stats=$(ksnap_dump stats)
 	check "accept: still running after a second and more of reads" running "$(printf '%s\n' "$stats" | sed -n 's/^state //p')"
 	v() { printf '%s\n' "$stats" | sed -n "s/^$1 //p"; }
 	taken=$(v taken) sum=$(v read_sum_ns) max=$(v read_max_ns) recent=$(v read_recent_ns)

@@ -18,7 +18,7 @@ CPU1=/sys/devices/system/cpu/cpu1/online
 SUMMED=pgfault,pgalloc_normal,cpu.user,cpu.system,cpu.idle,softirqs.TIMER,stat.intr
 
 plan_value() {
-	sed -n "s/^$1 //p" $KSNAP_SYS/plan
+	ksnap_plan "$1"
 }
 
 stat_is() { # KEY VALUE: the stats line, for wait_for
@@ -45,7 +45,7 @@ check "plan: 7 summed columns by kind (VM events, CPU times, other)" "2 2 3 1" \
 	"$(plan_value summed_vm_events) $(plan_value summed_cpu_times) $(plan_value summed_other) $(plan_value single)"
 check "plan: possible CPUs" 0-7 "$(plan_value possible_cpus)"
 check "plan: CPUs read live when stopped: the online ones" 0-1 "$(plan_value live_cpus)"
-info "plan: $(tr '\n' ' ' < $KSNAP_SYS/plan)"
+info "plan: $(ksnap_dump plan | tr '\n' ' ')"
 
 # --- hotplug: CPU 1 offline and back, mid-collection ----------------------------
 ksnapd --once -o /out/cpus.tsv 2> /out/cpus.err &

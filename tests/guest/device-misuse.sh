@@ -15,8 +15,9 @@ load_for() {
 	return 1
 }
 
-# open_only: runs with fd 3 on /dev/ksnap, opened by this shell and never
-# mapped.  The open file alone holds a module reference (fops.owner).
+# open_only: runs with fd 3 on /dev/ksnap, opened read-write (a reader's
+# open) by this shell and never mapped.  The open file alone holds a module
+# reference (fops.owner).
 open_only() {
 	check "an open fd alone (not mapped) makes delete_module say in use" EAGAIN "$(guestprobe unload ksnap)"
 	rmmod ksnap 2> /tmp/rmmod.err
@@ -28,6 +29,8 @@ open_only() {
 			"rmmod status $st, loaded: $(module_loaded && echo yes || echo no)"
 	fi
 	check "a second reader is refused while the shell has it open" EBUSY "$(guestprobe open)"
+	check "a read-only (query) open beside it is not" ok "$( (exec 4< /dev/ksnap) 2>/dev/null && echo ok)"
+	check "the catalogue is listed beside it" ok "$(ksnapd --list-metrics > /dev/null && echo ok)"
 	return 0
 }
 
@@ -38,6 +41,23 @@ if ! modprobe ksnap; then
 fi
 pass "module loads with default parameters"
 check "/dev/ksnap exists" yes "$([ -c /dev/ksnap ] && echo yes || echo no)"
+# The files are the misc device's attributes; /sys/kernel/ksnap, their
+# first home, is a link to them.
+check "the attributes are the misc device's" /sys/devices/virtual/misc/ksnap \
+	"$(readlink -f $KSNAP_SYS)"
+check "/sys/kernel/ksnap links to the device's directory" /sys/devices/virtual/misc/ksnap \
+	"$(readlink -f /sys/kernel/ksnap)"
+check "a knob reads the same through the link" "$(cat $KSNAP_SYS/period_us)" \
+	"$(cat /sys/kernel/ksnap/period_us 2>&1)"
+check "stats/ through the link" stopped "$(cat /sys/kernel/ksnap/stats/state 2>&1)"
+check "stats/: one file per value" \
+	"bad_tail cpu generation lateness_max_ns lateness_sum_ns lost missed read_bound_ns read_estimate_ns read_max_ns read_recent_ns read_sum_ns reader state stop_reason taken wakeups" \
+	"$(ls $KSNAP_SYS/stats | tr '\n' ' ' | sed 's/ $//')"
+check "plan/: one file per value" \
+	"cache_lines_per_cpu columns live_cpus possible_cpus single summed_cpu_times summed_other summed_vm_events" \
+	"$(ls $KSNAP_SYS/plan | tr '\n' ' ' | sed 's/ $//')"
+check "every file holds one line" "" \
+	"$(for f in $KSNAP_SYS/stats/* $KSNAP_SYS/plan/*; do [ "$(wc -l < $f)" = 1 ] || echo "$f"; done)"
 check "a second open of /dev/ksnap is EBUSY" EBUSY "$(guestprobe open2)"
 check "the device can be opened again after the first reader closed" ok "$(guestprobe open)"
 check "mapping the control page writable is EPERM" EPERM "$(guestprobe mmap-write)"
@@ -47,7 +67,7 @@ check "mapping past the end of the device is EINVAL" EINVAL "$(guestprobe mmap-p
 check "the consumer page maps read-write" ok "$(guestprobe mmap-consumer)"
 
 # An open fd alone (never mapped) pins the module, until it is closed.
-if open_only 3< /dev/ksnap; then
+if open_only 3<> /dev/ksnap; then
 	if rmmod ksnap 2> /tmp/rmmod.err; then
 		pass "rmmod succeeds once the open fd is closed"
 	else
@@ -55,7 +75,7 @@ if open_only 3< /dev/ksnap; then
 	fi
 	check "the module is gone after that rmmod" no "$(module_loaded && echo yes || echo no)"
 else
-	fail "the shell opens /dev/ksnap read-only (fd 3)" "the open succeeds" "it failed"
+	fail "the shell opens /dev/ksnap read-write (fd 3)" "the open succeeds" "it failed"
 fi
 load_for "the mapping tests"
 
@@ -108,7 +128,9 @@ if load_for "rmmod while sampling with no reader"; then
 	rmmod ksnap
 	check "rmmod while sampling with no reader succeeds" 0 $?
 	check "the module is gone" no "$(module_loaded && echo yes || echo no)"
-	check "/sys/kernel/ksnap is gone" no "$([ -e $KSNAP_SYS ] && echo yes || echo no)"
+	check "the device's attributes are gone" no "$([ -e $KSNAP_SYS ] && echo yes || echo no)"
+	check "/sys/kernel/ksnap is gone (the link too)" no \
+		"$({ [ -e /sys/kernel/ksnap ] || [ -L /sys/kernel/ksnap ]; } && echo yes || echo no)"
 	check "/dev/ksnap is gone" no "$([ -e /dev/ksnap ] && echo yes || echo no)"
 fi
 modprobe ksnap

@@ -84,7 +84,7 @@ check "module: the $N cgroups are configured" ok "$(guestprobe write $S/cgroups 
 check "module: memory.current and cpu.stat.usage_self of each" ok \
 	"$(guestprobe write $S/metrics pgfault,memory.current,cpu.stat.usage_self)"
 check "module: $((2 * N + 1)) columns" "columns $((2 * N + 1))" \
-	"$(grep '^columns ' $S/plan)"
+	"columns $(ksnap_plan columns)"
 check "module: start" ok "$(guestprobe write $S/enable 1)"
 wait_samples 10
 klog_mark

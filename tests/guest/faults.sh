@@ -44,7 +44,7 @@ stat_of() { # KEY FILE: from the last STATS line
 	grep "STATS$TAB" "$2" | tail -n 1 | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
 }
 
-sys_stat() { # KEY: from /sys/kernel/ksnap/stats
+sys_stat() { # KEY: the module's stats/KEY
 	ksnap_stat "$1"
 }
 
@@ -129,7 +129,7 @@ if load metrics=pgfault,nr_free_pages period_us=$PERIOD_US ring_kb=64; then
 	wait_pid $kpid $WAIT_S
 	check "accounting: ksnapd exits 0 after SIGSTOP, SIGCONT and the stop" 0 $?
 	guestprobe ctrl > /out/acct.ctrl
-	cat $KSNAP_SYS/stats > /out/acct.sysfs
+	ksnap_dump stats > /out/acct.sysfs
 	r=$(rows /out/acct.tsv)
 	taken=$(stat_of ksnap_snapshots_taken /out/acct.tsv)
 	lost=$(stat_of ksnap_snapshots_lost /out/acct.tsv)
@@ -184,7 +184,7 @@ if load metrics=pgfault,nr_free_pages period_us=1000; then
 	kill -KILL $kpid
 	wait $kpid 2>/dev/null
 	t1=$(sys_stat taken)
-	check "sigkill: sampling still runs after ksnapd died" "state running" "$(grep '^state' $KSNAP_SYS/stats)"
+	check "sigkill: sampling still runs after ksnapd died" running "$(ksnap_stat state)"
 	check_wait "sigkill: the module keeps counting after ksnapd died (taken grows past $t1)" $WAIT_S taken_at_least $((t1 + 1))
 	last=$(tail -c 1 /out/kill1.log | od -An -c | tr -d ' ')
 	ksnap-verify /out/kill1.log > /out/kill1.verify 2>&1
@@ -326,7 +326,7 @@ if load metrics=pgfault,nr_free_pages period_us=200; then
 	guestprobe churn 600 2 > /out/churn2.txt 2>&1 &
 	c2=$!
 	# The loops are at work before the toggling starts.
-	wait_for "a churn loop has the device open" $WAIT_S sh -c "! grep -qx 'reader none' $KSNAP_SYS/stats && grep '^reader' $KSNAP_SYS/stats"
+	wait_for "a churn loop has the device open" $WAIT_S sh -c "r=\$(cat $KSNAP_SYS/stats/reader) && echo reader \$r && [ \$r != none ]"
 	start=$(date +%s)
 	guestprobe toggle 2000 > /out/toggle.txt 2>&1
 	tst=$?
@@ -351,7 +351,7 @@ if load metrics=pgfault,nr_free_pages period_us=200; then
 	ge "toggle: starts succeeded (a whole start and stop at least)" "$so" 1
 	check "toggle: generation grew by the starts that succeeded" "$((gen0 + ${so:-0}))" "$(sys_stat generation)"
 	check "toggle: enable reads 0 at the end" 0 "$(cat $KSNAP_SYS/enable)"
-	check "toggle: stats says stopped" "state stopped" "$(grep '^state' $KSNAP_SYS/stats)"
+	check "toggle: stats says stopped" stopped "$(ksnap_stat state)"
 	o1=$(sed -n 's/^opens \([0-9]*\).*/\1/p' /out/churn1.txt)
 	o2=$(sed -n 's/^opens \([0-9]*\).*/\1/p' /out/churn2.txt)
 	# How many times depends on the machine's speed; that the loops ran
@@ -393,7 +393,7 @@ if load metrics=pgfault,memory.current cgroups=/ksnapgone period_us=1000; then
 	# Page faults while the cgroup's column is frozen: the other moves.
 	memhog 1 0 > /dev/null 2>&1
 	wait_samples 2
-	check "cgroup-gone: sampling still runs" "state running" "$(grep '^state' $KSNAP_SYS/stats)"
+	check "cgroup-gone: sampling still runs" running "$(ksnap_stat state)"
 	check "cgroup-gone: stop" ok "$(enable 0)"
 	wait_pid $rpid $WAIT_S
 	check "cgroup-gone: the reader ends after the stop" 0 $?

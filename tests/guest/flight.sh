@@ -42,7 +42,7 @@ wait_sh() {
 }
 
 attached() {
-	grep -q '^reader attached' $KSNAP_SYS/stats
+	[ "$(ksnap_stat reader)" = attached ]
 }
 
 enable() {
@@ -232,7 +232,7 @@ check "avg(): growth over the 1 s average fires on the spike" yes \
 
 # --- 4. slices ------------------------------------------------------------------------
 taken() {
-	sed -n 's/^taken \([0-9]*\)/\1/p' $KSNAP_SYS/stats
+	ksnap_stat taken
 }
 
 # A slice holds about 2 s of contiguous rows: its rows span 2 s, and every
@@ -283,7 +283,7 @@ check_lines "slice from the ring: says where it read" 1 "slice from the ring: ro
 t1=$(taken)
 usleep 200000
 check "slice from the ring: the collection keeps running" yes "$([ "$(taken)" -gt "$t1" ] && echo yes || echo no)"
-check "slice from the ring: the reader is gone again" "reader none" "$(grep '^reader' $KSNAP_SYS/stats)"
+check "slice from the ring: the reader is gone again" "reader none" "reader $(ksnap_stat reader)"
 
 ksnapd --slice -1s,+1s -o /out/slice-wait.tsv 2> /out/slice-wait.err
 check_st "slice -1s,+1s from the ring: exit 0" 0 $? /out/slice-wait.err

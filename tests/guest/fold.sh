@@ -22,12 +22,12 @@ CPU1=/sys/devices/system/cpu/cpu1/online
 CYCLES=${CYCLES:-40}
 WAIT_S=${WAIT_S:-60}
 
-vm=$(awk -F '\t' '$5 == "cpu" && $6 ~ /^VM event/ && $1 != "pgfault" { print $1 }' $S/available_metrics 2>/dev/null |
+vm=$(ksnapd --list-metrics 2>/dev/null | awk -F '\t' '$5 == "cpu" && $6 ~ /^VM event/ && $1 != "pgfault" { print $1 }' |
 	head -n 200 | tr '\n' ',' | sed 's/,$//')
 # The catalogue is read through the module: load it first.
 if [ -z "$vm" ]; then
 	modprobe ksnap
-	vm=$(awk -F '\t' '$5 == "cpu" && $6 ~ /^VM event/ && $1 != "pgfault" { print $1 }' $S/available_metrics |
+	vm=$(ksnapd --list-metrics | awk -F '\t' '$5 == "cpu" && $6 ~ /^VM event/ && $1 != "pgfault" { print $1 }' |
 		head -n 200 | tr '\n' ',' | sed 's/,$//')
 	unload
 fi

@@ -26,8 +26,8 @@
  * Fault and abuse tests (tests/guest/faults.sh, abuse.sh, stress.sh):
  *
  *   guestprobe ctrl                  the control page's figures, one
- *                                    "key value" a line, as in
- *                                    /sys/kernel/ksnap/stats (plus head,
+ *                                    "key value" a line, named as the
+ *                                    files of the stats/ directory (plus head,
  *                                    tail, start_position, nr_records,
  *                                    reader_session)
  *   guestprobe layout                "ctrl_pages consumer_pgoff data_pgoff
@@ -83,6 +83,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <grp.h>
 #include <sys/syscall.h>
@@ -905,17 +906,33 @@ static int cmd_stress(uint64_t seed, double secs)
 			}
 			continue;
 		} else {
-			fd = open(KSNAP_SYSFS_DIR "/stats", O_RDONLY);
-			if (fd >= 0) {
+			static const char *const values[] = {
+				"/stats/taken", "/stats/state",
+				"/stats/reader", "/plan/live_cpus",
+			};
+			char path[128];
+			size_t i;
+
+			for (i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+				snprintf(path, sizeof(path), "%s%s",
+					 KSNAP_SYSFS_DIR, values[i]);
+				fd = open(path, O_RDONLY);
+				if (fd < 0)
+					continue;
 				if (read(fd, buf, sizeof(buf)) < 0)
 					errs++;
 				close(fd);
 			}
-			fd = open(KSNAP_SYSFS_DIR "/available_metrics",
-				  O_RDONLY);
+			/* The catalogue, on a query handle beside the reader */
+			fd = open(KSNAP_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
 			if (fd >= 0) {
-				while (read(fd, buf, sizeof(buf)) > 0)
-					;
+				struct ksnap_metric_info info;
+
+				memset(&info, 0, sizeof(info));
+				while (!ioctl(fd, KSNAP_IOC_METRIC, &info))
+					info.index++;
+				if (errno != EINVAL || !info.index)
+					errs++;
 				close(fd);
 			}
 			continue;

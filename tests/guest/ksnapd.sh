@@ -367,7 +367,7 @@ if load; then
 	collection_rows stop-on-exit /out/soe.tsv 100
 	# STATS was written after the stop: the module took nothing after it.
 	check "stop-on-exit: STATS ksnap_snapshots_taken is the kernel's final count" \
-		"$(sed -n 's/^taken //p' $KSNAP_SYS/stats)" "$(stat_of ksnap_snapshots_taken /out/soe.tsv)"
+		"$(ksnap_stat taken)" "$(stat_of ksnap_snapshots_taken /out/soe.tsv)"
 else
 	fail "stop-on-exit: module loads" "modprobe status 0" "failure"
 fi
@@ -407,7 +407,7 @@ kpid=$!
 wait_for "ksnapd loaded the module: /dev/ksnap" $WAIT_S test -c /dev/ksnap
 check "load: lsmod shows ksnap" 1 "$(lsmod | grep -c '^ksnap ')"
 check "load: /sys/module/ksnap/parameters/period_us is 500" 500 "$(cat /sys/module/ksnap/parameters/period_us 2>&1)"
-check "load: /sys/kernel/ksnap/period_us is 500" 500 "$(cat $KSNAP_SYS/period_us 2>&1)"
+check "load: period_us is 500" 500 "$(cat $KSNAP_SYS/period_us 2>&1)"
 wait_attached
 check "load: writing 1 to enable starts a collection" ok "$(enable 1)"
 wait_rows /out/load.tsv 10
@@ -464,9 +464,8 @@ fi
 # at least once when the collection took a mark's worth.  How often a
 # drain came in between depends on the machine's speed: not asserted.
 wakeups_within() {
-	st=$KSNAP_SYS/stats
-	taken=$(awk '$1 == "taken" { print $2 }' $st)
-	wakes=$(awk '$1 == "wakeups" { print $2 }' $st)
+	taken=$(ksnap_stat taken)
+	wakes=$(ksnap_stat wakeups)
 	mark=$(($2 * 1000 / PERIOD_US))
 	info "$1: taken $taken, wakeups $wakes, mark $mark records"
 	lo=0 hi=$((taken / mark + 2))

@@ -8,7 +8,9 @@
 
 : "${TEST:=guest}"
 RESULTS=/out/results.txt
-KSNAP_SYS=/sys/kernel/ksnap
+# The module's files: the attributes of its misc device (/sys/kernel/ksnap
+# is a deprecated link to the same directory).
+KSNAP_SYS=/sys/class/misc/ksnap
 KO=/lib/modules/$(uname -r)/extra/ksnap.ko
 CG=/sys/fs/cgroup
 nfail=0
@@ -192,16 +194,36 @@ check_wait() {
 # Conditions for wait_for.  Each prints what it saw; its status says
 # whether the condition holds.
 
-# ksnap_stat KEY: a line's value in /sys/kernel/ksnap/stats.
-ksnap_stat() {
-	sed -n "s/^$1 //p" $KSNAP_SYS/stats 2>/dev/null
+# ksnap_value DIR KEY: the file stats/KEY or plan/KEY, read with the
+# shell's own read (no process); empty if there is none.
+ksnap_value() {
+	_kv=
+	{ read -r _kv < "$KSNAP_SYS/$1/$2"; } 2>/dev/null
+	echo "$_kv"
 }
 
-# reader_is none|open|attached: stats' reader line says so.
+# ksnap_stat KEY: the module's stats/KEY (taken, lost, state, reader...).
+ksnap_stat() {
+	ksnap_value stats "$1"
+}
+
+# ksnap_plan KEY: the module's plan/KEY (columns, single, live_cpus...).
+ksnap_plan() {
+	ksnap_value plan "$1"
+}
+
+# ksnap_dump stats|plan: "KEY VALUE" for each file of the directory.
+ksnap_dump() {
+	for _kd in "$KSNAP_SYS/$1"/*; do
+		echo "${_kd##*/} $(ksnap_value "$1" "${_kd##*/}")"
+	done
+}
+
+# reader_is none|open|attached: stats/reader says so.
 reader_is() {
-	_r=$(grep '^reader ' $KSNAP_SYS/stats 2>&1)
-	echo "$_r"
-	[ "$_r" = "reader $1" ]
+	_r=$(ksnap_stat reader)
+	echo "reader $_r"
+	[ "$_r" = "$1" ]
 }
 
 # taken_at_least N: the collection has taken N snapshots or more.
@@ -218,10 +240,13 @@ lost_at_least() {
 	[ "${_l:-0}" -ge "$1" ]
 }
 
-# ksnap_written: taken - lost, the records the module wrote (from one
-# read of stats: the two move together).
+# ksnap_written: taken - lost, the records the module wrote.  taken is
+# read first: a snapshot lost between the two reads makes the figure
+# smaller, never larger than what was written.
 ksnap_written() {
-	awk '$1 == "taken" { t = $2 } $1 == "lost" { l = $2 } END { print t - l }' $KSNAP_SYS/stats
+	_t=$(ksnap_stat taken)
+	_l=$(ksnap_stat lost)
+	echo $((${_t:-0} - ${_l:-0}))
 }
 
 # written_at_least N: the module wrote N records or more.

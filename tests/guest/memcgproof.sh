@@ -10,11 +10,12 @@
 #    tmpfs root and the hog: the file lists may be empty), and so are the
 #    default anon and file (the per-slot figures, pr_debug, are shown as
 #    "# " lines); every slot the log calls unproven is marked so in
-#    available_metrics, every proven one is not; nothing is dropped.
+#    the catalogue (ksnapd --list-metrics), every proven one is not;
+#    nothing is dropped.
 # 2. A load with the test hook memcg_table_skew=1 (every slot read one
 #    further on, as a changed kernel table would): one log line says
 #    memory.stat.* is not offered and names what disagreed;
-#    available_metrics has no memory.stat.*, and selecting one is refused.
+#    the catalogue has no memory.stat.*, and selecting one is refused.
 # On a kernel without the table (no memcg_table_skew parameter) nothing is
 # checked: memory.stat.* is offered unmarked, and the log has no verdict.
 TEST=memcgproof
@@ -36,7 +37,7 @@ load() {
 	modprobe ksnap "$@"
 	_st=$?
 	klog_since > $W/log
-	cp $KSNAP_SYS/available_metrics $W/available.txt 2>/dev/null
+	ksnapd --list-metrics > $W/available.txt 2>/dev/null
 	return $_st
 }
 
@@ -89,7 +90,7 @@ bad=$(awk -F'\t' 'NR == FNR {
 		else if (marked != (v[$1] == "unproven")) print $1 ": " v[$1] ", description: " $6
 	}
 	END { for (k in v) if (!(k in seen)) print k ": " v[k] " but not offered" }' $W/log $W/available.txt)
-check "each memory.stat.* slot is marked unproven in available_metrics exactly when the log says so" "" "$bad"
+check "each memory.stat.* slot is marked unproven in the catalogue exactly when the log says so" "" "$bad"
 [ -n "$bad" ] && show "$bad"
 nproven=$(grep -c ': proven$' $W/log)
 nunproven=$(grep -c ': unproven$' $W/log)
@@ -113,8 +114,8 @@ check_lines "one line says memory.stat.* is not offered" 1 "memory.stat.* not of
 show "$(grep 'not offered' $W/log)"
 n=$(grep 'not offered' $W/log | grep -c -E 'memory\.stat\.((in)?active_(anon|file)|unevictable) ')
 check "it names an LRU slot that disagreed" 1 "$n"
-check "available_metrics has no memory.stat.*" 0 "$(grep -c '^memory\.stat\.' $W/available.txt)"
-check_lines "available_metrics keeps memory.current" 1 "memory.current	" "$(cat $W/available.txt)"
+check "the catalogue has no memory.stat.*" 0 "$(grep -c '^memory\.stat\.' $W/available.txt)"
+check_lines "the catalogue keeps memory.current" 1 "memory.current	" "$(cat $W/available.txt)"
 e=$(guestprobe write $KSNAP_SYS/cgroups "$CGROUP")
 check "the cgroup is accepted" ok "$e"
 e=$(guestprobe write $KSNAP_SYS/metrics "memory.stat.anon")

@@ -56,7 +56,7 @@ wait_for "the stream's STATS line" $WAIT_S has_line /out/quick.log "STATS	"
 kill $kpid
 wait_pid $kpid $WAIT_S
 check "ksnapd exits 0 on SIGTERM once the collection is written" 0 $?
-cat $KSNAP_SYS/stats > /out/sysfs-stats.txt
+ksnap_dump stats > /out/sysfs-stats.txt
 
 # The last row against the files.
 awk -F'\t' -v test=$TEST -v ncpu=$NCPU -v prefix="$PREFIX" '

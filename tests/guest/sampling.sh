@@ -7,7 +7,7 @@
 #   stream.tsv       what ksnapd wrote
 #   sampling.env     the parameters the checker needs (alloc_mib lists the
 #                    sizes in the order of cgroups)
-#   sysfs-stats.txt  /sys/kernel/ksnap/stats after the stop
+#   sysfs-stats.txt  the module's stats/ after the stop (KEY VALUE lines)
 # check-stream then wants the columns memory.current[/a] and
 # memory.current[/b], each rising by its own process's memory and not by
 # the other's (the sizes differ by more than the checker's slack).
@@ -76,7 +76,7 @@ e=$(guestprobe write $KSNAP_SYS/enable 0)
 check "writing 0 to enable stops sampling" ok "$e"
 wait_pid $kpid $WAIT_S
 check "ksnapd -o exits 0 once sampling stopped and the ring is drained" 0 $?
-cat $KSNAP_SYS/stats > /out/sysfs-stats.txt 2>&1
+ksnap_dump stats > /out/sysfs-stats.txt 2>&1
 info "sysfs stats after stop: $(tr '\n' ' ' < /out/sysfs-stats.txt)"
 rmmod ksnap
 check "rmmod after the collection" 0 $?

@@ -59,7 +59,7 @@ run_seed() { # SEED SECONDS
 	check "stress $seed: no ksnapd left running" "" "$left"
 	[ -n "$left" ] && ps | grep '[k]snapd' | sed 's/^/#   /'
 	e=$(cat $KSNAP_SYS/enable)
-	s=$(sed -n 's/^state //p' $KSNAP_SYS/stats)
+	s=$(ksnap_stat state)
 	check "stress $seed: enable and stats agree" "$e" "$([ "$s" = running ] && echo 1 || echo 0)"
 	check "stress $seed: stop" ok "$(enable 0)"
 	for k in metrics cgroups period_us overflow; do

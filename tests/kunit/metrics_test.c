@@ -245,32 +245,87 @@ static void ksnap_metrics_memcg_proof_zero(struct kunit *test)
 				    "slot %u", i);
 }
 
-/* available_metrics: one well-formed line per metric. */
+/* KSNAP_IOC_METRIC: every offered metric by index, then EINVAL. */
 static void ksnap_metrics_catalogue(struct kunit *test)
 {
-	unsigned int i, lines = 0, tabs = 0;
-	size_t len, k;
-	char *text;
+	struct ksnap_metric_info *info;
+	unsigned int i, n = 0;
 
-	text = ksnap_catalogue_text(&len);
-	KUNIT_ASSERT_NOT_NULL(test, text);
-	KUNIT_EXPECT_EQ(test, strlen(text), len);
-	KUNIT_EXPECT_GT_MSG(test, len, (size_t)PAGE_SIZE,
-			    "more than a sysfs show could hold");
-	for (k = 0; k < len; k++) {
-		if (text[k] == '\t')
-			tabs++;
-		if (text[k] == '\n') {
-			KUNIT_EXPECT_EQ_MSG(test, tabs, 5U,
-					    "line %u has 6 fields", lines);
-			tabs = 0;
-			lines++;
-		}
+	info = kunit_kzalloc(test, sizeof(*info), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, info);
+	for (i = 0; i < ksnap_nr_metrics; i++) {
+		const struct ksnap_metric *m = &ksnap_metrics[i];
+
+		if (!ksnap_metric_offered(m))
+			continue;
+		memset(info, 0xa5, sizeof(*info));
+		info->index = n;
+		memset(info->reserved, 0, sizeof(info->reserved));
+		KUNIT_ASSERT_EQ_MSG(test, ksnap_catalogue_info(info), 0,
+				    "index %u", n);
+		KUNIT_EXPECT_EQ(test, info->index, n);
+		KUNIT_EXPECT_STREQ(test, info->name, m->name);
+		KUNIT_EXPECT_STREQ(test, info->unit, m->unit);
+		KUNIT_EXPECT_STREQ(test, info->description,
+				   ksnap_metric_desc(m));
+		KUNIT_EXPECT_EQ(test, info->flags & 0xff, m->flags);
+		KUNIT_EXPECT_EQ(test, !!(info->flags & KSNAP_METRIC_PER_CGROUP),
+				m->per_cgroup);
+		KUNIT_EXPECT_EQ(test, !!(info->flags & KSNAP_METRIC_UNPROVEN),
+				ksnap_metric_unproven(m));
+		KUNIT_EXPECT_STREQ(test, info->field, m->per_cgroup ? "cgroup" :
+				   m->read_cpu ? "cpu" : "");
+		KUNIT_EXPECT_EQ(test, info->groups, ksnap_metric_groups(m));
+		KUNIT_EXPECT_TRUE_MSG(test, !memchr_inv(info->reserved, 0,
+							sizeof(info->reserved)),
+				      "%s: reserved zeroed", m->name);
+		n++;
 	}
-	KUNIT_EXPECT_EQ(test, lines, ksnap_nr_metrics);
-	for (i = 0; i < ksnap_nr_metrics; i++)
-		KUNIT_EXPECT_NOT_NULL(test, strstr(text, ksnap_metrics[i].name));
-	kvfree(text);
+	info->index = n;
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_catalogue_info(info), -EINVAL,
+			    "past the end");
+	info->index = 0;
+	info->reserved[3] = 1;
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_catalogue_info(info), -EINVAL,
+			    "nonzero reserved");
+}
+
+/* The named groups: from the catalogue's categories, none a metric. */
+static void ksnap_metrics_groups(struct kunit *test)
+{
+	unsigned int g, i, nr[KSNAP_NR_GROUPS] = {};
+
+	for (g = 0; g < KSNAP_NR_GROUPS; g++) {
+		KUNIT_EXPECT_EQ(test, ksnap_group_lookup(ksnap_group_name(g)),
+				(int)g);
+		KUNIT_EXPECT_LT_MSG(test, ksnap_metric_lookup(ksnap_group_name(g)),
+				    0, "group %s is no metric's name",
+				    ksnap_group_name(g));
+	}
+	KUNIT_EXPECT_EQ(test, ksnap_group_lookup("bogus"), -ENOENT);
+	for (i = 0; i < ksnap_nr_metrics; i++) {
+		const struct ksnap_metric *m = &ksnap_metrics[i];
+
+		for (g = 0; g < KSNAP_NR_GROUPS; g++)
+			nr[g] += ksnap_metric_in_group(m, g);
+		KUNIT_EXPECT_TRUE_MSG(test, ksnap_metric_in_group(m, 0),
+				      "%s in all", m->name);
+		KUNIT_EXPECT_EQ_MSG(test, ksnap_metric_in_group(m, 3),
+				    m->per_cgroup, "%s: container", m->name);
+		if (ksnap_metric_in_group(m, 2))
+			KUNIT_EXPECT_TRUE_MSG(test, !strncmp(m->name, "cpu.", 4),
+					      "%s in cpu", m->name);
+		if (ksnap_metric_in_group(m, 1))
+			KUNIT_EXPECT_TRUE_MSG(test, !strchr(m->name, '.'),
+					      "%s in vmstat is a /proc/vmstat name",
+					      m->name);
+	}
+	KUNIT_EXPECT_EQ(test, nr[0], ksnap_nr_metrics);
+	KUNIT_EXPECT_GT(test, nr[1], 100U);
+	KUNIT_EXPECT_EQ(test, nr[2], 10U);
+	KUNIT_EXPECT_GT(test, nr[3], 30U);
+	i = ksnap_metric_lookup("pgfault");
+	KUNIT_EXPECT_TRUE(test, ksnap_metric_in_group(&ksnap_metrics[i], 1));
 }
 
 struct ksnap_timer_probe {
@@ -504,6 +559,7 @@ static struct kunit_case ksnap_metrics_cases[] = {
 	KUNIT_CASE(ksnap_metrics_memcg_proof_inserted),
 	KUNIT_CASE(ksnap_metrics_memcg_proof_zero),
 	KUNIT_CASE(ksnap_metrics_catalogue),
+	KUNIT_CASE(ksnap_metrics_groups),
 	KUNIT_CASE(ksnap_metrics_read_in_hardirq),
 	KUNIT_CASE(ksnap_metrics_cgroup_root),
 	KUNIT_CASE(ksnap_metrics_cgroup_child),

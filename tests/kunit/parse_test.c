@@ -141,6 +141,37 @@ static int ksnap_test_lookup(const char *name)
 	return -ENOENT;
 }
 
+/*
+ * Groups: "even" has the even metrics, "mem" 3 (two columns), "big" all
+ * (a hundred columns each), "one" all (one column each).
+ */
+static const char *const ksnap_test_groups[] = { "even", "mem", "big", "one" };
+
+static int ksnap_test_group(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ksnap_test_groups); i++)
+		if (!strcmp(ksnap_test_groups[i], name))
+			return i;
+	return -ENOENT;
+}
+
+static unsigned int ksnap_test_member(void *ctx, unsigned int group,
+				      unsigned int idx)
+{
+	switch (group) {
+	case 0:
+		return idx % 2 == 0;
+	case 1:
+		return idx == 3 ? 2 : 0;
+	case 2:
+		return 100;
+	default:
+		return 1;
+	}
+}
+
 static void ksnap_parse_metrics_known(struct kunit *test)
 {
 	struct ksnap_parse_err err = {};
@@ -157,8 +188,8 @@ static void ksnap_parse_metrics_known(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
 	KUNIT_ASSERT_EQ(test,
 			ksnap_parse_metrics(ksnap_test_buf(test, "memory.current, pgfault\n"),
-					    ksnap_test_lookup, list, idx, sel,
-					    &err), 0);
+					    ksnap_test_lookup, ksnap_test_group,
+					    list, idx, sel, &err), 0);
 	KUNIT_ASSERT_EQ(test, list->nr, 2U);
 	KUNIT_EXPECT_EQ_MSG(test, idx[0], 3, "index of memory.current");
 	KUNIT_EXPECT_EQ_MSG(test, idx[1], 0, "index of pgfault");
@@ -166,7 +197,8 @@ static void ksnap_parse_metrics_known(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sel[1], KSNAP_SEL_NONE);
 
 	buf = ksnap_test_buf(test, "pgfault[cpu],pgmajfault[3],pgmajfault[0]");
-	KUNIT_ASSERT_EQ(test, ksnap_parse_metrics(buf, ksnap_test_lookup, list,
+	KUNIT_ASSERT_EQ(test, ksnap_parse_metrics(buf, ksnap_test_lookup,
+						  ksnap_test_group, list,
 						  idx, sel, &err), 0);
 	KUNIT_ASSERT_EQ(test, list->nr, 3U);
 	KUNIT_EXPECT_EQ(test, idx[0], 0);
@@ -180,8 +212,8 @@ static void ksnap_parse_metrics_known(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test,
 			ksnap_parse_metrics(ksnap_test_buf(test, ""),
-					    ksnap_test_lookup, list, idx, sel,
-					    &err), 0);
+					    ksnap_test_lookup, ksnap_test_group,
+					    list, idx, sel, &err), 0);
 	KUNIT_EXPECT_EQ_MSG(test, list->nr, 0U, "empty: the default list");
 }
 
@@ -209,6 +241,9 @@ static const struct ksnap_metrics_case ksnap_metrics_bad_cases[] = {
 	{ "one CPU, then every", "pgfault[1],pgmajfault,pgfault[cpu]",
 	  "pgfault[cpu]" },
 	{ "one CPU, then sum", "pgfault[2],pgfault", "pgfault" },
+	{ "group with a selector", "even[cpu]", "even[cpu]" },
+	{ "group named twice", "even,pgfault,even", "even" },
+	{ "unknown group", "odd", "odd", -ENOENT },
 };
 
 static void ksnap_metrics_case_desc(const struct ksnap_metrics_case *c,
@@ -236,7 +271,8 @@ static void ksnap_parse_metrics_bad(struct kunit *test)
 	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
 	ret = ksnap_parse_metrics(ksnap_test_buf(test, c->in),
-				  ksnap_test_lookup, list, idx, sel, &err);
+				  ksnap_test_lookup, ksnap_test_group, list,
+				  idx, sel, &err);
 	KUNIT_EXPECT_EQ_MSG(test, ret, c->ret ?: -EINVAL, "parsing '%s'", c->in);
 	if (c->bad)
 		KUNIT_EXPECT_TRUE_MSG(test,
@@ -244,6 +280,134 @@ static void ksnap_parse_metrics_bad(struct kunit *test)
 				      !memcmp(err.bad, c->bad, err.bad_len),
 				      "bad entry: expected '%s', got '%.*s'",
 				      c->bad, err.bad_len, err.bad);
+}
+
+struct ksnap_expand_case {
+	const char *name;
+	const char *in;
+	int ret;
+	unsigned int nr;
+	u16 idx[4];
+	s16 sel[4];
+	const char *bad;	/* the group named on -E2BIG */
+	unsigned int count;	/* its columns */
+	unsigned int max;	/* columns a group may give; 0: 1000 */
+};
+
+static const struct ksnap_expand_case ksnap_expand_cases[] = {
+	{ "names only", "memory.current,pgfault", 0, 2, { 3, 0 },
+	  { KSNAP_SEL_NONE, KSNAP_SEL_NONE } },
+	{ "a group, in table order", "even", 0, 2, { 0, 2 },
+	  { KSNAP_SEL_NONE, KSNAP_SEL_NONE } },
+	{ "group and name in its place", "pgmajfault,even,memory.current", 0,
+	  4, { 1, 0, 2, 3 }, { KSNAP_SEL_NONE, KSNAP_SEL_NONE,
+				KSNAP_SEL_NONE, KSNAP_SEL_NONE } },
+	{ "a name in the group, after it, wins", "even,pgfault[cpu]", 0, 2,
+	  { 2, 0 }, { KSNAP_SEL_NONE, KSNAP_SEL_EACH_CPU } },
+	{ "a name in the group, before it", "nr_free_pages,even", 0, 2,
+	  { 2, 0 }, { KSNAP_SEL_NONE, KSNAP_SEL_NONE } },
+	{ "groups overlapping collapse", "even,big", 0, 4, { 0, 2, 1, 3 },
+	  { KSNAP_SEL_NONE, KSNAP_SEL_NONE, KSNAP_SEL_NONE, KSNAP_SEL_NONE } },
+	{ "two CPUs of a group's metric", "pgfault[0],pgfault[1],even", 0, 3,
+	  { 0, 0, 2 }, { 0, 1, KSNAP_SEL_NONE } },
+	{ "a group's columns at the limit", "mem", 0, 1, { 3 },
+	  { KSNAP_SEL_NONE }, .max = 2 },
+	{ "a group's columns over the limit", "pgfault,big", -E2BIG,
+	  .bad = "big", .count = 300, .max = 299 },
+};
+
+static void ksnap_expand_case_desc(const struct ksnap_expand_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_expand, ksnap_expand_cases, ksnap_expand_case_desc);
+
+/* Groups expanded, of the four metrics. */
+static void ksnap_parse_expand_cases(struct kunit *test)
+{
+	const struct ksnap_expand_case *c = test->param_value;
+	struct ksnap_parse_err err = {};
+	struct ksnap_selection *out;
+	struct ksnap_list *list;
+	u16 *idx = kunit_kcalloc(test, KSNAP_LIST_MAX, sizeof(*idx),
+				 GFP_KERNEL);
+	s16 *sel = kunit_kcalloc(test, KSNAP_LIST_MAX, sizeof(*sel),
+				 GFP_KERNEL);
+	unsigned long seen = 0;
+	unsigned int i, max = c->max ?: 1000;
+	int ret;
+
+	out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
+	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, idx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sel);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, out);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
+	KUNIT_ASSERT_EQ(test,
+			ksnap_parse_metrics(ksnap_test_buf(test, c->in),
+					    ksnap_test_lookup, ksnap_test_group,
+					    list, idx, sel, &err), 0);
+	ret = ksnap_expand_groups(list, idx, sel,
+				  ARRAY_SIZE(ksnap_test_names),
+				  ksnap_test_member, NULL, max, &seen, out,
+				  &err);
+	KUNIT_ASSERT_EQ_MSG(test, ret, c->ret, "expanding '%s'", c->in);
+	if (ret) {
+		KUNIT_EXPECT_TRUE_MSG(test, err.bad_len == strlen(c->bad) &&
+				      !memcmp(err.bad, c->bad, err.bad_len),
+				      "the group named: expected '%s', got '%.*s'",
+				      c->bad, err.bad_len, err.bad);
+		KUNIT_EXPECT_EQ(test, err.count, c->count);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, out->nr, c->nr);
+	for (i = 0; i < c->nr; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, out->idx[i], c->idx[i], "metric %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, out->sel[i], c->sel[i],
+				    "selector %u", i);
+	}
+}
+
+/* More metrics than a list holds: refused, counted. */
+static void ksnap_parse_expand_too_many(struct kunit *test)
+{
+	struct ksnap_parse_err err = {};
+	struct ksnap_selection *out;
+	struct ksnap_list *list;
+	u16 *idx = kunit_kcalloc(test, KSNAP_LIST_MAX, sizeof(*idx),
+				 GFP_KERNEL);
+	s16 *sel = kunit_kcalloc(test, KSNAP_LIST_MAX, sizeof(*sel),
+				 GFP_KERNEL);
+	unsigned long *seen = bitmap_zalloc(KSNAP_LIST_MAX + 8, GFP_KERNEL);
+
+	out = kunit_kzalloc(test, sizeof(*out), GFP_KERNEL);
+	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, idx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sel);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, out);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, seen);
+	KUNIT_ASSERT_EQ(test,
+			ksnap_parse_metrics(ksnap_test_buf(test, "pgfault,one"),
+					    ksnap_test_lookup, ksnap_test_group,
+					    list, idx, sel, &err), 0);
+	KUNIT_EXPECT_EQ(test,
+			ksnap_expand_groups(list, idx, sel, KSNAP_LIST_MAX,
+					    ksnap_test_member, NULL,
+					    2 * KSNAP_LIST_MAX, seen, out, &err),
+			0);
+	KUNIT_EXPECT_EQ(test, out->nr, KSNAP_LIST_MAX);
+	bitmap_zero(seen, KSNAP_LIST_MAX + 8);
+	KUNIT_EXPECT_EQ(test,
+			ksnap_expand_groups(list, idx, sel, KSNAP_LIST_MAX + 8,
+					    ksnap_test_member, NULL,
+					    2 * KSNAP_LIST_MAX, seen, out,
+					    &err), -E2BIG);
+	KUNIT_EXPECT_EQ(test, err.bad_len, 0);
+	KUNIT_EXPECT_EQ(test, err.count, KSNAP_LIST_MAX + 8);
+	bitmap_free(seen);
 }
 
 struct ksnap_cgroups_case {
@@ -451,6 +615,8 @@ static struct kunit_case ksnap_parse_cases[] = {
 	KUNIT_CASE(ksnap_parse_list_count),
 	KUNIT_CASE(ksnap_parse_metrics_known),
 	KUNIT_CASE_PARAM(ksnap_parse_metrics_bad, ksnap_metrics_bad_gen_params),
+	KUNIT_CASE_PARAM(ksnap_parse_expand_cases, ksnap_expand_gen_params),
+	KUNIT_CASE(ksnap_parse_expand_too_many),
 	KUNIT_CASE_PARAM(ksnap_parse_cgroups_cases, ksnap_cgroups_gen_params),
 	KUNIT_CASE(ksnap_parse_cgroups_length),
 	KUNIT_CASE_PARAM(ksnap_parse_sel_cases, ksnap_sel_gen_params),

@@ -131,6 +131,7 @@ static struct ksnap_fixture *ksnap_fixture(struct kunit *test,
 	ksnap_ctrl_init(ks);
 	ksnap_ctrl_publish_config(ks);
 	f->file.private_data = &ks->misc;
+	f->file.f_mode = FMODE_READ | FMODE_WRITE;	/* a reader's open */
 	ksnap_fake_reads = 0;
 	return f;
 }
@@ -551,6 +552,7 @@ static void ksnap_sampler_reader_session(struct kunit *test)
 	struct ksnap *ks = &f->ks;
 	struct ksnap_consumer *cons = ks->consumer;
 	struct ksnap_consumer before;
+	struct file *query;
 
 	/* The timer, armed by the real start, must not fire meanwhile. */
 	ks->period_ns = NSEC_PER_SEC;
@@ -602,6 +604,22 @@ static void ksnap_sampler_reader_session(struct kunit *test)
 
 	/* A second open is refused; a new session after the release. */
 	KUNIT_EXPECT_EQ(test, ksnap_open(NULL, &f->file), -EBUSY);
+	/* A read-only open is a query handle: no session, not exclusive. */
+	query = kunit_kzalloc(test, sizeof(*query), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, query);
+	query->private_data = &ks->misc;
+	query->f_mode = FMODE_READ;
+	before = *cons;
+	KUNIT_EXPECT_EQ(test, ksnap_open(NULL, query), 0);
+	KUNIT_EXPECT_EQ(test, ksnap_open(NULL, query), 0);
+	KUNIT_EXPECT_EQ_MSG(test, ks->ctrl->reader_session, 1U,
+			    "no new session for a query handle");
+	KUNIT_EXPECT_EQ(test, ksnap_poll(query, NULL), 0U);
+	KUNIT_EXPECT_EQ(test, ksnap_release(NULL, query), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, ks->open,
+			      "the reader still holds the device");
+	KUNIT_EXPECT_TRUE(test, ksnap_reader_claimed(ks));
+	KUNIT_EXPECT_EQ(test, memcmp(&before, cons, sizeof(before)), 0);
 	ksnap_release(NULL, &f->file);
 	before = *cons;
 	KUNIT_ASSERT_EQ(test, ksnap_open(NULL, &f->file), 0);

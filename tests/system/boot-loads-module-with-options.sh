@@ -26,7 +26,7 @@ check "ksnapd.service is enabled (at boot)" enabled "$(systemctl is-enabled ksna
 if poll 60 attached "$(ksnapd_pid)"; then
 	pass "ksnapd (PID $(ksnapd_pid)) holds /dev/ksnap"
 else
-	fail "ksnapd holds /dev/ksnap" "'reader attached' in $KSNAP_SYS/stats" "$(grep reader $KSNAP_SYS/stats 2>&1)"
+	fail "ksnapd holds /dev/ksnap" "'attached' in $KSNAP_SYS/stats/reader" "reader $(ksnap_stat reader)"
 fi
 check "ksnapd --version prints the package's version" \
 	"ksnapd $(dpkg-query -W -f '${Version}' ksnapd)" "$(ksnapd --version | cut -d' ' -f1,2)"

@@ -23,7 +23,7 @@ printf '[Service]\nLogRateLimitIntervalSec=30s\nLogRateLimitBurst=10000\n' > $dr
 systemctl daemon-reload
 old=$(ksnapd_pid)
 systemctl restart ksnapd
-wait_new_reader "$old" 60 || fail "ksnapd restarted with the drop-in holds /dev/ksnap" "a new reader" "$(grep reader $KSNAP_SYS/stats)"
+wait_new_reader "$old" 60 || fail "ksnapd restarted with the drop-in holds /dev/ksnap" "a new reader" "reader $(ksnap_stat reader)"
 check "the drop-in restores journald's default interval" 30s "$(systemctl show -p LogRateLimitIntervalUSec --value ksnapd)"
 check "the drop-in restores journald's default burst" 10000 "$(systemctl show -p LogRateLimitBurst --value ksnapd)"
 info "journald: $(journalctl -b -u systemd-journald -o cat --no-pager | grep 'System Journal' | tail -n 1)"
@@ -81,6 +81,6 @@ echo $TEST_PERIOD_US > $KSNAP_SYS/period_us
 systemctl daemon-reload
 old=$(ksnapd_pid)
 systemctl restart ksnapd
-wait_new_reader "$old" 60 || fail "ksnapd restarted without the drop-in holds /dev/ksnap" "a new reader" "$(grep reader $KSNAP_SYS/stats)"
+wait_new_reader "$old" 60 || fail "ksnapd restarted without the drop-in holds /dev/ksnap" "a new reader" "reader $(ksnap_stat reader)"
 check "without the drop-in, the unit's limit (none) is back" 0 "$(systemctl show -p LogRateLimitIntervalUSec --value ksnapd)"
 [ $nfail -eq 0 ]

@@ -67,6 +67,6 @@ systemctl start ksnapd
 if poll 30 attached; then
 	pass "ksnapd.service holds /dev/ksnap again after the first collection"
 else
-	fail "ksnapd.service holds /dev/ksnap again after the first collection" "reader attached" "$(grep '^reader' $KSNAP_SYS/stats)"
+	fail "ksnapd.service holds /dev/ksnap again after the first collection" "reader attached" "reader $(ksnap_stat reader)"
 fi
 [ $nfail -eq 0 ]

@@ -10,7 +10,6 @@
 
 . /guest/tests/lib.sh
 SUITE=$(cat /guest/system)
-KSNAP_SYS=/sys/kernel/ksnap
 # journald's "Suppressed N messages from UNIT" (SD_MESSAGE_JOURNAL_DROPPED).
 JOURNAL_DROPPED_ID=a596d6fe7bfa4994828e72309e95d61e
 # The module's options the tests configure in /etc/modprobe.d/ksnap.conf
@@ -90,7 +89,7 @@ ksnapd_pid() {
 }
 # ksnapd holds /dev/ksnap (the module's stats say so) and is PID.
 attached() { # [PID]
-	grep -q '^reader attached' "$KSNAP_SYS/stats" 2>/dev/null || return 1
+	[ "$(ksnap_stat reader)" = attached ] || return 1
 	[ -z "${1:-}" ] || [ "$(ksnapd_pid)" = "$1" ]
 }
 # Wait for a ksnapd other than OLD-PID to hold the device.
@@ -138,7 +137,7 @@ identity() { # TSV
 # end in the journal in time.
 collect_to_journal() { # WHAT SECONDS OUT
 	_what=$1
-	poll 60 attached || { fail "$_what: ksnapd holds /dev/ksnap before the start" "'reader attached' in $KSNAP_SYS/stats" "$(grep reader "$KSNAP_SYS/stats")"; return 1; }
+	poll 60 attached || { fail "$_what: ksnapd holds /dev/ksnap before the start" "'attached' in $KSNAP_SYS/stats/reader" "reader $(ksnap_stat reader)"; return 1; }
 	_c=$(journal_cursor)
 	echo 1 > "$KSNAP_SYS/enable"
 	sleep "$2"
@@ -181,7 +180,7 @@ file_list() { # OUT
 restart_mid_collection() { # OUT RESTART...
 	_out=$1
 	shift
-	poll 60 attached || { fail "ksnapd holds /dev/ksnap before the start" "a reader" "$(grep reader $KSNAP_SYS/stats)"; return 1; }
+	poll 60 attached || { fail "ksnapd holds /dev/ksnap before the start" "a reader" "reader $(ksnap_stat reader)"; return 1; }
 	_c=$(journal_cursor)
 	_old=$(ksnapd_pid)
 	echo 1 > $KSNAP_SYS/enable
@@ -193,7 +192,7 @@ restart_mid_collection() { # OUT RESTART...
 	if wait_new_reader "$_old" 60; then
 		pass "a new ksnapd (PID $(ksnapd_pid), was $_old) holds /dev/ksnap"
 	else
-		fail "a new ksnapd holds /dev/ksnap" "a reader other than PID $_old" "PID $(ksnapd_pid), $(grep reader $KSNAP_SYS/stats)"
+		fail "a new ksnapd holds /dev/ksnap" "a reader other than PID $_old" "PID $(ksnapd_pid), reader $(ksnap_stat reader)"
 	fi
 	check "ksnapd.service is active" active "$(systemctl is-active ksnapd)"
 	check "systemd saw the old ksnapd end cleanly (no failure)" "" \
@@ -212,6 +211,6 @@ restart_mid_collection() { # OUT RESTART...
 	check "the first ksnapd wrote STATS before it exited" 1 "$(grep -c '^STATS' $_out.tsv)"
 	check "the new ksnapd resumed where the first stopped reading (first_position = the first stream's rows)" "$_r1" "$_f"
 	if _id=$(identity $_out.2.tsv); then pass "STATS identity across the journal: $_id ($_r1 of them rows of the first stream)"; else fail "STATS identity across the journal" "taken = rows + counted" "$_id"; fi
-	check "the module's own count agrees" "$(sed -n 's/^taken //p' $KSNAP_SYS/stats)" "$(stats_key $_out.2.tsv ksnap_snapshots_taken)"
+	check "the module's own count agrees" "$(ksnap_stat taken)" "$(stats_key $_out.2.tsv ksnap_snapshots_taken)"
 	info "streams: $_r1 rows, then $_r2 rows resumed at position $_f"
 }

@@ -19,4 +19,13 @@ check "ksnapd's bounding set is empty" 0000000000000000 "$(sed -n 's/^CapBnd:[[:
 check "ksnapd cannot gain privileges (NoNewPrivs)" 1 "$(sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/$pid/status)"
 check "journald's rate limit is off for ksnapd" 0 "$(systemctl show -p LogRateLimitIntervalUSec --value ksnapd)"
 check "Restart=on-failure" on-failure "$(systemctl show -p Restart --value ksnapd)"
+# ProtectKernelTunables makes /sys read-only for ksnapd but the module's
+# directory (ReadWritePaths): in its mount namespace, access(W_OK) says
+# EROFS for a read-only mount.
+rw_in_unit() { # PATH: writable (yes) or not (no) in ksnapd's mounts
+	nsenter --target "$pid" --mount -- sh -c '[ -w "$1" ]' sh "$1" && echo yes || echo no
+}
+check "ksnapd may write the knobs (/sys/class/misc/ksnap/enable)" yes "$(rw_in_unit $KSNAP_SYS/enable)"
+check "ksnapd may write the knobs through the deprecated /sys/kernel/ksnap" yes "$(rw_in_unit /sys/kernel/ksnap/enable)"
+check "the rest of /sys is read-only for ksnapd" no "$(rw_in_unit /sys/kernel/mm/transparent_hugepage/enabled)"
 [ $nfail -eq 0 ]

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "msg.h"
+#include "catalogue.h"
 #include "ctlsock.h"
 #include "daemon.h"
 #include "devwait.h"
@@ -59,6 +60,10 @@ struct options {
 	const char *slice;		/* --slice BEGIN[,END] */
 	int64_t slice_begin, slice_end;
 	const char *control;		/* NULL: none */
+	bool list_metrics;		/* --list-metrics[=GROUP] */
+	unsigned int list_groups;	/* its groups (catalogue_group()) */
+	bool header;			/* --header */
+	const char *metrics;		/* --metrics LIST, or NULL */
 	char load_buf[512];		/* PARAMS with ring_kb= (--history) */
 };
 
@@ -70,7 +75,8 @@ struct options {
 
 enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_START, OPT_STOP_ON_EXIT, OPT_TRIGGER, OPT_RULES, OPT_DUMP_DIR,
-       OPT_CHECK_RULES, OPT_MAX_DUMPS, OPT_HISTORY, OPT_SLICE, OPT_CONTROL };
+       OPT_CHECK_RULES, OPT_MAX_DUMPS, OPT_HISTORY, OPT_SLICE, OPT_CONTROL,
+       OPT_LIST_METRICS, OPT_HEADER, OPT_METRICS };
 
 /* The flight recorder's options (set_option() has the others). */
 static bool set_flight_option(int c, struct options *o)
@@ -158,6 +164,22 @@ static void set_option(int c, char **argv, struct options *o)
 	case OPT_STOP_ON_EXIT:
 		o->stop_on_exit = true;
 		break;
+	case OPT_LIST_METRICS:
+		o->list_metrics = true;
+		o->list_groups = optarg ? catalogue_group(optarg) :
+					  CATALOGUE_GROUP_ALL;
+		if (!o->list_groups)
+			usage_error("--list-metrics: no group '%s' (all, "
+				    "vmstat, cpu, container)", optarg);
+		break;
+	case OPT_HEADER:
+		o->header = true;
+		break;
+	case OPT_METRICS:
+		if (!*optarg)
+			usage_error("--metrics: empty list", "");
+		o->metrics = optarg;
+		break;
 	case 'h':
 		fputs(usage_text, stdout);
 		exit(0);
@@ -202,6 +224,14 @@ static void check_options(struct options *o)
 			 o->start || o->once))
 		usage_error("--slice: %s", "it goes with -o, --lossy, --device "
 			    "and --control only");
+	if (o->list_metrics && (o->slice || o->rules.n || o->load ||
+				o->start || o->once || o->metrics))
+		usage_error("--list-metrics: %s", "it goes with --device and "
+			    "--header only");
+	if (o->header && !o->list_metrics)
+		usage_error("--header: %s", "it goes with --list-metrics");
+	if (o->metrics && o->slice)
+		usage_error("--metrics: %s", "not with --slice");
 	if (o->check_rules && !o->rules.n)
 		usage_error("--check-rules: no rules (--trigger, --rules)", "");
 	if (o->rules.n && !o->dump_dir && !o->check_rules)
@@ -230,6 +260,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "history", required_argument, NULL, OPT_HISTORY },
 		{ "slice", required_argument, NULL, OPT_SLICE },
 		{ "control", required_argument, NULL, OPT_CONTROL },
+		{ "list-metrics", optional_argument, NULL, OPT_LIST_METRICS },
+		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -344,6 +377,82 @@ static int signals_setup(void)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The catalogue, or an error said on stderr. */
+static int read_catalogue(const char *dev, struct catalogue *c)
+{
+	int ret = catalogue_read(dev, c);
+
+	if (ret == -ENOTTY)
+		fprintf(stderr, "ksnapd: %s: this ksnap.ko has no catalogue "
+			"ioctl: use the ksnapd built with it\n", dev);
+	else if (ret == -ENOENT)
+		fprintf(stderr, "ksnapd: %s: %s: is the module loaded? "
+			"(modprobe ksnap)\n", dev, strerror(-ret));
+	else if (ret)
+		fprintf(stderr, "ksnapd: %s: reading the catalogue: %s\n",
+			dev, strerror(-ret));
+	return ret;
+}
+
+/* --list-metrics: the exit status. */
+static int list_metrics(const struct options *o)
+{
+	struct catalogue c;
+
+	if (read_catalogue(o->device, &c))
+		return EXIT_RUNTIME;
+	if (catalogue_print(&c, o->list_groups, o->header, stdout) < 0 ||
+	    fflush(stdout)) {
+		fprintf(stderr, "ksnapd: --list-metrics: writing: %s\n",
+			strerror(errno));
+		catalogue_free(&c);
+		return EXIT_RUNTIME;
+	}
+	catalogue_free(&c);
+	return 0;
+}
+
+/*
+ * --metrics: each name checked against the catalogue (a close one
+ * suggested), then the list written to the metrics knob.  Returns 0, or
+ * the exit status.
+ */
+static int set_metrics(const struct options *o)
+{
+	const char *path = KSNAP_SYSFS_DIR "/metrics";
+	struct catalogue c;
+	unsigned int bad;
+	int fd, ret;
+
+	if (read_catalogue(o->device, &c))
+		return EXIT_RUNTIME;
+	bad = catalogue_check_list(&c, o->metrics, "--metrics", stderr);
+	catalogue_free(&c);
+	if (bad)
+		return EXIT_USAGE;
+	fd = ksnap_sys_open(path, O_WRONLY | O_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = fd;
+	} else {
+		ret = ksnap_out_write_full(fd, o->metrics, strlen(o->metrics));
+		ksnap_sys_close(fd);
+	}
+	if (!ret)
+		return 0;
+	if (ret == -EBUSY)
+		fprintf(stderr, "ksnapd: --metrics: %s: %s: stop sampling "
+			"first (echo 0 > %s/enable)\n", path, strerror(-ret),
+			KSNAP_SYSFS_DIR);
+	else if (ret == -EINVAL)
+		fprintf(stderr, "ksnapd: --metrics: the module refused '%s': "
+			"its reason is in the kernel log (dmesg)\n",
+			o->metrics);
+	else
+		fprintf(stderr, "ksnapd: --metrics: %s: %s\n", path,
+			strerror(-ret));
+	return EXIT_RUNTIME;
+}
+
 /* --load: returns 0, or -errno when ksnapd cannot go on. */
 static int load_module(const struct options *o)
 {
@@ -353,6 +462,11 @@ static int load_module(const struct options *o)
 	ret = ksnapd_load_module("ksnap", o->load_params, err, sizeof(err));
 	if (ret < 0)
 		fprintf(stderr, "ksnapd: --load: %s\n", err);
+	if (ret == -EINVAL)
+		fprintf(stderr, "ksnapd: --load: the module's reason is in the "
+			"kernel log (dmesg); once it is loaded, ksnapd "
+			"--list-metrics lists the metrics and --metrics "
+			"checks a list\n");
 	else if (ret > 0)
 		fprintf(stderr, "ksnapd: --load: warning: %s\n", err);
 	return ret < 0 ? ret : 0;
@@ -463,6 +577,8 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &opt);
 	if (opt.slice)
 		return run_slice(&opt);
+	if (opt.list_metrics)
+		return list_metrics(&opt);
 	/* Now, not when the first collection starts. */
 	if (opt.output && ksnapd_check_output_dir(opt.output, err,
 						  sizeof(err))) {
@@ -478,6 +594,12 @@ int main(int argc, char **argv)
 	}
 	if (opt.load && load_module(&opt))
 		goto out_sigfd;
+	if (opt.metrics) {
+		status = set_metrics(&opt);
+		if (status)
+			goto out_sigfd;
+		status = EXIT_RUNTIME;
+	}
 	ret = ksnapd_open_ring(&ring, opt.device, !opt.no_wait, sigfd, stderr);
 	if (ret == -EINTR) {
 		status = 0;		/* stopped while waiting */

@@ -9,6 +9,8 @@
 
 #define DEFAULT_PERIOD_US	1000
 #define DEFAULT_METRICS		3
+/* The module's column limit: what a group (all, vmstat...) may give. */
+#define MAX_COLUMNS		256
 
 /* The value of "key=" among the blank-separated PARAMS, its length. */
 static const char *param(const char *params, const char *key, size_t *len)
@@ -44,6 +46,25 @@ static unsigned int items(const char *v, size_t len)
 	return n;
 }
 
+/* Does the list of len bytes name a group (whose size only the module knows)? */
+static int has_group(const char *v, size_t len)
+{
+	static const char *const groups[] = { "all", "vmstat", "cpu",
+					      "container" };
+	size_t i, n, g;
+
+	for (i = 0; i < len; i += n + 1) {
+		n = strcspn(v + i, ",");
+		if (i + n > len)
+			n = len - i;
+		for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+			if (n == strlen(groups[g]) &&
+			    !strncmp(v + i, groups[g], n))
+				return 1;
+	}
+	return 0;
+}
+
 static unsigned int columns(const char *params)
 {
 	const char *m, *c;
@@ -55,6 +76,8 @@ static unsigned int columns(const char *params)
 	nc = c ? items(c, cl) : 0;
 	if (!m)
 		return DEFAULT_METRICS + nc;
+	if (has_group(m, ml))
+		return MAX_COLUMNS;
 	nm = items(m, ml);
 	return nm * (nc ? nc : 1);
 }

@@ -5,8 +5,9 @@
  * the period PARAMS ask for (period_us=, 1000 by default) and the columns
  * (at most: each metric of metrics= once per cgroup of cgroups=; the
  * default metrics are pgfault, pgmajfault, nr_free_pages and one
- * memory.current per cgroup), as the module lays records out: a power of
- * two of records of 32 + 8 x columns bytes.
+ * memory.current per cgroup; a list naming a group, as many columns as the
+ * module allows), as the module lays records out: a power of two of
+ * records of 32 + 8 x columns bytes.
  */
 #ifndef KSNAPD_RINGSIZE_H
 #define KSNAPD_RINGSIZE_H

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -51,6 +52,13 @@ int ksnap_sys_mmap(void **addr, size_t len, int prot, int flags, int fd,
 		return -errno;
 	*addr = p;
 	return 0;
+}
+
+int ksnap_sys_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret = ioctl(fd, req, arg);
+
+	return ret < 0 ? -errno : ret;
 }
 
 int ksnap_sys_munmap(void *addr, size_t len)

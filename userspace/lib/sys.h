@@ -28,6 +28,8 @@ int ksnap_sys_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms);
 ssize_t ksnap_sys_read(int fd, void *buf, size_t len);
 ssize_t ksnap_sys_write(int fd, const void *buf, size_t len);
 int ksnap_sys_fsync(int fd);
+/* ioctl() with a pointer argument; returns what it returns, or -errno. */
+int ksnap_sys_ioctl(int fd, unsigned long req, void *arg);
 off_t ksnap_sys_lseek(int fd, off_t offset, int whence);
 int ksnap_sys_ftruncate(int fd, off_t length);
 /* Called while spinning on an odd seqlock: lets the writer finish. */

@@ -16,6 +16,7 @@ struct fake_sys fake_sys;
 
 int __real_ksnap_sys_open(const char *path, int flags, mode_t mode);
 int __real_ksnap_sys_close(int fd);
+int __real_ksnap_sys_ioctl(int fd, unsigned long req, void *arg);
 int __real_ksnap_sys_fstat(int fd, struct stat *st);
 int __real_ksnap_sys_stat(const char *path, struct stat *st);
 int __real_ksnap_sys_access(const char *path, int mode);
@@ -223,4 +224,12 @@ void __wrap_ksnap_sys_yield(void)
 long __wrap_ksnap_sys_page_size(void)
 {
 	return __real_ksnap_sys_page_size();
+}
+
+int __wrap_ksnap_sys_ioctl(int fd, unsigned long req, void *arg)
+{
+	fake_sys.ioctl_calls++;
+	if (fake_sys.ioctl_hook)
+		return fake_sys.ioctl_hook(fd, req, arg);
+	return __real_ksnap_sys_ioctl(fd, req, arg);
 }

@@ -47,6 +47,9 @@ struct fake_sys {
 	int (*poll_hook)(struct pollfd *fds, nfds_t n, int timeout);
 	int poll_calls;
 	void (*yield_hook)(void);
+	/* ioctl: when set, called instead. */
+	int (*ioctl_hook)(int fd, unsigned long req, void *arg);
+	int ioctl_calls;
 	int yield_calls;
 
 	/* write: capture into wbuf instead of writing. */
