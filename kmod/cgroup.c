@@ -40,7 +40,6 @@ static struct cgroup_subsys_state *ksnap_cgroup_own_css(struct cgroup *cgrp,
  */
 int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path)
 {
-	struct cgroup_subsys_state *css;
 	struct cgroup *cgrp;
 
 	cgrp = cgroup_get_from_path(path);
@@ -50,7 +49,30 @@ int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path)
 		return -ENOENT;
 	}
 
-	memset(cg, 0, sizeof(*cg));
+	ksnap_cgroup_hold(cg, cgrp, path);
+	return 0;
+}
+
+/**
+ * ksnap_cgroup_hold() - configure a cgroup already held
+ * @cg: filled; release with ksnap_cgroup_put()
+ * @cgrp: a reference the caller passes on to @cg
+ * @path: its path, as its columns name it (may be @cg->path)
+ *
+ * Process context.  As ksnap_cgroup_get() once the path is resolved.
+ */
+void ksnap_cgroup_hold(struct ksnap_cgroup *cg, struct cgroup *cgrp,
+		       const char *path)
+{
+	struct cgroup_subsys_state *css;
+
+	if (path != cg->path)
+		strscpy(cg->path, path, sizeof(cg->path));
+	cg->memory = NULL;
+	cg->memcg = NULL;
+	cg->frozen = NULL;
+	cg->had_memcg = false;
+	cg->had_psi = false;
 	css = ksnap_cgroup_own_css(cgrp, memory_cgrp_id);
 	if (css) {
 		cg->memory = css;
@@ -58,8 +80,6 @@ int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path)
 	}
 	cg->cgrp = cgrp;
 	cg->psi = ksnap_cgroup_psi(cgrp);
-	strscpy(cg->path, path, sizeof(cg->path));
-	return 0;
 }
 
 /* Drop the references; the path and any frozen values stay. */

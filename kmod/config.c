@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "cgpattern.h"
 #include "ksnap.h"
 #include "parse.h"
 
@@ -43,14 +44,38 @@ static char *ksnap_join(const struct ksnap_list *list, size_t max)
 	return s;
 }
 
+/* Check each pattern of @list; count them in cfg->nr_patterns. */
+static int ksnap_config_patterns(struct ksnap_config *cfg,
+				 const struct ksnap_list *list)
+{
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; i < list->nr; i++) {
+		if (!ksnap_cgpattern_is_pattern(list->item[i]))
+			continue;
+		if (ksnap_cgpattern_check(list->item[i], &why)) {
+			pr_err_ratelimited("cgroups: %s: '%*pE'\n", why,
+					   (int)min_t(size_t, strlen(list->item[i]), 160),
+					   list->item[i]);
+			return -EINVAL;
+		}
+		cfg->nr_patterns++;
+	}
+	return 0;
+}
+
 /*
  * The cgroups: those of @prev when the list is the same (held once more,
  * not resolved again; a removed one is released, ksnap_cgroup_dup()),
- * else each path resolved.
+ * else each path resolved, then each pattern expanded.  @cur: a start's
+ * expansion of the current configuration, whose paths are kept and whose
+ * namespace the patterns are expanded in again; else NULL.
  */
 static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 				struct ksnap_list *list,
-				const struct ksnap_config *prev)
+				const struct ksnap_config *prev,
+				const struct ksnap_config *cur)
 {
 	struct ksnap_parse_err err;
 	unsigned int i;
@@ -63,36 +88,59 @@ static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 	ret = ksnap_parse_cgroups(buf, list, &err);
 	if (ret) {
 		ksnap_log_parse_err("cgroups",
-				    "give comma-separated cgroup v2 paths such as /a/b.service",
+				    "give comma-separated cgroup v2 paths such as /a/b.service, or patterns such as /system.slice/*.service",
 				    &err);
 		goto out;
 	}
+	ret = ksnap_config_patterns(cfg, list);
+	if (ret)
+		goto out;
 	ret = -ENOMEM;
 	cfg->cgroups_arg = ksnap_join(list, strlen(arg));
 	if (!cfg->cgroups_arg)
 		goto out;
 	/* Up to KSNAP_MAX_CGROUPS of a path's length each: kvcalloc(). */
-	cfg->cgroups = kvcalloc(list->nr ?: 1, sizeof(*cfg->cgroups),
+	cfg->cgroups = kvcalloc(cfg->nr_patterns ? KSNAP_MAX_CGROUPS :
+				list->nr ?: 1, sizeof(*cfg->cgroups),
 				GFP_KERNEL);
 	if (!cfg->cgroups)
 		goto out;
-	if (prev && prev->nr_cgroups == list->nr &&
-	    !strcmp(prev->cgroups_arg, cfg->cgroups_arg)) {
-		for (i = 0; i < list->nr; i++) {
+	if (cfg->nr_patterns)
+		cfg->cgns = ksnap_cgpattern_ns_get(cur ?: prev);
+	if (prev && prev->nr_patterns == cfg->nr_patterns &&
+	    !strcmp(prev->cgroups_arg, cfg->cgroups_arg) &&
+	    (prev->nr_patterns || prev->nr_cgroups == list->nr)) {
+		for (i = 0; i < prev->nr_cgroups; i++) {
 			ret = ksnap_cgroup_dup(&cfg->cgroups[i],
 					       &prev->cgroups[i]);
 			if (ret)
 				goto out;
 			cfg->nr_cgroups++;
 		}
+		bitmap_copy(cfg->matched, prev->matched, KSNAP_MAX_CGROUPS);
 		ret = 0;
 		goto out;
 	}
+	/* Paths first: a pattern does not add a cgroup a path configures. */
 	for (i = 0; i < list->nr; i++) {
-		ret = ksnap_cgroup_get(&cfg->cgroups[i], list->item[i]);
+		struct ksnap_cgroup *cg = &cfg->cgroups[cfg->nr_cgroups];
+
+		if (ksnap_cgpattern_is_pattern(list->item[i]))
+			continue;
+		if (cur)
+			ret = ksnap_cgpattern_keep_path(cur, cg, list->item[i]);
+		else
+			ret = ksnap_cgroup_get(cg, list->item[i]);
 		if (ret)
 			goto out;
 		cfg->nr_cgroups++;
+	}
+	for (i = 0; i < list->nr; i++) {
+		if (!ksnap_cgpattern_is_pattern(list->item[i]))
+			continue;
+		ret = ksnap_cgpattern_add(cfg, list->item[i], !!cur);
+		if (ret)
+			goto out;
 	}
 	ret = 0;
 out:
@@ -269,6 +317,9 @@ static int ksnap_config_check_metric(struct ksnap_config *cfg,
 		*n += sel == KSNAP_CPU_EACH ? num_possible_cpus() : 1;
 		return 0;
 	}
+	/* Patterns that match nothing now: none of their columns yet. */
+	if (!cfg->nr_cgroups && cfg->nr_patterns)
+		return 0;
 	if (!cfg->nr_cgroups) {
 		pr_err_ratelimited("metrics: %s is per cgroup and no cgroups are configured: set cgroups first\n",
 				   m->name);
@@ -299,7 +350,9 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 				   n, l->max_columns);
 		return -EINVAL;
 	}
-	if (!n) {
+	/* No column yet but from patterns: the records have room for one. */
+	if (ksnap_layout_records(l, n ?: !!cfg->nr_patterns, &cfg->record_size,
+				 &cfg->nr_records)) {
 		pr_err_ratelimited("metrics: no column to sample: name at least one metric\n");
 		return -EINVAL;
 	}
@@ -336,23 +389,12 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 	return 0;
 }
 
-/**
- * ksnap_config_build() - a complete configuration, or nothing
- * @metrics: comma-separated metric and group names; empty for the
- *	     default list
- * @cgroups: comma-separated cgroup v2 paths; may be empty
- * @l: the ring layout (for the column limit and record geometry)
- * @prev: the current configuration, whose cgroups are kept (not resolved
- *	  again) when @cgroups lists the same paths; NULL to resolve them
- *
- * Process context.  Logs one line naming the bad value on failure.
- *
- * Return: the configuration, or an ERR_PTR (-EINVAL, -ENOENT, -ENOMEM).
- */
-struct ksnap_config *ksnap_config_build(const char *metrics,
-					const char *cgroups,
-					const struct ksnap_layout *l,
-					const struct ksnap_config *prev)
+/* ksnap_config_build(), and with @cur ksnap_config_rebuild(). */
+static struct ksnap_config *__ksnap_config_build(const char *metrics,
+						 const char *cgroups,
+						 const struct ksnap_layout *l,
+						 const struct ksnap_config *prev,
+						 const struct ksnap_config *cur)
 {
 	struct ksnap_config *cfg;
 	struct ksnap_list *list;
@@ -364,7 +406,7 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 	if (!cfg || !list)
 		goto err;
 
-	ret = ksnap_config_cgroups(cfg, cgroups ?: "", list, prev);
+	ret = ksnap_config_cgroups(cfg, cgroups ?: "", list, prev, cur);
 	if (ret)
 		goto err;
 	ret = ksnap_config_metrics(cfg, metrics ?: "", list, l);
@@ -383,6 +425,44 @@ err:
 	return ERR_PTR(ret);
 }
 
+/**
+ * ksnap_config_build() - a complete configuration, or nothing
+ * @metrics: comma-separated metric and group names; empty for the
+ *	     default list
+ * @cgroups: comma-separated cgroup v2 paths and patterns; may be empty
+ * @l: the ring layout (for the column limit and record geometry)
+ * @prev: the current configuration, whose cgroups are kept (not resolved
+ *	  again) when @cgroups lists the same entries; NULL to resolve them
+ *
+ * Process context.  Logs one line naming the bad value on failure.
+ *
+ * Return: the configuration, or an ERR_PTR (-EINVAL, -ENOENT, -ENOMEM).
+ */
+struct ksnap_config *ksnap_config_build(const char *metrics,
+					const char *cgroups,
+					const struct ksnap_layout *l,
+					const struct ksnap_config *prev)
+{
+	return __ksnap_config_build(metrics, cgroups, l, prev, NULL);
+}
+
+/**
+ * ksnap_config_rebuild() - @cur with its cgroup patterns expanded again
+ * @cur: the current configuration, with patterns
+ * @l: as for ksnap_config_build()
+ *
+ * Its paths keep their cgroups (frozen ones too); its patterns are
+ * expanded in the namespace @cur was configured in.  Process context.
+ *
+ * Return: the configuration, or an ERR_PTR, with one log line.
+ */
+struct ksnap_config *ksnap_config_rebuild(const struct ksnap_config *cur,
+					  const struct ksnap_layout *l)
+{
+	return __ksnap_config_build(cur->metrics_arg, cur->cgroups_arg, l,
+				    NULL, cur);
+}
+
 void ksnap_config_free(const struct ksnap_config *cfg)
 {
 	unsigned int i;
@@ -392,6 +472,8 @@ void ksnap_config_free(const struct ksnap_config *cfg)
 	for (i = 0; i < cfg->nr_cgroups; i++)
 		ksnap_cgroup_put(&cfg->cgroups[i]);
 	kvfree(cfg->cgroups);
+	if (cfg->cgns)
+		ksnap_cgpattern_ns_put(cfg->cgns);
 	kfree(cfg->cgroups_arg);
 	kfree(cfg->metrics_arg);
 	kvfree(cfg);

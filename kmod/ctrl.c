@@ -85,6 +85,21 @@ int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col)
 }
 
 /*
+ * The geometry and column set of ks->cfg, inside a write.  A start writes
+ * them too: cgroup patterns expanded again may make a new set (never new
+ * geometry while a reader is open, ksnap_cgpattern_refresh()).
+ */
+static void ksnap_ctrl_columns(struct ksnap_ctrl *ctrl, const struct ksnap *ks)
+{
+	const struct ksnap_config *cfg = ks->cfg;
+
+	ctrl->record_size = cfg->record_size;
+	ctrl->nr_records = cfg->nr_records;
+	ctrl->nr_columns = cfg->nr_columns;
+	ctrl->set_id = ks->set_id;
+}
+
+/*
  * Publish ks->cfg and ks->period_ns as a new column set (ksnap_abi.h
  * "Column sets"): its columns are read through KSNAP_IOC_COLUMN, which
  * answers for ks->set_id only, under ks->lock as this is.  Only while
@@ -98,7 +113,6 @@ int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col)
  */
 void ksnap_ctrl_publish_config(struct ksnap *ks)
 {
-	const struct ksnap_config *cfg = ks->cfg;
 	struct ksnap_ctrl *ctrl = ks->ctrl;
 
 	lockdep_assert_held(&ks->lock);
@@ -116,10 +130,7 @@ void ksnap_ctrl_publish_config(struct ksnap *ks)
 		memset(&ctrl->stats, 0, sizeof(ctrl->stats));
 	}
 	ctrl->period_ns = ks->period_ns;
-	ctrl->record_size = cfg->record_size;
-	ctrl->nr_records = cfg->nr_records;
-	ctrl->nr_columns = cfg->nr_columns;
-	ctrl->set_id = ks->set_id;
+	ksnap_ctrl_columns(ctrl, ks);
 	ksnap_ctrl_write_end(ctrl);
 }
 
@@ -136,6 +147,7 @@ void ksnap_ctrl_publish_start(struct ksnap *ks, u64 read_estimate_ns,
 	ctrl->generation++;
 	ctrl->state = KSNAP_STATE_RUNNING;
 	ctrl->period_ns = ks->period_ns;
+	ksnap_ctrl_columns(ctrl, ks);
 	ctrl->start_mono_ns = ks->run.start_mono_ns;
 	ctrl->start_real_ns = ktime_get_real_ns();
 	ctrl->start_position = ks->run.start_position;

@@ -21,10 +21,8 @@
 #include <linux/workqueue.h>
 
 #include "ksnap_abi.h"
+#include "parse.h"
 #include "ring.h"
-
-/* cgroups= : at most one column's worth per cgroup. */
-#define KSNAP_MAX_CGROUPS	KSNAP_MAX_COLUMNS
 
 /* period_us= and the period_us attribute, microseconds. */
 #define KSNAP_PERIOD_US_MIN	10
@@ -33,6 +31,7 @@
 
 struct ksnap_cgroup;
 struct cgroup;
+struct cgroup_namespace;
 struct psi_group;
 
 /* What a metric needs of a configured cgroup. */
@@ -148,6 +147,8 @@ struct ksnap_cgroup {
 };
 
 int ksnap_cgroup_get(struct ksnap_cgroup *cg, const char *path);
+void ksnap_cgroup_hold(struct ksnap_cgroup *cg, struct cgroup *cgrp,
+		       const char *path);
 int ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src);
 void ksnap_cgroup_put(struct ksnap_cgroup *cg);
 bool ksnap_cgroup_release(struct ksnap_cgroup *cg);
@@ -207,6 +208,10 @@ struct ksnap_config {
 	s16 metric_cpu[KSNAP_MAX_COLUMNS];	/* KSNAP_CPU_* or a CPU */
 	unsigned int nr_cgroups;
 	struct ksnap_cgroup *cgroups;
+	/* cgroup patterns: how many, the namespace paths are relative to */
+	unsigned int nr_patterns;
+	struct cgroup_namespace *cgns;
+	DECLARE_BITMAP(matched, KSNAP_MAX_CGROUPS);	/* from a pattern */
 	unsigned int nr_columns;
 	u32 record_size;
 	u32 nr_records;
@@ -218,7 +223,19 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 					const char *cgroups,
 					const struct ksnap_layout *l,
 					const struct ksnap_config *prev);
+struct ksnap_config *ksnap_config_rebuild(const struct ksnap_config *cur,
+					  const struct ksnap_layout *l);
 void ksnap_config_free(const struct ksnap_config *cfg);
+
+/* cgexpand.c: cgroup patterns expanded (cgpattern.h). */
+struct cgroup_namespace *ksnap_cgpattern_ns_get(const struct ksnap_config *from);
+void ksnap_cgpattern_ns_put(struct cgroup_namespace *ns);
+int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
+			bool quiet);
+int ksnap_cgpattern_keep_path(const struct ksnap_config *cur,
+			      struct ksnap_cgroup *cg, const char *path);
+struct ksnap;
+int ksnap_cgpattern_refresh(struct ksnap *ks);
 int ksnap_config_check_period(unsigned int period_us);
 int ksnap_config_check_wake_ms(unsigned int wake_ms);
 

@@ -21,7 +21,7 @@ MODULE_PARM_DESC(metrics,
 static char *cgroups = "";
 module_param(cgroups, charp, 0444);
 MODULE_PARM_DESC(cgroups,
-		 "comma-separated cgroup v2 paths relative to the cgroup2 root, e.g. /system.slice/foo.service");
+		 "comma-separated cgroup v2 paths relative to the cgroup2 root, e.g. /system.slice/foo.service, or patterns: * within a component, ** for any number of components, e.g. /system.slice/*.service, /kubepods.slice/**/*.scope");
 
 static unsigned int period_us = KSNAP_PERIOD_US_DEFAULT;
 module_param(period_us, uint, 0444);

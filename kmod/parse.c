@@ -329,6 +329,12 @@ int ksnap_parse_cgroups(char *buf, struct ksnap_list *list,
 	ret = ksnap_parse_list(buf, KSNAP_FIELD_VALUE_MAX, list, err);
 	if (ret)
 		return ret;
+	if (list->nr > KSNAP_MAX_CGROUPS) {
+		ksnap_parse_fail(err, "more than 1024 cgroups, from",
+				 list->item[KSNAP_MAX_CGROUPS],
+				 strlen(list->item[KSNAP_MAX_CGROUPS]));
+		return -EINVAL;
+	}
 	for (i = 0; i < list->nr; i++) {
 		if (list->item[i][0] != '/') {
 			ksnap_parse_fail(err,

@@ -34,6 +34,8 @@
 #include "ksnap_abi.h"
 
 #define KSNAP_LIST_MAX	KSNAP_MAX_COLUMNS
+/* cgroups=: paths and pattern matches together. */
+#define KSNAP_MAX_CGROUPS	1024
 
 struct ksnap_list {
 	unsigned int nr;

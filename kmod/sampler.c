@@ -638,6 +638,10 @@ int ksnap_sampler_start(struct ksnap *ks)
 		pr_warn_ratelimited("enable: timers on this kernel fire at most every %u ns (no high-resolution timers?): with period_us=%llu most periods will be missed, and counted\n",
 				    hrtimer_resolution,
 				    div_u64(ks->period_ns, NSEC_PER_USEC));
+	/* cgroup patterns: the cgroups that match now, not at configuration. */
+	ret = ksnap_cgpattern_refresh(ks);
+	if (ret)
+		return ret;
 	/* Removed while stopped: not read by this collection. */
 	ksnap_sampler_release_gone(ks);
 

@@ -31,7 +31,11 @@ static const char *param(const char *params, const char *key, size_t *len)
 	return NULL;
 }
 
-/* Items of a comma-separated list of len bytes. */
+/*
+ * Items of a comma-separated list of len bytes.  A cgroup pattern is one
+ * item: what it matches is the module's to find (ksnapd.8 says to give
+ * ring_kb= then).
+ */
 static unsigned int items(const char *v, size_t len)
 {
 	unsigned int n = len ? 1 : 0;

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgroup patterns expanded: the walk of the cgroup2 tree under the root of
+ * the writer's cgroup namespace, at a configuration and again at every
+ * start (ksnap_cgpattern_refresh()).  Process context only: never from
+ * the timer.
+ */
+#include <linux/cgroup.h>
+#include <linux/err.h>
+#include <linux/kernfs.h>
+#include <linux/limits.h>
+#include <linux/minmax.h>
+#include <linux/moduleparam.h>
+#include <linux/nsproxy.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+
+#include "cgpattern.h"
+#include "ksnap.h"
+
+static unsigned int ksnap_cgroup_depth = KSNAP_CGPATTERN_DEPTH_DEFAULT;
+
+static int ksnap_cgroup_depth_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 10, &n) || n > KSNAP_CGPATTERN_DEPTH_MAX) {
+		pr_err("cgroup_depth: '%*pE' is not a number of levels in 0..%u\n",
+		       (int)min_t(size_t, strcspn(val, "\n"), 64), val,
+		       KSNAP_CGPATTERN_DEPTH_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(ksnap_cgroup_depth, n);
+	return 0;
+}
+
+static const struct kernel_param_ops ksnap_cgroup_depth_ops = {
+	.set = ksnap_cgroup_depth_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(cgroup_depth, &ksnap_cgroup_depth_ops, &ksnap_cgroup_depth,
+		0644);
+MODULE_PARM_DESC(cgroup_depth,
+		 "levels a trailing ** of a cgroup pattern matches below what precedes it (0..32, default 2); read when patterns are expanded: at a cgroups write and at every start");
+
+/* The namespace of @from, or else of the task configuring, held. */
+struct cgroup_namespace *ksnap_cgpattern_ns_get(const struct ksnap_config *from)
+{
+	struct cgroup_namespace *ns = from && from->cgns ? from->cgns :
+				      current->nsproxy->cgroup_ns;
+
+	get_cgroup_ns(ns);
+	return ns;
+}
+
+void ksnap_cgpattern_ns_put(struct cgroup_namespace *ns)
+{
+	put_cgroup_ns(ns);
+}
+
+/* A cgroup's path relative to @root, in @buf; false if it does not fit. */
+static bool ksnap_cgpattern_path(struct cgroup *cgrp, struct cgroup *root,
+				 char *buf, size_t size)
+{
+	int len = kernfs_path_from_node(cgrp->kn, root->kn, buf, size);
+
+	return len > 0 && len < size;
+}
+
+static int ksnap_cgpattern_cmp(const void *a, const void *b)
+{
+	const struct ksnap_cgroup *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
+}
+
+/*
+ * The online cgroups below the root of @ns (itself included) whose path
+ * matches @pattern, each held, into @out: at most @room of them.
+ * Returns how many match, @room or not.
+ */
+static unsigned int ksnap_cgpattern_walk(const char *pattern,
+					 struct cgroup_namespace *ns,
+					 struct cgroup **out, unsigned int room,
+					 char *buf, size_t size)
+{
+	struct cgroup *root = ns->root_cset->dfl_cgrp;
+	unsigned int depth = READ_ONCE(ksnap_cgroup_depth);
+	unsigned int max = ksnap_cgpattern_max_level(pattern, depth);
+	struct cgroup_subsys_state *pos;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &root->self) {
+		struct cgroup *cgrp = pos->cgroup;
+
+		if (!(READ_ONCE(pos->flags) & CSS_ONLINE))
+			continue;
+		if (cgrp->level - root->level > max)
+			continue;
+		if (!ksnap_cgpattern_path(cgrp, root, buf, size) ||
+		    !ksnap_cgpattern_match(pattern, buf, depth))
+			continue;
+		if (n >= room) {
+			n++;
+			continue;
+		}
+		if (css_tryget_online(pos))
+			out[n++] = cgrp;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* Is @cgrp among the first @nr configured cgroups? */
+static bool ksnap_cgpattern_has(const struct ksnap_config *cfg,
+				const struct cgroup *cgrp)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		if (cfg->cgroups[i].cgrp == cgrp)
+			return true;
+	return false;
+}
+
+/**
+ * ksnap_cgpattern_add() - add the cgroups @pattern matches to @cfg
+ * @cfg: being built; cgroups[] has room for KSNAP_MAX_CGROUPS, and cgns is
+ *	 the namespace the paths are relative to
+ * @pattern: checked with ksnap_cgpattern_check()
+ * @quiet: no log line for a pattern that matches nothing (a restart's
+ *	   expansion: the configuration said so)
+ *
+ * A cgroup already configured (by a path, or an earlier pattern) is not
+ * added twice.  The pattern's matches come sorted by path.
+ *
+ * Return: 0, -EINVAL when the configuration would hold more than
+ * KSNAP_MAX_CGROUPS cgroups, or -ENOMEM.  Logs one line on failure.
+ */
+int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
+			bool quiet)
+{
+	unsigned int room = KSNAP_MAX_CGROUPS - cfg->nr_cgroups;
+	unsigned int i, n, first = cfg->nr_cgroups;
+	struct cgroup **found;
+	char *buf;
+	int ret = -ENOMEM;
+
+	found = kcalloc(KSNAP_MAX_CGROUPS, sizeof(*found), GFP_KERNEL);
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!found || !buf)
+		goto out;
+	n = ksnap_cgpattern_walk(pattern, cfg->cgns, found, room, buf,
+				 PATH_MAX);
+	if (n > room) {
+		pr_err_ratelimited("cgroups: pattern '%s' matches %u cgroups, %u more than a configuration's %u cgroups leave room for: narrow it\n",
+				   pattern, n, n - room, KSNAP_MAX_CGROUPS);
+		ret = -EINVAL;
+		n = room;
+		goto put;
+	}
+	if (!n && !quiet)
+		pr_info("cgroups: pattern '%s' matches no cgroup now: each start looks again\n",
+			pattern);
+	for (i = 0; i < n; i++) {
+		struct ksnap_cgroup *cg = &cfg->cgroups[cfg->nr_cgroups];
+		struct cgroup *root = cfg->cgns->root_cset->dfl_cgrp;
+
+		if (ksnap_cgpattern_has(cfg, found[i]))
+			continue;
+		if (!ksnap_cgpattern_path(found[i], root, cg->path,
+					  sizeof(cg->path))) {
+			pr_warn_ratelimited("cgroups: pattern '%s': a match's path is longer than a column carries (%zu bytes): not sampled\n",
+					    pattern, sizeof(cg->path) - 1);
+			continue;
+		}
+		ksnap_cgroup_hold(cg, found[i], cg->path);
+		found[i] = NULL;
+		__set_bit(cfg->nr_cgroups, cfg->matched);
+		cfg->nr_cgroups++;
+	}
+	sort(&cfg->cgroups[first], cfg->nr_cgroups - first,
+	     sizeof(*cfg->cgroups), ksnap_cgpattern_cmp, NULL);
+	ret = 0;
+put:
+	for (i = 0; i < n; i++)
+		if (found[i])
+			cgroup_put(found[i]);
+out:
+	kfree(buf);
+	kfree(found);
+	return ret;
+}
+
+/*
+ * The configured cgroup of @cur that the path entry @path gave, held once
+ * more into @cg: a restart's expansion keeps each path's cgroup (resolved
+ * in the configuring task's namespace, and frozen if removed).
+ */
+int ksnap_cgpattern_keep_path(const struct ksnap_config *cur,
+			      struct ksnap_cgroup *cg, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < cur->nr_cgroups; i++)
+		if (!test_bit(i, cur->matched) &&
+		    !strcmp(cur->cgroups[i].path, path))
+			return ksnap_cgroup_dup(cg, &cur->cgroups[i]);
+	return ksnap_cgroup_get(cg, path);
+}
+
+/* Do @a and @b configure the same cgroups in the same order? */
+static bool ksnap_cgpattern_same(const struct ksnap_config *a,
+				 const struct ksnap_config *b)
+{
+	unsigned int i;
+
+	if (a->nr_cgroups != b->nr_cgroups)
+		return false;
+	for (i = 0; i < a->nr_cgroups; i++)
+		if (a->cgroups[i].cgrp != b->cgroups[i].cgrp ||
+		    strcmp(a->cgroups[i].path, b->cgroups[i].path))
+			return false;
+	return true;
+}
+
+/**
+ * ksnap_cgpattern_refresh() - expand the configuration's patterns again
+ * @ks: stopped, with ks->lock held: a start, before anything reads ks->cfg
+ *
+ * Cgroups created since the configuration that match are added, removed
+ * ones dropped (their references go with the old configuration).  With a
+ * reader open, the record geometry it mapped stays: a new set whose
+ * records would be larger is refused.
+ *
+ * Return: 0, or -EINVAL, -EBUSY or -ENOMEM with one log line.
+ */
+int ksnap_cgpattern_refresh(struct ksnap *ks)
+{
+	const struct ksnap_config *old = ks->cfg;
+	struct ksnap_config *cfg;
+
+	lockdep_assert_held(&ks->lock);
+	if (!old->nr_patterns)
+		return 0;
+	cfg = ksnap_config_rebuild(old, &ks->layout);
+	if (IS_ERR(cfg))
+		return PTR_ERR(cfg);
+	if (!cfg->nr_columns) {
+		pr_err_ratelimited("enable: no column to sample: the cgroup patterns '%s' match no cgroup\n",
+				   cfg->cgroups_arg);
+		ksnap_config_free(cfg);
+		return -EINVAL;
+	}
+	if (ksnap_cgpattern_same(cfg, old)) {
+		ksnap_config_free(cfg);
+		return 0;
+	}
+	if (ks->open) {
+		if (cfg->record_size > old->record_size) {
+			pr_err_ratelimited("enable: the cgroup patterns now give %u columns, more than the %u the open reader's records hold: restart the reader to start with them\n",
+					   cfg->nr_columns,
+					   (unsigned int)((old->record_size -
+							   KSNAP_RECORD_SIZE(0)) /
+							  sizeof(__u64)));
+			ksnap_config_free(cfg);
+			return -EBUSY;
+		}
+		cfg->record_size = old->record_size;
+		cfg->nr_records = old->nr_records;
+	}
+	ks->cfg = cfg;
+	/* New columns: a new set (ksnap_abi.h "Column sets"), published by the start. */
+	ks->set_id++;
+	ksnap_sampler_cgroups_changed(ks);
+	ksnap_config_free(old);
+	return 0;
+}

@@ -1,0 +1,175 @@
+# Guest half of the cgroup pattern test.  A pattern in the cgroups list
+# ('*' within a component, '**' across components) is expanded at a
+# configuration and again at every start: the columns of a collection name
+# exactly the cgroups that matched when it started.  The knob reads back
+# the patterns as written.  A bad pattern is refused with EINVAL and a
+# kernel log line naming it; so is one that would configure too many
+# cgroups.
+TEST=patterns
+. /guest/tests/lib.sh
+S=$KSNAP_SYS
+P=/sys/module/ksnap/parameters
+WAIT_S=${WAIT_S:-30}
+
+unload
+for d in /system.slice/a.service /system.slice/b.service/sub \
+	/system.slice/c.scope \
+	/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podX.slice/cri-containerd-ID.scope \
+	/kubepods.slice/kubepods-besteffort.slice/other.slice \
+	/machine.slice/libpod-ID.scope /machine.slice/other.scope; do
+	mkdir -p $CG$d
+done
+
+# cols NAME: start, a few snapshots, stop; the cgroups the collection's
+# columns name (the header of a slice of it: overflow=overwrite), sorted,
+# blank-separated.
+cols() {
+	_st=$(guestprobe write $S/enable 1)
+	if [ "$_st" != ok ]; then
+		echo "start: $_st"
+		return
+	fi
+	wait_samples 5 >/dev/null
+	guestprobe write $S/enable 0 >/dev/null
+	ksnapd --slice -10s -o /out/$1.tsv 2> /out/$1.err
+	grep '^Time (ns)' /out/$1.tsv | tr '\t' '\n' |
+		sed -n 's/^cpu\.stat\.usage\[\(.*\)\]$/\1/p' | sort | tr '\n' ' ' |
+		sed 's/ $//'
+}
+
+# set_cgroups LIST: write it, ok or the error's name.
+set_cgroups() {
+	guestprobe write $S/cgroups "$1"
+}
+
+modprobe ksnap metrics=cpu.stat.usage 'cgroups=/system.slice/*.service' overflow=overwrite \
+	cgroup_depth=1 period_us=1000
+check "load with a pattern in cgroups=" 0 $?
+check "the knob reads back the pattern as written" '/system.slice/*.service' \
+	"$(cat $S/cgroups)"
+check "cgroup_depth reads back" 1 "$(cat $P/cgroup_depth)"
+
+# --- each form ----------------------------------------------------------------
+check "'*' as part of a component: /system.slice/*.service" \
+	"/system.slice/a.service /system.slice/b.service" "$(cols service)"
+check "written: '**' then more components" ok \
+	"$(set_cgroups '/kubepods.slice/**/*.scope')"
+check "'**' followed by more: /kubepods.slice/**/*.scope, any depth" \
+	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podX.slice/cri-containerd-ID.scope" \
+	"$(cols kubepods)"
+check "written: libpod-*.scope" ok "$(set_cgroups '/machine.slice/libpod-*.scope')"
+check "/machine.slice/libpod-*.scope" "/machine.slice/libpod-ID.scope" \
+	"$(cols libpod)"
+check "written: a trailing '**'" ok "$(set_cgroups '/system.slice/**')"
+check "/system.slice/** with cgroup_depth=1: itself and one level" \
+	"/system.slice /system.slice/a.service /system.slice/b.service /system.slice/c.scope" \
+	"$(cols subtree1)"
+echo 2 > $P/cgroup_depth
+check "/system.slice/** with cgroup_depth=2, at the next start" \
+	"/system.slice /system.slice/a.service /system.slice/b.service /system.slice/b.service/sub /system.slice/c.scope" \
+	"$(cols subtree2)"
+echo 1 > $P/cgroup_depth
+check "written: patterns with a path, overlapping" ok \
+	"$(set_cgroups '/system.slice/a.service,/system.slice/*.service,/machine.slice/libpod-*.scope')"
+check "a cgroup a path and a pattern both name has one column" \
+	"/machine.slice/libpod-ID.scope /system.slice/a.service /system.slice/b.service" \
+	"$(cols mixed)"
+check "the knob reads back the list as written" \
+	'/system.slice/a.service,/system.slice/*.service,/machine.slice/libpod-*.scope' \
+	"$(cat $S/cgroups)"
+
+# --- every start looks again ----------------------------------------------
+check "written: /system.slice/*.service" ok "$(set_cgroups '/system.slice/*.service')"
+check "before: a.service and b.service" \
+	"/system.slice/a.service /system.slice/b.service" "$(cols before)"
+mkdir $CG/system.slice/d.service
+check "a cgroup made while stopped is in the next start's columns" \
+	"/system.slice/a.service /system.slice/b.service /system.slice/d.service" \
+	"$(cols created)"
+rmdir $CG/system.slice/a.service
+check "a cgroup removed while stopped is gone from the next start's columns" \
+	"/system.slice/b.service /system.slice/d.service" "$(cols removed)"
+check "the knob still reads back the pattern, not what it matched" \
+	'/system.slice/*.service' "$(cat $S/cgroups)"
+check "nr_dying_descendants drops to 0: the removed cgroup is not held" ok \
+	"$(wait_for --quiet "the removed cgroup freed" $WAIT_S sh -c "grep -q '^nr_dying_descendants 0' $CG/cgroup.stat" && echo ok || echo "$seen; $(cat $CG/cgroup.stat | tr '\n' ' ')")"
+
+# --- a reader open: its record size stays ----------------------------------
+guestprobe hold > /tmp/hold.out 2>&1 &
+hpid=$!
+wait_for "the reader holds the device" $WAIT_S grep -q held /tmp/hold.out
+mkdir $CG/system.slice/e.service
+klog_mark
+check "with a reader open, a start whose matches need larger records is refused" \
+	EBUSY "$(guestprobe write $S/enable 1)"
+check_lines "the kernel log says why" 1 \
+	"the cgroup patterns now give 3 columns, more than the 2 the open reader's records hold" \
+	"$(klog_since)"
+rmdir $CG/system.slice/e.service $CG/system.slice/d.service
+check "with a reader open, a start with fewer matches goes" ok \
+	"$(guestprobe write $S/enable 1)"
+check "and stops" ok "$(guestprobe write $S/enable 0)"
+kill $hpid
+wait $hpid 2>/dev/null
+wait_for "the reader gone" $WAIT_S reader_is none >/dev/null
+check "after the reader, the start's columns name its one match" \
+	"/system.slice/b.service" "$(cols fewer)"
+
+# --- a pattern that matches nothing ---------------------------------------
+klog_mark
+check "a pattern matching nothing is accepted" ok "$(set_cgroups '/none.slice/*')"
+check_lines "the kernel log says it matches nothing, naming it" 1 \
+	"pattern '/none.slice/*' matches no cgroup" "$(klog_since)"
+klog_mark
+check "a start with no column at all is refused" EINVAL \
+	"$(guestprobe write $S/enable 1)"
+check_lines "the kernel log names the patterns" 1 \
+	"the cgroup patterns '/none.slice/*' match no cgroup" "$(klog_since)"
+mkdir -p $CG/none.slice/x
+check "once something matches, the start takes it" "/none.slice/x" \
+	"$(cols none)"
+rmdir $CG/none.slice/x $CG/none.slice
+
+# --- refusals -------------------------------------------------------------
+long="/$(printf '%0120d' 0)/*.scope"
+for bad in '/a//*' '/a/*/' '/a/***' '/a/x**y' '/a/b**' '/a/./*' '/a/../*' \
+	"$long" '/*/*/*/*/*/*/*/*/*' 'a/*'; do
+	klog_mark
+	check "refused with EINVAL: '$bad'" EINVAL "$(set_cgroups "$bad")"
+	check_lines "the kernel log names '$bad'" ">0" "'$bad'" "$(klog_since)"
+done
+check "a refused list leaves the configuration" '/none.slice/*' "$(cat $S/cgroups)"
+
+# Too many: more cgroups than a configuration may hold.
+MAXCG=1024	# KSNAP_MAX_CGROUPS
+mkdir -p $CG/many
+i=0
+while [ $i -le $MAXCG ]; do mkdir $CG/many/c$i; i=$((i + 1)); done
+klog_mark
+check "a pattern matching $((MAXCG + 1)) cgroups is refused" EINVAL \
+	"$(set_cgroups '/many/*')"
+check_lines "the kernel log names it and the count over" 1 \
+	"pattern '/many/*' matches $((MAXCG + 1)) cgroups, 1 more than" "$(klog_since)"
+rmdir $CG/many/c$MAXCG
+check "$MAXCG fit" ok "$(set_cgroups '/many/*')"
+check "but with a path more, one over again" EINVAL \
+	"$(set_cgroups '/system.slice/b.service,/many/*')"
+mkdir $CG/many/c$MAXCG
+klog_mark
+check "a start that finds $((MAXCG + 1)) is refused" EINVAL \
+	"$(guestprobe write $S/enable 1)"
+check "and sampling has not started" 0 "$(cat $S/enable)"
+check_lines "the kernel log names the pattern and the count over" 1 \
+	"pattern '/many/*' matches $((MAXCG + 1)) cgroups, 1 more than" "$(klog_since)"
+echo 0 > $P/cgroup_depth
+check "cgroup_depth takes 0" 0 "$(cat $P/cgroup_depth)"
+check "cgroup_depth refuses 33" 1 \
+	"$(echo 33 > $P/cgroup_depth 2>/dev/null; echo $?)"
+check "cgroup_depth refuses a word" 1 \
+	"$(echo two > $P/cgroup_depth 2>/dev/null; echo $?)"
+check "and keeps its value" 0 "$(cat $P/cgroup_depth)"
+unload
+i=0
+while [ $i -le $MAXCG ]; do rmdir $CG/many/c$i; i=$((i + 1)); done
+rmdir $CG/many
+finish
