@@ -351,12 +351,12 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 		return -EINVAL;
 	}
 	/* No column yet but from patterns: the records have room for one. */
-	if (ksnap_layout_records(l, n ?: !!cfg->nr_patterns, &cfg->record_size,
-				 &cfg->nr_records)) {
+	if (!n && !cfg->nr_patterns) {
 		pr_err_ratelimited("metrics: no column to sample: name at least one metric\n");
 		return -EINVAL;
 	}
-	if (ksnap_layout_records(l, n, &cfg->record_size, &cfg->nr_records)) {
+	if (ksnap_layout_records(l, n ?: 1, &cfg->record_size,
+				 &cfg->nr_records)) {
 		pr_err_ratelimited("metrics: %u columns make records of %zu bytes: the ring (ring_kb=) holds fewer than 2 of them: load ksnap with a larger ring_kb\n",
 				   n, KSNAP_RECORD_SIZE((size_t)n));
 		return -EINVAL;
