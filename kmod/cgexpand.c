@@ -237,16 +237,18 @@ static bool ksnap_cgpattern_same(const struct ksnap_config *a,
  * Cgroups created since the configuration that match are added, removed
  * ones dropped (their references go with the old configuration).  With a
  * reader open, the record geometry it mapped stays: a new set whose
- * records would be larger is refused.
+ * records would be larger is refused.  *@changed says whether ks->cfg is
+ * a new configuration, not yet published.
  *
  * Return: 0, or -EINVAL, -EBUSY or -ENOMEM with one log line.
  */
-int ksnap_cgpattern_refresh(struct ksnap *ks)
+int ksnap_cgpattern_refresh(struct ksnap *ks, bool *changed)
 {
 	const struct ksnap_config *old = ks->cfg;
 	struct ksnap_config *cfg;
 
 	lockdep_assert_held(&ks->lock);
+	*changed = false;
 	if (!old->nr_patterns)
 		return 0;
 	cfg = ksnap_config_rebuild(old, &ks->layout);
@@ -278,6 +280,7 @@ int ksnap_cgpattern_refresh(struct ksnap *ks)
 	ks->cfg = cfg;
 	/* New columns: a new set (ksnap_abi.h "Column sets"), published by the start. */
 	ks->set_id++;
+	*changed = true;
 	ksnap_sampler_cgroups_changed(ks);
 	ksnap_config_free(old);
 	return 0;

@@ -235,7 +235,7 @@ int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
 int ksnap_cgpattern_keep_path(const struct ksnap_config *cur,
 			      struct ksnap_cgroup *cg, const char *path);
 struct ksnap;
-int ksnap_cgpattern_refresh(struct ksnap *ks);
+int ksnap_cgpattern_refresh(struct ksnap *ks, bool *changed);
 int ksnap_config_check_period(unsigned int period_us);
 int ksnap_config_check_wake_ms(unsigned int wake_ms);
 

@@ -622,6 +622,7 @@ static void ksnap_timer_arm(void *arg)
 int ksnap_sampler_start(struct ksnap *ks)
 {
 	u32 gen = ks->ctrl->generation, done;
+	bool changed;
 	u64 estimate_ns;
 	int cpu, ret;
 
@@ -639,7 +640,7 @@ int ksnap_sampler_start(struct ksnap *ks)
 				    hrtimer_resolution,
 				    div_u64(ks->period_ns, NSEC_PER_USEC));
 	/* cgroup patterns: the cgroups that match now, not at configuration. */
-	ret = ksnap_cgpattern_refresh(ks);
+	ret = ksnap_cgpattern_refresh(ks, &changed);
 	if (ret)
 		return ret;
 	/* Removed while stopped: not read by this collection. */
@@ -666,6 +667,13 @@ int ksnap_sampler_start(struct ksnap *ks)
 	wake_up_interruptible(&ks->wait);
 out:
 	cpus_read_unlock();
+	/*
+	 * Refused after the patterns made a new configuration: publish it as
+	 * a reconfiguration (a new, empty, stopped collection), so that the
+	 * control page never describes another set or geometry than ks->cfg.
+	 */
+	if (ret && changed)
+		ksnap_ctrl_publish_config(ks);
 	return ret;
 }
 

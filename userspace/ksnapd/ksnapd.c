@@ -48,6 +48,7 @@ struct options {
 	bool load;
 	const char *load_params;	/* NULL: none */
 	bool start;
+	bool started;		/* --start done before the ring was opened */
 	bool stop_on_exit;
 
 	/* The flight recorder (flight.h). */
@@ -353,6 +354,32 @@ static int set_enable(bool on)
 	return ret;
 }
 
+/*
+ * Whether the cgroups attribute holds a pattern ('*').  The module expands
+ * patterns again at each start, and while a reader holds the device it
+ * keeps the record size the reader mapped: a start that finds more
+ * matches than those records hold is refused.  So with patterns, --start
+ * starts before the ring is opened, and ksnapd reads the collection from
+ * its first record as it does for one already running.
+ */
+static bool cgroups_have_patterns(void)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	fd = ksnap_sys_open(KSNAP_SYSFS_DIR "/cgroups", O_RDONLY | O_CLOEXEC,
+			    0);
+	if (fd < 0)
+		return false;
+	n = ksnap_sys_read(fd, buf, sizeof(buf) - 1);
+	ksnap_sys_close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strchr(buf, '*') != NULL;
+}
+
 /* --stop-on-exit, on SIGINT/SIGTERM: stop before the drain (collect.c). */
 static int stop_collection(void *arg)
 {
@@ -502,7 +529,7 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		fprintf(stderr, "ksnapd: %s\n", d.err);
 		return status;
 	}
-	if (o->start && set_enable(true))
+	if (o->start && !o->started && set_enable(true))
 		goto out;
 	ret = ksnapd_run(&d, sigfd);
 	*stop_ret = d.col.stop_ret;
@@ -599,6 +626,12 @@ int main(int argc, char **argv)
 		if (status)
 			goto out_sigfd;
 		status = EXIT_RUNTIME;
+	}
+	if (opt.start && !strcmp(opt.device, KSNAP_DEVICE_PATH) &&
+	    cgroups_have_patterns()) {
+		if (set_enable(true))
+			goto out_sigfd;
+		opt.started = true;
 	}
 	ret = ksnapd_open_ring(&ring, opt.device, !opt.no_wait, sigfd, stderr);
 	if (ret == -EINTR) {
