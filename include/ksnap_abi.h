@@ -78,11 +78,14 @@
  *
  * Column sets.  What a record's values are is its column set: set_id
  * names it.  The module numbers a set when it publishes a configuration
- * (at load and at each reconfiguration of its metrics or cgroups), from
- * 1, never reusing a number while loaded; ksnap_ctrl.set_id (under seq) is
+ * (at load, at each reconfiguration of its metrics or cgroups, and at a
+ * start whose cgroup patterns match other cgroups than before), from 1,
+ * never reusing a number while loaded; ksnap_ctrl.set_id (under seq) is
  * the collection's set.  A set's columns are not in the mapping: they are
  * read through the device, one by index, with KSNAP_IOC_COLUMN (struct
- * ksnap_column_info, below), naming the set.  The kernel answers for its
+ * ksnap_column_info, below), naming the set, which a reader takes from
+ * the control page (a query handle, which maps nothing, gets ESTALE for
+ * any set it guesses wrong).  The kernel answers for its
  * current set only: ESTALE for any other (the reader reads the collection
  * fields again and starts over), ENOENT for an index past the set's
  * nr_columns.  A set has at most KSNAP_MAX_COLUMNS columns.
@@ -360,8 +363,8 @@ struct ksnap_consumer {
  * has this ioctl.
  *
  * Metric names and groups are what the metrics list (the metrics= module
- * parameter, /sys/kernel/ksnap/metrics) takes: a group names every metric
- * it has that the configured cgroups allow.
+ * parameter, the metrics attribute in KSNAP_SYSFS_DIR) takes: a group
+ * names every metric it has that the configured cgroups allow.
  */
 #define KSNAP_IOC_MAGIC		0xB5
 #define KSNAP_IOC_METRIC	_IOWR(KSNAP_IOC_MAGIC, 0x01, struct ksnap_metric_info)
