@@ -233,12 +233,12 @@ static bool ksnap_cgpattern_same(const struct ksnap_config *a,
 /**
  * ksnap_cgpattern_refresh() - expand the configuration's patterns again
  * @ks: stopped, with ks->lock held: a start, before anything reads ks->cfg
+ * @changed: set when ks->cfg became a new configuration, not yet published
  *
  * Cgroups created since the configuration that match are added, removed
  * ones dropped (their references go with the old configuration).  With a
  * reader open, the record geometry it mapped stays: a new set whose
- * records would be larger is refused.  *@changed says whether ks->cfg is
- * a new configuration, not yet published.
+ * records would be larger is refused.
  *
  * Return: 0, or -EINVAL, -EBUSY or -ENOMEM with one log line.
  */
