@@ -87,6 +87,19 @@ start_retry() {
 	started=$seen
 }
 
+# one_collection WHAT FILE ROWS: ksnapd --once writes FILE while a
+# collection is started, takes ROWS rows and is stopped; ksnapd exits 0.
+one_collection() {
+	ksnapd --once -o "$2" 2> "${2%.tsv}.err" &
+	kpid=$!
+	wait_attached
+	check "$1: writing 1 to enable starts a collection" ok "$(enable 1)"
+	wait_rows "$2" "$3"
+	check "$1: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $kpid $WAIT_S
+	check "$1: ksnapd exits 0" 0 $?
+}
+
 load() {
 	unload
 	modprobe ksnap metrics=$METRICS period_us=$PERIOD_US "$@"
@@ -536,14 +549,7 @@ if load "metrics=pgfault,memory.current" "cgroups=$longp"; then
 	check "long-path: an index past the set is ENOENT" ENOENT "$(guestprobe column cur 2)"
 	check "long-path: a set that is not the current one is ESTALE" ESTALE "$(guestprobe column old 0)"
 	check "long-path: a reserved field set is EINVAL" EINVAL "$(guestprobe column cur 0 dirty)"
-	ksnapd --once -o /out/long.tsv 2> /out/long.err &
-	kpid=$!
-	wait_attached
-	check "long-path: writing 1 to enable starts a collection" ok "$(enable 1)"
-	wait_rows /out/long.tsv 10
-	check "long-path: writing 0 to enable stops it" ok "$(enable 0)"
-	wait_pid $kpid $WAIT_S
-	check "long-path: ksnapd exits 0" 0 $?
+	one_collection long-path /out/long.tsv 10
 	check "long-path: the header names the column with the whole path" \
 		"Time (ns)	pgfault	memory.current[$longp]" \
 		"$(grep '^Time (ns)' /out/long.tsv)"
@@ -574,14 +580,7 @@ if load period_us=100000; then
 	check "many-columns: the last column through the device" \
 		"ok|memory.current|cgroup|/many/c300" \
 		"$(guestprobe column cur 299 | sed -n '1p;3,5p' | tr '\n' '|' | sed 's/|$//')"
-	ksnapd --once -o /out/many.tsv 2> /out/many.err &
-	kpid=$!
-	wait_attached
-	check "many-columns: writing 1 to enable starts a collection" ok "$(enable 1)"
-	wait_rows /out/many.tsv 3
-	check "many-columns: writing 0 to enable stops it" ok "$(enable 0)"
-	wait_pid $kpid $WAIT_S
-	check "many-columns: ksnapd exits 0" 0 $?
+	one_collection many-columns /out/many.tsv 3
 	check "many-columns: the header has the time and 300 columns" 301 \
 		"$(grep '^Time (ns)' /out/many.tsv | awk -F '\t' '{ print NF }')"
 	check "many-columns: the last one is /many/c300's" "memory.current[/many/c300]" \
