@@ -1,0 +1,124 @@
+# Containers under systemd and podman, sampled through cgroup patterns by
+# the packaged service: a transient service (systemd-run) and a podman
+# container (the packaged podman, cgroup v2, the systemd cgroup driver,
+# from a busybox root filesystem made here, since the guest has no
+# network) each hold 64 MiB in a tmpfs of their own.  A collection through
+# the journal has a memory.current column for each, whose values hold the
+# 64 MiB and agree with the cgroup's own memory.current read at the end;
+# once both are stopped and removed, the next collection has neither
+# column, and the stream verifies each time.
+TEST=containers-are-sampled
+. /guest/tests/syslib.sh
+MIB64=67108864
+svc=ksnapt-hold
+image=localhost/ksnapt-busybox
+out=/out/containers
+
+# The knobs can change only while no reader has the device.  A per-cgroup
+# metric needs cgroups first; an empty list needs none of them.
+set_knobs() { # METRICS CGROUPS PERIOD-US
+	systemctl stop ksnapd
+	if [ -n "$2" ]; then
+		echo "$2" > $KSNAP_SYS/cgroups && echo "$1" > $KSNAP_SYS/metrics
+	else
+		echo "$1" > $KSNAP_SYS/metrics && echo "$2" > $KSNAP_SYS/cgroups
+	fi && echo "$3" > $KSNAP_SYS/period_us
+	_st=$?
+	systemctl start ksnapd
+	return $_st
+}
+# memory.current of cgroup PATH (under /sys/fs/cgroup), or nothing.
+cg_current() { cat "/sys/fs/cgroup$1/memory.current" 2>/dev/null; }
+holds_64m() { # CGROUP-PATH
+	_v=$(cg_current "$1")
+	[ -n "$_v" ] && [ "$_v" -ge $MIB64 ]
+}
+# The column index (1-based, awk's) of NAME in the header of TSV, or 0.
+column_of() { # TSV NAME
+	awk -F '\t' -v n="$2" '$1 == "Time (ns)" { for (i = 2; i <= NF; i++) if ($i == n) { print i; exit } print 0; exit }' "$1"
+}
+# Smallest and largest value of column COL over the rows of TSV.
+column_range() { # TSV COL
+	tsv_rows "$1" | awk -F '\t' -v c="$2" \
+		'NR == 1 || $c < lo { lo = $c } NR == 1 || $c > hi { hi = $c } END { print lo + 0, hi + 0 }'
+}
+
+# --- the workloads ---------------------------------------------------------
+systemd-run --unit=$svc --slice=system.slice -p TemporaryFileSystem=/run/ksnapt \
+	sh -c "head -c $MIB64 /dev/zero > /run/ksnapt/hold && exec sleep 3600" > $out.systemd-run.log 2>&1
+check_st "systemd-run starts a transient service $svc" 0 $? $out.systemd-run.log
+svc_cg=/system.slice/$svc.service
+
+rootfs=/tmp/ksnapt-rootfs
+rm -rf $rootfs && mkdir -p $rootfs/bin $rootfs/hold
+cp /bin/busybox $rootfs/bin/busybox
+for a in sh head sleep cat; do ln -s busybox $rootfs/bin/$a; done
+tar -C $rootfs -cf /tmp/ksnapt-rootfs.tar . &&
+	podman import /tmp/ksnapt-rootfs.tar $image > $out.podman.log 2>&1
+check_st "podman imports a busybox root filesystem as $image" 0 $? $out.podman.log
+id=$(podman run -d --name ksnapt --network none --tmpfs /hold $image \
+	sh -c "head -c $MIB64 /dev/zero > /hold/x && exec sleep 3600" 2>> $out.podman.log)
+check_st "podman runs a container from it" 0 $? $out.podman.log
+pod_cg=/machine.slice/libpod-$id.scope
+info "the container's cgroup: $pod_cg"
+
+if poll 120 holds_64m $svc_cg; then
+	pass "the service's cgroup holds 64 MiB ($(cg_current $svc_cg) bytes)"
+else
+	fail "the service's cgroup holds 64 MiB within 120 s" ">= $MIB64" "'$(cg_current $svc_cg)' in $svc_cg"
+fi
+if poll 120 holds_64m "$pod_cg"; then
+	pass "the container's cgroup holds 64 MiB ($(cg_current "$pod_cg") bytes)"
+else
+	fail "the container's cgroup holds 64 MiB within 120 s" ">= $MIB64" "'$(cg_current "$pod_cg")' in $pod_cg"
+	show "$(podman ps -a 2>&1; cat $out.podman.log)"
+fi
+
+# --- a collection with both ------------------------------------------------
+patterns=/system.slice/ksnapt-*.service,/machine.slice/libpod-*.scope
+set_knobs memory.current,nr_free_pages "$patterns" 10000
+check_st "the knobs take metrics=memory.current,nr_free_pages and the two patterns" 0 $?
+collect_to_journal "a collection with the service and the container" 5 $out.with || exit 1
+check "ksnap-verify accepts the stream with both" 0 $verify_status
+if id_line=$(identity $out.with.tsv); then pass "STATS identity: $id_line"; else fail "STATS identity adds up" "taken = rows + counted" "$id_line"; fi
+for cg in $svc_cg "$pod_cg"; do
+	now=$(cg_current "$cg")
+	col=$(column_of $out.with.tsv "memory.current[$cg]")
+	if [ "${col:-0}" -eq 0 ]; then
+		fail "the stream has a column memory.current[$cg]" "that column" \
+			"$(awk -F '\t' '$1 == "Time (ns)"' $out.with.tsv)"
+		continue
+	fi
+	pass "the stream has a column memory.current[$cg]"
+	set -- $(column_range $out.with.tsv "$col")
+	lo=$1 hi=$2
+	ge "every row of memory.current[$cg] holds the 64 MiB" "$lo" $MIB64
+	# Both hold steady: what the cgroup says after the collection is
+	# what the rows said, give or take a few pages of the shell.
+	if [ -n "$now" ] && [ $((hi - now)) -le 1048576 ] && [ $((now - lo)) -le 1048576 ]; then
+		pass "memory.current[$cg] agrees with the cgroup's own file ($lo..$hi against $now)"
+	else
+		fail "memory.current[$cg] agrees with the cgroup's own file within 1 MiB" "$now" "$lo..$hi"
+	fi
+done
+figure "container-columns" "$(awk -F '\t' '$1 == "Time (ns)" { print NF - 1; exit }' $out.with.tsv)"
+
+# --- both gone --------------------------------------------------------------
+systemctl stop $svc > $out.stop.log 2>&1
+check_st "systemctl stop $svc" 0 $? $out.stop.log
+podman rm -f ksnapt >> $out.stop.log 2>&1
+check_st "podman rm -f ksnapt" 0 $? $out.stop.log
+gone() { [ ! -d "/sys/fs/cgroup$1" ]; }
+poll 60 gone $svc_cg || fail "the service's cgroup is removed" "no $svc_cg" "still there"
+poll 60 gone "$pod_cg" || fail "the container's cgroup is removed" "no $pod_cg" "still there"
+# A new start expands the patterns again; they match nothing now.
+set_knobs memory.current,nr_free_pages "$patterns" 10000
+collect_to_journal "a collection after both are removed" 3 $out.without || exit 1
+check "ksnap-verify accepts the stream without them" 0 $verify_status
+check "the service's and the container's columns are gone: nr_free_pages alone" \
+	"Time (ns)	nr_free_pages" "$(awk -F '\t' '$1 == "Time (ns)"' $out.without.tsv)"
+
+# The module's options of configure-module-at-boot, for the tests after.
+set_knobs "$TEST_METRICS" "" "$TEST_PERIOD_US"
+podman rmi $image > /dev/null 2>&1
+[ $nfail -eq 0 ]
