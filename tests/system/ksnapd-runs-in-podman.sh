@@ -1,0 +1,80 @@
+# ksnapd as a container (deploy/Containerfile), the way docs/containers.md
+# runs it: the image is built under podman from a Debian base made by
+# scripts/container-base (imported here: the guest has no network) and the
+# ksnapd package, and run privileged with /sys/fs/cgroup read-only and a
+# host directory for its stream.  It starts a collection, writes while
+# containers come and go beside it, and on `podman stop` ends the stream:
+# ksnap-verify accepts it and every snapshot taken is a row or counted.
+TEST=ksnapd-runs-in-podman
+. /guest/tests/syslib.sh
+out=/out/podman-ksnapd
+data=/var/lib/ksnap-podman
+base=localhost/ksnapt-debian
+image=localhost/ksnapd
+
+tarball=$(ls /guest/files/container-base-*.tar 2>/dev/null | head -n 1)
+if [ -z "$tarball" ]; then
+	fail "the harness gives the Debian base (container-base-*.tar)" "a tar in /guest/files" "$(ls /guest/files)"
+	exit 1
+fi
+# The service holds the device: the container's ksnapd is the reader here.
+systemctl stop ksnapd
+podman import "$tarball" $base > $out.import.log 2>&1
+check_st "podman imports the Debian base ($(basename "$tarball"))" 0 $? $out.import.log
+ctx=/tmp/ksnapd-image
+rm -rf $ctx && mkdir -p $ctx
+# The package installed here (the harness may give an upgrade's too).
+deb=$(ls /guest/files/ksnapd_"$(dpkg-query -W -f '${Version}' ksnapd)"_*.deb 2>/dev/null | head -n 1)
+cp "$deb" /guest/files/Containerfile $ctx/
+t=$(date +%s)
+podman build --network none --build-arg BASE=$base -f $ctx/Containerfile -t $image $ctx \
+	> $out.build.log 2>&1
+check_st "podman builds deploy/Containerfile on it with the ksnapd package" 0 $? $out.build.log
+figure "podman-build-s" $(( $(date +%s) - t ))
+check "the image's ksnapd is the package's" \
+	"$(dpkg-deb -f "$deb" Version)" \
+	"$(podman run --rm --network none --entrypoint dpkg-query $image -W -f '${Version}' ksnapd 2>&1)"
+
+rm -rf $data && mkdir -p $data
+podman run -d --name ksnapd --network none --privileged \
+	-v /sys/fs/cgroup:/sys/fs/cgroup:ro -v $data:/var/lib/ksnap $image > $out.run.log 2>&1
+check_st "podman runs the image as docs/containers.md does" 0 $? $out.run.log
+file_rows() { [ -s $data/ksnap.tsv ] && [ "$(wc -l < $data/ksnap.tsv)" -ge "$1" ]; }
+if poll 120 file_rows 20; then
+	pass "the container's ksnapd starts a collection and writes rows to the host directory"
+else
+	fail "the container's ksnapd writes rows within 120 s" "20 lines in $data/ksnap.tsv" \
+		"$(wc -l < $data/ksnap.tsv 2>/dev/null); $(podman logs ksnapd 2>&1 | tail -n 5)"
+fi
+check "the module runs a collection" 1 "$(cat $KSNAP_SYS/enable)"
+
+# Containers come and go beside it.
+cp /bin/busybox /tmp/ksnapt-bb && mkdir -p /tmp/ksnapt-bb-root/bin &&
+	mv /tmp/ksnapt-bb /tmp/ksnapt-bb-root/bin/busybox &&
+	ln -sf busybox /tmp/ksnapt-bb-root/bin/sh && ln -sf busybox /tmp/ksnapt-bb-root/bin/true &&
+	tar -C /tmp/ksnapt-bb-root -cf /tmp/ksnapt-bb.tar . &&
+	podman import /tmp/ksnapt-bb.tar localhost/ksnapt-bb > /dev/null 2>&1
+ran=0
+for i in 1 2 3 4 5; do
+	podman run --rm --network none localhost/ksnapt-bb true > /dev/null 2>&1 && ran=$((ran + 1))
+done
+check "five containers ran and went beside it" 5 $ran
+
+podman stop -t 60 ksnapd > $out.stop.log 2>&1
+check_st "podman stop ksnapd (SIGTERM)" 0 $? $out.stop.log
+check "its ksnapd exited with status 0" 0 "$(podman inspect -f '{{.State.ExitCode}}' ksnapd 2>&1)"
+check "--stop-on-exit stopped the collection" 0 "$(cat $KSNAP_SYS/enable)"
+podman logs ksnapd > $out.log 2>&1
+verify_status=0
+ksnap-verify --tsv $out.tsv $data/ksnap.tsv > $out.verify 2>&1 || verify_status=$?
+check "ksnap-verify accepts the container's stream" 0 $verify_status
+[ $verify_status -eq 0 ] || show "$(tail -n 12 $out.verify)"
+if id_line=$(identity $out.tsv); then pass "STATS identity: $id_line"; else fail "STATS identity adds up" "taken = rows + counted" "$id_line"; fi
+figure "podman-ksnapd-rows" "$(tsv_rows $out.tsv | wc -l)"
+
+podman rm -f ksnapd > /dev/null 2>&1
+podman rmi -f $image $base localhost/ksnapt-bb > /dev/null 2>&1
+rm -rf $data $ctx /tmp/ksnapt-bb-root /tmp/ksnapt-bb.tar
+systemctl start ksnapd
+poll 60 attached || fail "the service holds the device again" "attached" "$(ksnap_stat reader)"
+[ $nfail -eq 0 ]
