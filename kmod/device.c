@@ -187,9 +187,12 @@ out:
 static int ksnap_reader_set_done(struct ksnap *ks, u32 gen)
 {
 	const struct ksnap_ctrl *ctrl = ks->ctrl;
+	u32 finished = ctrl->generation;
 
 	lockdep_assert_held(&ks->lock);
-	if (gen > ctrl->generation - (ctrl->state == KSNAP_STATE_RUNNING))
+	if (ctrl->state == KSNAP_STATE_RUNNING)
+		finished--;
+	if (gen > finished)
 		return -EINVAL;
 	ks->reader_done = gen;
 	return 0;
