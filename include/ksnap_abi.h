@@ -354,8 +354,8 @@ struct ksnap_column_info {
 };
 
 /*
- * The one page the reader writes; the kernel only reads tail and ignores
- * the rest (reserved: the reader writes zero).
+ * The one page the reader writes, and there only tail; the kernel reads
+ * tail and ignores the rest (reserved: whatever is there means nothing).
  */
 struct ksnap_consumer {
 	__u64 tail;		/* reader's position */

@@ -137,7 +137,7 @@ if load_for "rmmod while ksnapd reads"; then
 	check "start sampling" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
 	ksnapd --once -o /tmp/stream.tsv &
 	kpid=$!
-	# Attached: open, mapped, its session claimed.
+	# Attached: open, mapped, what it sees reported.
 	wait_attached
 	check "a second reader is refused while ksnapd holds the device" EBUSY "$(guestprobe open)"
 	rmmod ksnap 2>/dev/null
