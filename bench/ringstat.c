@@ -94,7 +94,9 @@ int main(int argc, char **argv)
 	if (ksnap_ring_read_coll(&r, &c))
 		return 1;
 	/* As ksnapd: poll() reports a start until we say we have seen it. */
-	ksnap_ring_set_seen(&r, c.generation, KSNAP_STATE_RUNNING);
+	errno = -ksnap_ring_set_seen(&r, c.generation, KSNAP_STATE_RUNNING);
+	if (errno)
+		die("KSNAP_IOC_SEEN");
 	cap = (uint64_t)(seconds * 1e9 / (double)c.period_ns) * 5 / 4 + 1024;
 	late = malloc(cap * sizeof(*late));
 	rd = malloc(cap * sizeof(*rd));
@@ -141,8 +143,12 @@ int main(int argc, char **argv)
 		rate = spin_stop(&sp);
 	ksnap_ring_read_stats(&r, &st);
 	ksnap_ring_read_coll(&r, &c);
-	ksnap_ring_set_done(&r, c.generation);
-	ksnap_ring_set_seen(&r, c.generation, c.state);
+	errno = -ksnap_ring_set_done(&r, c.generation);
+	if (errno)
+		die("KSNAP_IOC_DONE");
+	errno = -ksnap_ring_set_seen(&r, c.generation, c.state);
+	if (errno)
+		die("KSNAP_IOC_SEEN");
 
 	expected = (t1 - c.start_mono_ns) / c.period_ns;
 	dl = dist_of(late, n);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * ksnap shared-memory ABI, version 3.
+ * ksnap shared-memory ABI, version 4.
  *
  * ksnap.ko samples kernel and cgroup counters from an hrtimer into a ring
  * that userspace maps from /dev/ksnap.  This header is the whole contract
@@ -16,7 +16,10 @@
  * that restart with each collection, a consumer page the kernel wrote at
  * open and start) is not compatible with version 2; version 2 (a power of
  * two of records, a slot being p & (nr_records - 1)) is not compatible
- * with version 3.
+ * with version 3; version 3 (a reader session claimed, and the done and
+ * seen handshake written, in the consumer page) is not compatible with
+ * version 4, whose reader tells the kernel these through ioctl()s and
+ * writes nothing but its tail.
  *
  * Mapping.  The device is one vmalloc'ed area made of three regions, each
  * a whole number of pages.  Offsets below are in pages and are the mmap()
@@ -37,7 +40,10 @@
  *
  * One writer per field.  The kernel writes the control and record regions
  * and never writes the consumer page; the reader writes only the consumer
- * page.
+ * page, and there only its tail.  Shared memory carries data, never a
+ * command: what the reader tells the kernel besides its position goes
+ * through ioctl()s on its file ("Reader session"), and the kernel ignores
+ * every other byte of the consumer page.
  *
  * Positions.  head (producer, kernel) and tail (consumer, reader) are
  * free-running record counts since the module was loaded: they never go
@@ -131,31 +137,37 @@
  * fields again then, and a finished collection whose set is gone has no
  * records left to read (the reconfiguration made a new, empty one).
  *
- * Reader session.  Each open() of the device begins a reader session: the
- * kernel increments reader_session and sets reader_done_base to the last
- * collection finished at that moment (the running one, if any, is not),
- * before open() returns.  The reader then claims the consumer page: it
- * sets done_generation to reader_done_base and seen_state, and finally
- * store-releases session = reader_session.  Until the session matches, the
- * kernel ignores the consumer page's other fields (an earlier reader's)
- * and takes reader_done_base as the reader's done_generation.  tail is
- * kept across sessions: a reader restarted mid-collection resumes there.
+ * Reader session.  The reader's open file is its session: the device
+ * opened O_RDWR, one at a time (a second open fails with EBUSY), until
+ * that file's last reference (mappings included) goes.  Before open()
+ * returns, the kernel sets reader_done_base to the last collection
+ * finished at that moment (the running one, if any, is not) and takes it
+ * as the session's done generation.  The kernel keeps the session's done
+ * and seen values in its own memory; the reader sets them with
+ * KSNAP_IOC_DONE and KSNAP_IOC_SEEN (below) on the file it opened, and
+ * nothing it writes into the consumer page besides tail changes them.
+ * tail is kept across sessions: a reader restarted mid-collection
+ * resumes there.  A query handle (O_RDONLY) is no session: these ioctl()s
+ * fail on it with EBADF.
  *
- * Done handshake.  A reader that has written every record of a collection
- * and its statistics store-releases that generation in done_generation.
- * While a reader holds the device open, a start is refused (EBUSY) until
- * the reader is done with the previous collection, so no collection is
- * lost between two of them.
+ * Done handshake.  A reader that has written every record of a
+ * collection and its statistics reports that generation with
+ * KSNAP_IOC_DONE.  While a reader holds the device open, a start is
+ * refused (EBUSY) until the reader is done with the previous collection,
+ * so no collection is lost between two of them.  The ioctl and the start
+ * take the same lock: the reader's reads of the collection happen before
+ * the start that reuses the ring and resets the statistics.
  *
  * Seqlock.  ksnap_ctrl.seq is odd while the kernel rewrites the collection
  * fields (generation, state, start times and position, period, flags,
  * record geometry, set_id, nr_columns); read them between two even, equal
  * values of seq.
  *
- * poll(): EPOLLIN | EPOLLRDNORM while the session is not claimed, while
- * head differs from the tail (as the kernel takes it, above), or while
- * KSNAP_GEN_STATE(generation, state) differs from ksnap_consumer.seen_state
- * (the reader stores the value it has acted on).  The module wakes readers
+ * poll(): EPOLLIN | EPOLLRDNORM while the reader has not yet reported
+ * what it has seen in this session (KSNAP_IOC_SEEN), while head differs
+ * from the tail (as the kernel takes it, above), or while the
+ * collection's generation and state differ from the last ones the reader
+ * reported with KSNAP_IOC_SEEN (the state it has acted on).  The module wakes readers
  * after a watermark of records and at every start and stop, not on every
  * record.
  *
@@ -171,8 +183,8 @@
 #include <linux/types.h>
 
 #define KSNAP_MAGIC		0x50414e534bULL	/* "KSNAP" */
-#define KSNAP_ABI_VERSION	3
-#define KSNAP_ABI_COMPAT	3	/* oldest reader version this module serves */
+#define KSNAP_ABI_VERSION	4
+#define KSNAP_ABI_COMPAT	4	/* oldest reader version this module serves */
 
 /* ksnap_ctrl.features: optional parts of the ring. */
 #define KSNAP_FEAT_OVERWRITE	(1ULL << 0)	/* overflow=overwrite exists */
@@ -181,6 +193,8 @@
 #define KSNAP_FEAT_READ_BOUND	(1ULL << 2)
 /* The catalogue is enumerated by KSNAP_IOC_METRIC */
 #define KSNAP_FEAT_METRIC_IOCTL	(1ULL << 3)
+/* The reader reports done and seen by KSNAP_IOC_DONE and KSNAP_IOC_SEEN */
+#define KSNAP_FEAT_READER_IOCTL	(1ULL << 4)
 
 #define KSNAP_DEVICE_PATH	"/dev/ksnap"
 /*
@@ -200,7 +214,7 @@
 /* Columns in a set, at most (metrics times cgroups or CPUs). */
 #define KSNAP_MAX_COLUMNS	4096
 
-/* ksnap_ctrl.state (bit 0 of ksnap_consumer.seen_state). */
+/* ksnap_ctrl.state, ksnap_seen.state */
 #define KSNAP_STATE_STOPPED	0
 #define KSNAP_STATE_RUNNING	1
 
@@ -301,7 +315,7 @@ struct ksnap_ctrl {
 	__u32 stop_reason;	/* KSNAP_STOP_* (KSNAP_FEAT_READ_BOUND) */
 
 	/* Reader session: written by open() before it returns. */
-	__u32 reader_session;	/* incremented at each open */
+	__u32 reserved5;
 	__u32 reader_done_base;	/* last collection finished at that open */
 	/* Per collection, under seq: the column set ("Column sets"). */
 	__u32 set_id;
@@ -339,14 +353,41 @@ struct ksnap_column_info {
 	char value[KSNAP_FIELD_VALUE_MAX];	/* a cgroup path, a CPU */
 };
 
-/* The one page the reader writes; the kernel only reads it. */
+/*
+ * The one page the reader writes, and there only tail; the kernel reads
+ * tail and ignores the rest (reserved: whatever is there means nothing).
+ */
 struct ksnap_consumer {
 	__u64 tail;		/* reader's position */
-	__u32 session;		/* reader_session once claimed */
-	__u32 done_generation;	/* last collection fully written out */
-	__u32 seen_state;	/* generation << 1 | state last acted on */
-	__u32 reserved0;
+	__u32 reserved0[4];
 	__u64 reserved[5];
+};
+
+/*
+ * KSNAP_IOC_DONE: the reader has written out every record and the
+ * statistics of collection generation, the last one it has.  The kernel
+ * keeps it as the session's done generation (a start is refused while it
+ * is not the last collection).  Errors: EINVAL, generation is a
+ * collection not finished (running, or not started yet) or reserved is
+ * not zero, and the session's value stays as it was; EBADF, the file is a
+ * query handle; EFAULT.
+ */
+struct ksnap_done {
+	__u32 generation;	/* in: at most the last finished collection */
+	__u32 reserved;		/* in: zero */
+};
+
+/*
+ * KSNAP_IOC_SEEN: the collection the reader has acted on, generation and
+ * state as it read them (under seq); poll() reports readable while the
+ * control page's differ.  Errors: EINVAL, state is not a KSNAP_STATE_*,
+ * generation is past the current one, or the current one is said stopped
+ * while it runs (the session's value stays as it was); EBADF, the file is
+ * a query handle; EFAULT.
+ */
+struct ksnap_seen {
+	__u32 generation;	/* in */
+	__u32 state;		/* in: KSNAP_STATE_* */
 };
 
 /*
@@ -358,7 +399,9 @@ struct ksnap_consumer {
  *
  * The device opened O_RDONLY is a query handle: it is not a reader
  * session, any number may be open beside the reader's, and it can only
- * ioctl (mmap fails with EACCES, poll reports nothing).  The reader opens
+ * ask (KSNAP_IOC_METRIC, KSNAP_IOC_COLUMN; mmap fails with EACCES, poll
+ * reports nothing, KSNAP_IOC_DONE and KSNAP_IOC_SEEN fail with EBADF).
+ * The reader opens
  * O_RDWR.  KSNAP_FEAT_METRIC_IOCTL in ksnap_ctrl.features says a module
  * has this ioctl.
  *
@@ -415,6 +458,9 @@ struct ksnap_record {
 
 /* ioctl()s on /dev/ksnap. */
 #define KSNAP_IOC_COLUMN	_IOWR(KSNAP_IOC_MAGIC, 0x02, struct ksnap_column_info)
+/* The reader's session (KSNAP_FEAT_READER_IOCTL): O_RDWR only. */
+#define KSNAP_IOC_DONE		_IOW(KSNAP_IOC_MAGIC, 0x03, struct ksnap_done)
+#define KSNAP_IOC_SEEN		_IOW(KSNAP_IOC_MAGIC, 0x04, struct ksnap_seen)
 
 /* The layout, checked wherever this header is compiled. */
 #define KSNAP_ABI_ASSERT(cond, what) _Static_assert(cond, "ksnap ABI: " what)
@@ -424,6 +470,8 @@ KSNAP_ABI_ASSERT(sizeof(struct ksnap_column_info) == 4464,
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_column_info, metric) == 64,
 		 "ksnap_column_info strings after its numbers");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_consumer) == 64, "ksnap_consumer size");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_done) == 8, "ksnap_done size");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_seen) == 8, "ksnap_seen size");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_record) == 40, "ksnap_record size");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_record, values) == 40,
 		 "values right after the header");
@@ -431,7 +479,7 @@ KSNAP_ABI_ASSERT(sizeof(struct ksnap_metric_info) == 368,
 		 "ksnap_metric_info size");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, seq) == 64,
 		 "collection fields on the second cache line");
-KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, reader_session) == 128,
+KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, reader_done_base) == 132,
 		 "reader session on the third cache line");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_ctrl, set_id) == 136,
 		 "set_id after the reader session");

@@ -21,7 +21,8 @@ void ksnap_ctrl_init(struct ksnap *ks)
 	ctrl->abi_version = KSNAP_ABI_VERSION;
 	ctrl->abi_compat = KSNAP_ABI_COMPAT;
 	ctrl->features = KSNAP_FEAT_OVERWRITE | KSNAP_FEAT_WAKEUPS |
-			 KSNAP_FEAT_READ_BOUND | KSNAP_FEAT_METRIC_IOCTL;
+			 KSNAP_FEAT_READ_BOUND | KSNAP_FEAT_METRIC_IOCTL |
+			 KSNAP_FEAT_READER_IOCTL;
 	ctrl->page_size = l->page_size;
 	ctrl->ctrl_pages = l->ctrl_pages;
 	ctrl->consumer_pgoff = l->consumer_pgoff;
@@ -178,5 +179,4 @@ void ksnap_ctrl_publish_stop(struct ksnap *ks, u32 reason)
 void ksnap_ctrl_publish_reader(struct ksnap *ks)
 {
 	WRITE_ONCE(ks->ctrl->reader_done_base, ks->reader_done_base);
-	WRITE_ONCE(ks->ctrl->reader_session, ks->reader_session);
 }

@@ -2,8 +2,10 @@
 /*
  * /dev/ksnap: one reader at a time maps the ring (see ksnap_abi.h) and
  * polls for records and for starts and stops.  The kernel reads the
- * reader's consumer page and never writes it.  Opened read-only, it is a
- * query handle instead: any number beside the reader, ioctl only.
+ * reader's tail in its consumer page, nothing else there, and never
+ * writes it; the reader's session (its open file) reports done and seen
+ * by ioctl.  Opened read-only, it is a query handle instead: any number
+ * beside the reader, the asking ioctls only.
  */
 #include <linux/fs.h>
 #include <linux/minmax.h>
@@ -45,12 +47,14 @@ static int ksnap_open(struct inode *inode, struct file *file)
 	}
 	ks->open = true;
 	/*
-	 * A new session: until the reader claims the consumer page, it is
-	 * not blamed for collections it did not see.
+	 * A new session: the reader is not blamed for collections it did not
+	 * see, and has seen nothing yet.
 	 */
-	WRITE_ONCE(ks->reader_session, ks->reader_session + 1);
 	ks->reader_done_base = ctrl->generation -
 			       (ctrl->state == KSNAP_STATE_RUNNING);
+	ks->reader_done = ks->reader_done_base;
+	WRITE_ONCE(ks->reader_seen, 0);
+	WRITE_ONCE(ks->reader_seen_set, false);
 	ksnap_ctrl_publish_reader(ks);
 out:
 	mutex_unlock(&ks->lock);
@@ -66,6 +70,7 @@ static int ksnap_release(struct inode *inode, struct file *file)
 		return 0;
 	mutex_lock(&ks->lock);
 	ks->open = false;
+	WRITE_ONCE(ks->reader_seen_set, false);
 	mutex_unlock(&ks->lock);
 	return 0;
 }
@@ -104,9 +109,10 @@ static int ksnap_mmap(struct file *file, struct vm_area_struct *vma)
 }
 
 /*
- * Readable while the session is not claimed, while records are unread
- * (a tail below the collection's start counts as the start), or while
- * the collection's state differs from what the reader acted on.
+ * Readable until the reader reports what it has seen, while records are
+ * unread (a tail below the collection's start counts as the start), or
+ * while the collection's state differs from what the reader acted on.
+ * The seen values are the kernel's own (KSNAP_IOC_SEEN), read as hints.
  */
 static __poll_t ksnap_poll(struct file *file, poll_table *wait)
 {
@@ -119,13 +125,13 @@ static __poll_t ksnap_poll(struct file *file, poll_table *wait)
 	if (!ksnap_is_reader(file))
 		return 0;
 	poll_wait(file, &ks->wait, wait);
-	if (!ksnap_reader_claimed(ks))
+	if (!ksnap_reader_attached(ks))
 		return EPOLLIN | EPOLLRDNORM;
 	gen_state = KSNAP_GEN_STATE(READ_ONCE(ctrl->generation),
 				    READ_ONCE(ctrl->state));
 	tail = max(READ_ONCE(cons->tail), READ_ONCE(ctrl->start_position));
 	if (READ_ONCE(ctrl->head) != tail ||
-	    gen_state != READ_ONCE(cons->seen_state))
+	    gen_state != READ_ONCE(ks->reader_seen))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }
@@ -173,7 +179,83 @@ out:
 	return ret;
 }
 
-/* Reader and query handle alike. */
+/*
+ * KSNAP_IOC_DONE's check and effect: @gen is a finished collection (not
+ * the running one, not one to come).  Returns 0 or -EINVAL, the session's
+ * done generation unchanged.
+ */
+static int ksnap_reader_set_done(struct ksnap *ks, u32 gen)
+{
+	const struct ksnap_ctrl *ctrl = ks->ctrl;
+	u32 finished = ctrl->generation;
+
+	lockdep_assert_held(&ks->lock);
+	if (ctrl->state == KSNAP_STATE_RUNNING)
+		finished--;
+	if (gen > finished)
+		return -EINVAL;
+	ks->reader_done = gen;
+	return 0;
+}
+
+/*
+ * KSNAP_IOC_SEEN's check and effect: @state is a state, and @gen and
+ * @state are the collection's now or before (a running collection is not
+ * yet stopped).  Returns 0 or -EINVAL, the session's seen value unchanged.
+ */
+static int ksnap_reader_set_seen(struct ksnap *ks, u32 gen, u32 state)
+{
+	const struct ksnap_ctrl *ctrl = ks->ctrl;
+
+	lockdep_assert_held(&ks->lock);
+	if (state != KSNAP_STATE_STOPPED && state != KSNAP_STATE_RUNNING)
+		return -EINVAL;
+	if (gen > ctrl->generation ||
+	    (gen == ctrl->generation && state == KSNAP_STATE_STOPPED &&
+	     ctrl->state == KSNAP_STATE_RUNNING))
+		return -EINVAL;
+	WRITE_ONCE(ks->reader_seen, KSNAP_GEN_STATE(gen, state));
+	WRITE_ONCE(ks->reader_seen_set, true);
+	return 0;
+}
+
+/* KSNAP_IOC_DONE: the reader's session only. */
+static long ksnap_ioctl_done(struct ksnap *ks, struct file *file,
+			     void __user *arg)
+{
+	struct ksnap_done done;
+	int ret;
+
+	if (!ksnap_is_reader(file))
+		return -EBADF;
+	if (copy_from_user(&done, arg, sizeof(done)))
+		return -EFAULT;
+	if (done.reserved)
+		return -EINVAL;
+	mutex_lock(&ks->lock);
+	ret = ksnap_reader_set_done(ks, done.generation);
+	mutex_unlock(&ks->lock);
+	return ret;
+}
+
+/* KSNAP_IOC_SEEN: the reader's session only. */
+static long ksnap_ioctl_seen(struct ksnap *ks, struct file *file,
+			     void __user *arg)
+{
+	struct ksnap_seen seen;
+	int ret;
+
+	if (!ksnap_is_reader(file))
+		return -EBADF;
+	if (copy_from_user(&seen, arg, sizeof(seen)))
+		return -EFAULT;
+	mutex_lock(&ks->lock);
+	ret = ksnap_reader_set_seen(ks, seen.generation, seen.state);
+	mutex_unlock(&ks->lock);
+	return ret;
+}
+
+/* Reader and query handle alike, but for the reader's own. */
 static long ksnap_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg)
 {
@@ -185,6 +267,10 @@ static long ksnap_ioctl(struct file *file, unsigned int cmd,
 		return ksnap_ioctl_metric(uarg);
 	case KSNAP_IOC_COLUMN:
 		return ksnap_ioctl_column(ks, uarg);
+	case KSNAP_IOC_DONE:
+		return ksnap_ioctl_done(ks, file, uarg);
+	case KSNAP_IOC_SEEN:
+		return ksnap_ioctl_seen(ks, file, uarg);
 	default:
 		return -ENOTTY;
 	}

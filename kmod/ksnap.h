@@ -307,8 +307,14 @@ struct ksnap {
 	u64 period_ns;
 	u32 set_id;		/* the current column set, ctrl->set_id */
 	unsigned int wake_ms;	/* wake_ms=: set only while stopped */
-	u32 reader_session;	/* open() count; ctrl->reader_session */
+	/*
+	 * The reader session (the open O_RDWR file), under lock; poll()
+	 * reads reader_seen and reader_seen_set with READ_ONCE.
+	 */
 	u32 reader_done_base;	/* ctrl->reader_done_base */
+	u32 reader_done;	/* last collection written out (KSNAP_IOC_DONE) */
+	u32 reader_seen;	/* KSNAP_GEN_STATE acted on (KSNAP_IOC_SEEN) */
+	bool reader_seen_set;	/* KSNAP_IOC_SEEN came in this session */
 	bool overwrite;		/* overflow=overwrite; set only while stopped */
 	bool running;		/* the timer rearms; READ_ONCE in the timer */
 	bool open;		/* a reader holds /dev/ksnap or a mapping */
@@ -354,7 +360,7 @@ int ksnap_sampler_start(struct ksnap *ks);
 void ksnap_sampler_stop(struct ksnap *ks);
 void ksnap_sampler_uninit(struct ksnap *ks);
 void ksnap_sampler_cgroups_changed(struct ksnap *ks);
-bool ksnap_reader_claimed(const struct ksnap *ks);
+bool ksnap_reader_attached(const struct ksnap *ks);
 
 /* device.c: /dev/ksnap. */
 int ksnap_device_init(struct ksnap *ks);

@@ -17,19 +17,17 @@
  *   write slot p                             keep if seq == q, head < q+n
  *
  *   start (ks->lock held):                   done with collection g:
- *   session = load_acquire(session)    [J]   claim: done, seen, then
- *   done = load_acquire(done_gen)      [H]   store_release(session, s)    [I]
- *   refuse unless done == generation         store_release(done_gen, g)   [G]
+ *   refuse unless done == generation   [H]   ioctl(KSNAP_IOC_DONE, g)     [G]
+ *                                              (sets done under ks->lock)
  *
  * A pairs with D: the reader is done with a slot before it is reused.
  * B pairs with C: a record is complete before head covers it.
  * E pairs with F: the head store that moves past slot q happens before the
  *   writes that overwrite q; a reader whose copy saw any of them loads a
  *   head >= q + n after the copy and discards it.
- * G pairs with H: the reader's reads of a collection (its records and its
- *   stats) happen before the start that reuses and resets them.
- * I pairs with J: when the session matches, the done_generation read after
- *   it is this reader's, not what an earlier reader left in the page.
+ * G pairs with H through ks->lock: the reader's reads of a collection (its
+ *   records and its stats), before its ioctl, happen before the start that
+ *   reuses and resets them.
  * The collection fields are under ctrl->seq (ctrl.c): a reader that sees
  * STOPPED then loads a head that includes the last record, because stop
  * stores head [B] before it opens the seqlock.
@@ -473,21 +471,10 @@ static void ksnap_sampler_release_gone(struct ksnap *ks)
 		ksnap_cgroup_release(&cfg->cgroups[i]);
 }
 
-/* Has the open reader claimed the consumer page (ksnap_abi.h)? */
-bool ksnap_reader_claimed(const struct ksnap *ks)
+/* Has the open reader reported what it has seen (KSNAP_IOC_SEEN)? */
+bool ksnap_reader_attached(const struct ksnap *ks)
 {
-	/* [J] pairs with the reader's [I]: its fields are its own. */
-	return smp_load_acquire(&ks->consumer->session) ==
-	       READ_ONCE(ks->reader_session);
-}
-
-/* The open reader's done_generation, or its session's base. */
-static u32 ksnap_reader_done(const struct ksnap *ks)
-{
-	if (!ksnap_reader_claimed(ks))
-		return ks->reader_done_base;
-	/* [H] pairs with the reader's [G]: it has read the collection. */
-	return smp_load_acquire(&ks->consumer->done_generation);
+	return READ_ONCE(ks->reader_seen_set);
 }
 
 /*
@@ -629,7 +616,8 @@ int ksnap_sampler_start(struct ksnap *ks)
 	lockdep_assert_held(&ks->lock);
 	if (ks->running)
 		return 0;
-	done = ks->open ? ksnap_reader_done(ks) : gen;
+	/* [H] pairs with the reader's [G], through ks->lock. */
+	done = ks->open ? ks->reader_done : gen;
 	if (done != gen) {
 		pr_err_ratelimited("enable: the reader of /dev/ksnap has finished collection %u, not %u: start refused until it has\n",
 				   done, gen);

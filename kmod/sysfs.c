@@ -516,8 +516,8 @@ static struct device_attribute ksnap_stat_attr_state =
 	__ATTR(state, 0444, stats_state_show, NULL);
 
 /*
- * The reader of /dev/ksnap: none, open (the session is not claimed yet)
- * or attached (it has claimed the consumer page: ksnap_abi.h).
+ * The reader of /dev/ksnap: none, open (it has not reported what it has
+ * seen yet) or attached (it has, KSNAP_IOC_SEEN: ksnap_abi.h).
  */
 static ssize_t stats_reader_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -527,7 +527,7 @@ static ssize_t stats_reader_show(struct device *dev,
 
 	mutex_lock(&ks->lock);
 	state = !ks->open ? "none" :
-		ksnap_reader_claimed(ks) ? "attached" : "open";
+		ksnap_reader_attached(ks) ? "attached" : "open";
 	mutex_unlock(&ks->lock);
 	return sysfs_emit(buf, "%s\n", state);
 }

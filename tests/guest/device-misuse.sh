@@ -66,6 +66,43 @@ check "mapping the record pages writable is EPERM" EPERM "$(guestprobe mmap-data
 check "mapping past the end of the device is EINVAL" EINVAL "$(guestprobe mmap-past-end)"
 check "the consumer page maps read-write" ok "$(guestprobe mmap-consumer)"
 
+# The reader session: done and seen by ioctl on the reader's file, checked
+# by the kernel; the consumer page carries the tail and nothing else.
+guestprobe handshake > /tmp/handshake.out 2> /tmp/handshake.err
+check "handshake: the probe ran to its end" "0 yes" \
+	"$? $(grep -q '^query_seen ' /tmp/handshake.out && echo yes || echo no)"
+hs() { # STEP: its result
+	sed -n "s/^$1 //p" /tmp/handshake.out
+}
+check "handshake: a reader that has not reported seen is open, not attached" open "$(hs reader_before_seen)"
+check "handshake: poll() is readable until it has" readable "$(hs poll_before_seen)"
+check "handshake: SEEN with a state that is none is EINVAL" EINVAL "$(hs seen_bad_state)"
+check "handshake: SEEN of a collection to come is EINVAL" EINVAL "$(hs seen_future)"
+check "handshake: a refused SEEN does not attach the reader" open "$(hs reader_after_bad_seen)"
+check "handshake: SEEN of the collection now" ok "$(hs seen)"
+check "handshake: the reader is attached once it has" attached "$(hs reader_after_seen)"
+check "handshake: poll() sleeps with nothing new" idle "$(hs poll_after_seen)"
+check "handshake: a start beside a reader done with the last collection" ok "$(hs start1)"
+check "handshake: SEEN stopped of the running collection is EINVAL" EINVAL "$(hs seen_stopped_while_running)"
+check "handshake: DONE of the running collection is EINVAL" EINVAL "$(hs done_running)"
+check "handshake: stop" ok "$(hs stop1)"
+check "handshake: a start is refused while the reader has not reported done" EBUSY "$(hs start_not_done)"
+check "handshake: a version 3 reader's done_generation in the page is ignored (start still EBUSY)" EBUSY "$(hs start_garbage)"
+check "handshake: its seen_state in the page is ignored (poll() still readable)" readable "$(hs poll_garbage)"
+check "handshake: DONE of a collection to come is EINVAL" EINVAL "$(hs done_future)"
+check "handshake: DONE with a reserved field set is EINVAL" EINVAL "$(hs done_reserved)"
+check "handshake: refused DONEs change nothing (start still EBUSY)" EBUSY "$(hs start_after_bad_done)"
+check "handshake: SEEN of the stop" ok "$(hs seen_stop)"
+check "handshake: then poll() sleeps" idle "$(hs poll_seen_stop)"
+check "handshake: DONE of the stopped collection" ok "$(hs done)"
+check "handshake: the next start is accepted" ok "$(hs start2)"
+check "handshake: and its stop" ok "$(hs stop2)"
+check "handshake: DONE of that one" ok "$(hs done2)"
+check "handshake: the kernel wrote no byte of the consumer page" yes "$(hs page_untouched)"
+check "handshake: DONE on a query handle is EBADF" EBADF "$(hs query_done)"
+check "handshake: SEEN on a query handle is EBADF" EBADF "$(hs query_seen)"
+check "handshake: the reader gone, stats says none" none "$(ksnap_stat reader)"
+
 # An open fd alone (never mapped) pins the module, until it is closed.
 if open_only 3<> /dev/ksnap; then
 	if rmmod ksnap 2> /tmp/rmmod.err; then
@@ -100,7 +137,7 @@ if load_for "rmmod while ksnapd reads"; then
 	check "start sampling" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
 	ksnapd --once -o /tmp/stream.tsv &
 	kpid=$!
-	# Attached: open, mapped, its session claimed.
+	# Attached: open, mapped, what it sees reported.
 	wait_attached
 	check "a second reader is refused while ksnapd holds the device" EBUSY "$(guestprobe open)"
 	rmmod ksnap 2>/dev/null

@@ -22,6 +22,12 @@
  *   guestprobe hold                  map the control region read-only, close
  *                                    the fd, print "held" and wait for
  *                                    SIGTERM/SIGINT, then unmap: "ok"
+ *   guestprobe handshake             the reader session's done and seen
+ *                                    ioctl()s against starts and stops, a
+ *                                    consumer page full of garbage, bad
+ *                                    values and a query handle (with the
+ *                                    module stopped and no reader): one
+ *                                    "step result" a line (handshake())
  *
  * Fault and abuse tests (tests/guest/faults.sh, abuse.sh, stress.sh):
  *
@@ -29,7 +35,7 @@
  *                                    "key value" a line, named as the
  *                                    files of the stats/ directory (plus head,
  *                                    tail, start_position, nr_records,
- *                                    reader_session)
+ *                                    reader_done_base)
  *   guestprobe column SET INDEX [dirty]
  *                                    KSNAP_IOC_COLUMN for column INDEX of
  *                                    SET ("cur": the module's set_id,
@@ -62,7 +68,7 @@
  *   guestprobe records SECONDS       a minimal reader: one line per record
  *                                    "seq time_ns flags v0 v1 ...", until
  *                                    the collection stops and is drained
- *                                    (then done_generation is stored) or
+ *                                    (then it is reported done) or
  *                                    SECONDS pass; last line "end N"
  *   guestprobe reads SECONDS         the same reader, one line per record
  *                                    "seq read_ns" (the time the kernel
@@ -222,20 +228,39 @@ static void dev_coll(const struct dev *d, uint32_t *gen, uint32_t *state,
 		 seq != __atomic_load_n(&d->ctrl->seq, __ATOMIC_RELAXED));
 }
 
-/* Claim the consumer page for this session, as ksnapd does (ring.c). */
-static void dev_claim(struct dev *d)
+/* KSNAP_IOC_DONE on fd: 0 or the errno. */
+static int ioc_done(int fd, uint32_t gen, uint32_t reserved)
+{
+	struct ksnap_done dn = { .generation = gen, .reserved = reserved };
+
+	return ioctl(fd, KSNAP_IOC_DONE, &dn) ? errno : 0;
+}
+
+/* KSNAP_IOC_SEEN on fd: 0 or the errno. */
+static int ioc_seen(int fd, uint32_t gen, uint32_t state)
+{
+	struct ksnap_seen sn = { .generation = gen, .state = state };
+
+	return ioctl(fd, KSNAP_IOC_SEEN, &sn) ? errno : 0;
+}
+
+/* Begin this session as ksnapd does (ring.c): report what is seen now. */
+static int dev_begin(struct dev *d)
 {
 	uint32_t gen, state;
 	uint64_t start;
+	int e;
 
 	dev_coll(d, &gen, &state, &start);
-	d->cons->done_generation = d->ctrl->reader_done_base;
-	d->cons->seen_state = KSNAP_GEN_STATE(gen, state);
-	__atomic_store_n(&d->cons->session, d->ctrl->reader_session,
-			 __ATOMIC_RELEASE);
+	e = ioc_seen(d->fd, gen, state);
+	if (e)
+		fprintf(stderr, "guestprobe: KSNAP_IOC_SEEN %u %u: %s\n", gen,
+			state, strerror(e));
+	return e;
 }
 
-static int dev_map(struct dev *d)
+/* Open and map as a reader; the session begun when @begin. */
+static int dev_map_session(struct dev *d, bool begin)
 {
 	struct ksnap_ctrl c;
 	void *p;
@@ -260,12 +285,22 @@ static int dev_map(struct dev *d)
 		goto fail;
 	}
 	d->cons = p;
-	dev_claim(d);
+	if (begin && dev_begin(d)) {
+		munmap(d->cons, d->page);
+		munmap(d->ctrl, d->len);
+		close(d->fd);
+		return -EPROTO;
+	}
 	return 0;
 fail:
 	fprintf(stderr, "guestprobe: mmap: %s\n", strerror(errno));
 	close(d->fd);
 	return -errno;
+}
+
+static int dev_map(struct dev *d)
+{
+	return dev_map_session(d, true);
 }
 
 static void dev_unmap(struct dev *d)
@@ -298,11 +333,11 @@ static int cmd_ctrl(void)
 		return report(-ret);
 	print_stats(d.ctrl, "\n");
 	printf("head %llu\ntail %llu\nstart_position %llu\nnr_records %u\n"
-	       "reader_session %u\n",
+	       "reader_done_base %u\n",
 	       (unsigned long long)__atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE),
 	       (unsigned long long)d.cons->tail,
 	       (unsigned long long)d.ctrl->start_position, d.ctrl->nr_records,
-	       d.ctrl->reader_session);
+	       d.ctrl->reader_done_base);
 	dev_unmap(&d);
 	return 0;
 }
@@ -427,11 +462,16 @@ static int cmd_records(double secs, bool reads)
 			n++;
 		}
 		__atomic_store_n(&d.cons->tail, tail, __ATOMIC_RELEASE);
-		d.cons->seen_state = KSNAP_GEN_STATE(gen, state);
-		if (state == KSNAP_STATE_STOPPED && gen && n) {
-			d.cons->done_generation = gen;
+		ret = ioc_seen(d.fd, gen, state);
+		if (!ret && state == KSNAP_STATE_STOPPED && gen && n)
+			ret = ioc_done(d.fd, gen, 0);
+		if (ret) {
+			fprintf(stderr, "guestprobe: records: %s\n",
+				strerror(ret));
 			break;
 		}
+		if (state == KSNAP_STATE_STOPPED && gen && n)
+			break;
 	}
 	printf("end %llu\n", (unsigned long long)n);
 	dev_unmap(&d);
@@ -580,9 +620,12 @@ static void seed_rng(uint64_t seed)
 /* One reader's visit: open, map, poll, read, maybe move the tail, close. */
 static int churn_once(unsigned long *busy, unsigned long *reads_einval)
 {
+	uint32_t gen, state;
 	struct pollfd p;
+	uint64_t start;
 	struct dev d;
 	char buf[16];
+	size_t i;
 	int ret = dev_map(&d);
 
 	if (ret == -EBUSY) {
@@ -602,13 +645,23 @@ static int churn_once(unsigned long *busy, unsigned long *reads_einval)
 		__atomic_store_n(&d.cons->tail,
 				 __atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE),
 				 __ATOMIC_RELEASE);
-		d.cons->seen_state = KSNAP_GEN_STATE(d.ctrl->generation,
-						     d.ctrl->state);
-		if (d.ctrl->state == KSNAP_STATE_STOPPED)
-			d.cons->done_generation = d.ctrl->generation;
+		dev_coll(&d, &gen, &state, &start);
+		ret = ioc_seen(d.fd, gen, state);
+		if (!ret && state == KSNAP_STATE_STOPPED)
+			ret = ioc_done(d.fd, gen, 0);
+		if (ret) {
+			fprintf(stderr, "guestprobe: churn: %s\n",
+				strerror(ret));
+			dev_unmap(&d);
+			return -ret;
+		}
 		break;
-	case 1:		/* garbage */
+	case 1:		/* garbage, the tail and every byte after it */
 		d.cons->tail = rnd();
+		for (i = 0; i < 4; i++)
+			d.cons->reserved0[i] = (uint32_t)rnd();
+		for (i = 0; i < 5; i++)
+			d.cons->reserved[i] = rnd();
 		break;
 	default:
 		break;
@@ -674,6 +727,121 @@ static int cmd_toggle(unsigned long n)
 	printf("start_ok %lu start_ebusy %lu stop_ok %lu other %lu\n", s_ok,
 	       s_busy, t_ok, other);
 	return other ? 1 : 0;
+}
+
+/* stats/reader: none, open or attached. */
+static const char *reader_stat(void)
+{
+	static char buf[32];
+	FILE *f = fopen(KSNAP_SYSFS_DIR "/stats/reader", "r");
+
+	if (!f || !fgets(buf, sizeof(buf), f))
+		snprintf(buf, sizeof(buf), "unreadable");
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* poll() of the reader's fd, not waiting: readable or idle. */
+static const char *poll_now(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN) ? "readable" :
+	       "idle";
+}
+
+static void step(const char *what, const char *result)
+{
+	printf("%s %s\n", what, result);
+}
+
+/*
+ * The reader session against starts and stops, with the module stopped
+ * and no reader at the beginning (generation G then).  Each line is a
+ * step and its result; tests/guest/device-misuse.sh says what each must
+ * be.  The consumer page is filled with garbage after the tail: the
+ * kernel reads nothing there but the tail, and writes nothing.
+ */
+static int cmd_handshake(void)
+{
+	unsigned char page_before[sizeof(struct ksnap_consumer)];
+	uint32_t g, state;
+	uint64_t start;
+	struct dev d;
+	int ret, q;
+
+	ret = dev_map_session(&d, false);
+	if (ret)
+		return report(-ret);
+	dev_coll(&d, &g, &state, &start);
+	if (state != KSNAP_STATE_STOPPED) {
+		fprintf(stderr, "guestprobe: handshake: the module runs\n");
+		dev_unmap(&d);
+		return 3;
+	}
+	__atomic_store_n(&d.cons->tail,
+			 __atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	step("reader_before_seen", reader_stat());
+	step("poll_before_seen", poll_now(d.fd));
+	step("seen_bad_state", errname(ioc_seen(d.fd, g, 2)));
+	step("seen_future", errname(ioc_seen(d.fd, g + 1,
+					     KSNAP_STATE_RUNNING)));
+	step("reader_after_bad_seen", reader_stat());
+	step("seen", errname(ioc_seen(d.fd, g, KSNAP_STATE_STOPPED)));
+	step("reader_after_seen", reader_stat());
+	step("poll_after_seen", poll_now(d.fd));
+
+	/* Collection g + 1: started, stopped, not reported done. */
+	step("start1", errname(knob_write("enable", "1")));
+	step("seen_stopped_while_running",
+	     errname(ioc_seen(d.fd, g + 1, KSNAP_STATE_STOPPED)));
+	step("done_running", errname(ioc_done(d.fd, g + 1, 0)));
+	step("stop1", errname(knob_write("enable", "0")));
+	step("start_not_done", errname(knob_write("enable", "1")));
+
+	/* A version 3 reader's claim, done and seen, and more garbage. */
+	__atomic_store_n(&d.cons->tail,
+			 __atomic_load_n(&d.ctrl->head, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	memset(d.cons->reserved0, 0xff, sizeof(d.cons->reserved0));
+	memset(d.cons->reserved, 0x5a, sizeof(d.cons->reserved));
+	d.cons->reserved0[0] = 1;			/* session */
+	d.cons->reserved0[1] = g + 1;			/* done_generation */
+	d.cons->reserved0[2] = KSNAP_GEN_STATE(g + 1, KSNAP_STATE_STOPPED);
+	memcpy(page_before, d.cons, sizeof(page_before));
+	step("start_garbage", errname(knob_write("enable", "1")));
+	step("poll_garbage", poll_now(d.fd));
+
+	/* Bad reports change nothing. */
+	step("done_future", errname(ioc_done(d.fd, g + 2, 0)));
+	step("done_reserved", errname(ioc_done(d.fd, g + 1, 1)));
+	step("start_after_bad_done", errname(knob_write("enable", "1")));
+
+	step("seen_stop", errname(ioc_seen(d.fd, g + 1, KSNAP_STATE_STOPPED)));
+	step("poll_seen_stop", poll_now(d.fd));
+	step("done", errname(ioc_done(d.fd, g + 1, 0)));
+	step("start2", errname(knob_write("enable", "1")));
+	step("stop2", errname(knob_write("enable", "0")));
+	step("done2", errname(ioc_done(d.fd, g + 2, 0)));
+	step("page_untouched",
+	     memcmp(page_before, d.cons, sizeof(page_before)) ? "no" : "yes");
+
+	/* A query handle has no session. */
+	q = open(KSNAP_DEVICE_PATH, O_RDONLY | O_CLOEXEC);
+	step("query_done", q < 0 ? errname(errno) :
+	     errname(ioc_done(q, g + 2, 0)));
+	step("query_seen", q < 0 ? errname(errno) :
+	     errname(ioc_seen(q, g + 2, KSNAP_STATE_STOPPED)));
+	if (q >= 0)
+		close(q);
+	/* What a version 3 reader left is nothing for the next one. */
+	memset(d.cons->reserved0, 0, sizeof(d.cons->reserved0));
+	memset(d.cons->reserved, 0, sizeof(d.cons->reserved));
+	dev_unmap(&d);
+	return 0;
 }
 
 /*
@@ -998,6 +1166,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "ctrl"))
 		return cmd_ctrl();
+	if (!strcmp(cmd, "handshake"))
+		return cmd_handshake();
 	if (!strcmp(cmd, "set-tail") && argc == 4)
 		return cmd_set_tail(argv[2], strtoull(argv[3], NULL, 10));
 	if (!strcmp(cmd, "records") && argc == 3)

@@ -307,10 +307,10 @@ asleep_in_poll() {
 }
 
 # wait_attached: a reader (ksnapd, guestprobe records) has opened the
-# device and claimed its session; from then on it sees every start and
-# stop.
+# device and reported what it sees (KSNAP_IOC_SEEN); from then on it sees
+# every start and stop.
 wait_attached() {
-	wait_for "the reader has the device open and claimed (stats: reader attached)" $WAIT_S reader_is attached
+	wait_for "the reader has the device open and has reported what it sees (stats: reader attached)" $WAIT_S reader_is attached
 }
 
 # wait_samples N: the running collection takes N more snapshots.

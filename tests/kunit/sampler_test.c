@@ -589,18 +589,38 @@ static void ksnap_sampler_old_tail_is_free(struct kunit *test)
 	ksnap_fixture_free(f);
 }
 
-/* The reader's page before anything: a pattern the kernel must not touch. */
-static void ksnap_consumer_pattern(struct ksnap_consumer *c, u32 session)
+/* The reader's page before anything: a pattern the kernel must ignore. */
+static void ksnap_consumer_pattern(struct ksnap_consumer *c)
 {
 	memset(c, 0xa5, sizeof(*c));
 	c->tail = 0;
-	c->session = session;
+}
+
+/* KSNAP_IOC_DONE and KSNAP_IOC_SEEN as the ioctl makes them, locked. */
+static int ksnap_test_done(struct ksnap *ks, u32 gen)
+{
+	int ret;
+
+	mutex_lock(&ks->lock);
+	ret = ksnap_reader_set_done(ks, gen);
+	mutex_unlock(&ks->lock);
+	return ret;
+}
+
+static int ksnap_test_seen(struct ksnap *ks, u32 gen, u32 state)
+{
+	int ret;
+
+	mutex_lock(&ks->lock);
+	ret = ksnap_reader_set_seen(ks, gen, state);
+	mutex_unlock(&ks->lock);
+	return ret;
 }
 
 /*
  * The whole life of a collection with a reader: open, refused start,
- * claim, start, samples, stop, done, start again.  The kernel reads the
- * consumer page and never writes it.
+ * seen, done, start, samples, stop, start again.  The kernel reads only
+ * the consumer page's tail and never writes the page.
  */
 static void ksnap_sampler_reader_session(struct kunit *test)
 {
@@ -613,18 +633,17 @@ static void ksnap_sampler_reader_session(struct kunit *test)
 	/* The timer, armed by the real start, must not fire meanwhile. */
 	ks->period_ns = NSEC_PER_SEC;
 	/* Collection 1, with no reader, still running at open. */
-	ksnap_consumer_pattern(cons, 0xa5a5a5a5);
+	ksnap_consumer_pattern(cons);
 	mutex_lock(&ks->lock);
 	KUNIT_ASSERT_EQ(test, ksnap_sampler_start(ks), 0);
 	mutex_unlock(&ks->lock);
 	KUNIT_ASSERT_EQ(test, ksnap_open(NULL, &f->file), 0);
-	KUNIT_EXPECT_EQ(test, ks->ctrl->reader_session, 1U);
 	KUNIT_EXPECT_EQ_MSG(test, ks->ctrl->reader_done_base, 0U,
 			    "the running collection is not finished");
-	KUNIT_EXPECT_FALSE(test, ksnap_reader_claimed(ks));
+	KUNIT_EXPECT_FALSE(test, ksnap_reader_attached(ks));
 	KUNIT_EXPECT_EQ_MSG(test, ksnap_poll(&f->file, NULL),
 			    EPOLLIN | EPOLLRDNORM,
-			    "an unclaimed session is readable");
+			    "a reader that has reported nothing is readable");
 
 	mutex_lock(&ks->lock);
 	ksnap_sampler_stop(ks);
@@ -632,22 +651,39 @@ static void ksnap_sampler_reader_session(struct kunit *test)
 			    "collection 1 is not written out");
 	mutex_unlock(&ks->lock);
 
-	/* The reader claims the page, writes collection 1 out, is done. */
-	cons->done_generation = ks->ctrl->reader_done_base;
-	cons->seen_state = KSNAP_GEN_STATE(1, KSNAP_STATE_STOPPED);
+	/* The reader reads collection 1 out and reports it seen stopped. */
 	cons->tail = ks->ctrl->head;
-	/* The reader's [I]: its fields first, then the session. */
-	smp_store_release(&cons->session, ks->ctrl->reader_session);
-	KUNIT_EXPECT_TRUE(test, ksnap_reader_claimed(ks));
+	KUNIT_EXPECT_EQ(test, ksnap_test_seen(ks, 1, KSNAP_STATE_STOPPED), 0);
+	KUNIT_EXPECT_TRUE(test, ksnap_reader_attached(ks));
 	KUNIT_EXPECT_EQ_MSG(test, ksnap_poll(&f->file, NULL), 0U,
 			    "nothing to act on");
 	mutex_lock(&ks->lock);
 	KUNIT_EXPECT_EQ(test, ksnap_sampler_start(ks), -EBUSY);
+	mutex_unlock(&ks->lock);
+	/* Refused reports change nothing. */
+	KUNIT_EXPECT_EQ(test, ksnap_test_done(ks, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ksnap_test_seen(ks, 2, KSNAP_STATE_RUNNING),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ksnap_test_seen(ks, 1, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ks->reader_done, 0U);
+	KUNIT_EXPECT_EQ(test, ks->reader_seen,
+			(u32)KSNAP_GEN_STATE(1, KSNAP_STATE_STOPPED));
+	mutex_lock(&ks->lock);
+	KUNIT_EXPECT_EQ(test, ksnap_sampler_start(ks), -EBUSY);
+	mutex_unlock(&ks->lock);
 	/* The reader's [G]: done with collection 1. */
-	smp_store_release(&cons->done_generation, 1);
+	KUNIT_EXPECT_EQ(test, ksnap_test_done(ks, 1), 0);
 	before = *cons;
+	mutex_lock(&ks->lock);
 	KUNIT_EXPECT_EQ_MSG(test, ksnap_sampler_start(ks), 0,
 			    "collection 1 is done");
+	mutex_unlock(&ks->lock);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_test_done(ks, 2), -EINVAL,
+			    "collection 2 runs: not finished");
+	KUNIT_EXPECT_EQ_MSG(test,
+			    ksnap_test_seen(ks, 2, KSNAP_STATE_STOPPED),
+			    -EINVAL, "collection 2 is not stopped yet");
+	mutex_lock(&ks->lock);
 	ksnap_take(f, 2, 0);
 	ksnap_sampler_stop(ks);
 	mutex_unlock(&ks->lock);
@@ -657,6 +693,12 @@ static void ksnap_sampler_reader_session(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, ksnap_poll(&f->file, NULL),
 			    EPOLLIN | EPOLLRDNORM,
 			    "collection 2's records and state are news");
+	cons->tail = ks->ctrl->head;
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_poll(&f->file, NULL),
+			    EPOLLIN | EPOLLRDNORM,
+			    "collection 2's state is news");
+	KUNIT_EXPECT_EQ(test, ksnap_test_seen(ks, 2, KSNAP_STATE_STOPPED), 0);
+	KUNIT_EXPECT_EQ(test, ksnap_poll(&f->file, NULL), 0U);
 
 	/* A second open is refused; a new session after the release. */
 	KUNIT_EXPECT_EQ(test, ksnap_open(NULL, &f->file), -EBUSY);
@@ -668,24 +710,26 @@ static void ksnap_sampler_reader_session(struct kunit *test)
 	before = *cons;
 	KUNIT_EXPECT_EQ(test, ksnap_open(NULL, query), 0);
 	KUNIT_EXPECT_EQ(test, ksnap_open(NULL, query), 0);
-	KUNIT_EXPECT_EQ_MSG(test, ks->ctrl->reader_session, 1U,
-			    "no new session for a query handle");
 	KUNIT_EXPECT_EQ(test, ksnap_poll(query, NULL), 0U);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_ioctl_done(ks, query, NULL), -EBADF,
+			    "a query handle reports nothing");
+	KUNIT_EXPECT_EQ(test, ksnap_ioctl_seen(ks, query, NULL), -EBADF);
 	KUNIT_EXPECT_EQ(test, ksnap_release(NULL, query), 0);
 	KUNIT_EXPECT_TRUE_MSG(test, ks->open,
 			      "the reader still holds the device");
-	KUNIT_EXPECT_TRUE(test, ksnap_reader_claimed(ks));
+	KUNIT_EXPECT_TRUE(test, ksnap_reader_attached(ks));
 	KUNIT_EXPECT_EQ(test, memcmp(&before, cons, sizeof(before)), 0);
 	ksnap_release(NULL, &f->file);
+	KUNIT_EXPECT_FALSE(test, ksnap_reader_attached(ks));
 	before = *cons;
 	KUNIT_ASSERT_EQ(test, ksnap_open(NULL, &f->file), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(&before, cons, sizeof(before)), 0);
-	KUNIT_EXPECT_EQ(test, ks->ctrl->reader_session, 2U);
 	KUNIT_EXPECT_EQ_MSG(test, ks->ctrl->reader_done_base, 2U,
 			    "a new reader is not blamed for collection 2");
+	KUNIT_EXPECT_FALSE_MSG(test, ksnap_reader_attached(ks),
+			       "a new session has seen nothing");
 	mutex_lock(&ks->lock);
-	KUNIT_EXPECT_EQ_MSG(test, ksnap_sampler_start(ks), 0,
-			    "the earlier reader's done_generation is ignored");
+	KUNIT_EXPECT_EQ(test, ksnap_sampler_start(ks), 0);
 	ksnap_sampler_stop(ks);
 	mutex_unlock(&ks->lock);
 	ksnap_release(NULL, &f->file);

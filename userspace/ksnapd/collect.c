@@ -121,6 +121,39 @@ static int each_end(struct ksnapd_collect *c, const struct ksnapd_end *e)
 	return pending;
 }
 
+/* --- the reader session's reports (ksnap_abi.h "Reader session") ------ */
+
+/* What was acted on (KSNAP_IOC_SEEN), so that poll() sleeps. */
+static int report_seen(struct ksnapd_collect *c, uint32_t gen, uint32_t state)
+{
+	int ret = ksnap_ring_set_seen(c->ring, gen, state);
+
+	if (ret)
+		snprintf(c->err, c->errlen, "telling the module that "
+			 "collection %u was seen %s: %s", gen,
+			 state == KSNAP_STATE_RUNNING ? "running" : "stopped",
+			 strerror(-ret));
+	return ret;
+}
+
+/*
+ * At a collection's end: with @done, it is written out (KSNAP_IOC_DONE,
+ * the kernel allows the next start); either way it was seen in @state.
+ */
+static int hand_back(struct ksnapd_collect *c, uint32_t gen, uint32_t state,
+		     bool done)
+{
+	int ret = done ? ksnap_ring_set_done(c->ring, gen) : 0;
+
+	if (ret) {
+		snprintf(c->err, c->errlen, "telling the module that "
+			 "collection %u is written out: %s", gen,
+			 strerror(-ret));
+		return ret;
+	}
+	return report_seen(c, gen, state);
+}
+
 /* --- WAIT_START --------------------------------------------------------- */
 
 /* ksnap_ring_read_columns() failed. */
@@ -240,7 +273,7 @@ static int wait_start(struct ksnapd_collect *c)
 	/*
 	 * Running, or started and already stopped again before we looked
 	 * (echo 1; echo 0): the kernel waits for that one to be written out
-	 * (done_generation) before it allows another start.
+	 * (KSNAP_IOC_DONE) before it allows another start.
 	 */
 	if (k->generation && (k->state == KSNAP_STATE_RUNNING ||
 			      k->generation != ksnap_ring_done(c->ring))) {
@@ -254,8 +287,7 @@ static int wait_start(struct ksnapd_collect *c)
 		ret = begin(c);
 		if (ret)
 			return ret;
-		ksnap_ring_set_seen(c->ring, k->generation, k->state);
-		return 0;
+		return report_seen(c, k->generation, k->state);
 	}
 	if (c->stop) {
 		c->state = KSNAPD_DONE;
@@ -263,8 +295,7 @@ static int wait_start(struct ksnapd_collect *c)
 	}
 	/* Stopped and finished: wait for a start. */
 	skip_finished(c);
-	ksnap_ring_set_seen(c->ring, k->generation, k->state);
-	return 0;
+	return report_seen(c, k->generation, k->state);
 }
 
 /* --- STREAM ------------------------------------------------------------- */
@@ -398,7 +429,7 @@ static int end(struct ksnapd_collect *c, uint32_t state)
 {
 	struct ksnapd_end e = { .coll = &c->coll, .stopping = c->stop };
 	uint32_t gen = c->coll.generation;
-	int ret;
+	int ret, err;
 
 	if (c->state != KSNAPD_END && c->foreign && c->cfg.log)
 		fprintf(c->cfg.log, "ksnapd: collection %u: %llu records not "
@@ -411,10 +442,9 @@ static int end(struct ksnapd_collect *c, uint32_t state)
 	if (ret < 0)
 		return ret;
 	/* Done only once every consumer is: no new start meanwhile. */
-	if (!ret && state == KSNAP_STATE_STOPPED)
-		ksnap_ring_set_done(c->ring, gen);
-	/* Seen, so that poll() sleeps, done or not. */
-	ksnap_ring_set_seen(c->ring, gen, state);
+	err = hand_back(c, gen, state, !ret && state == KSNAP_STATE_STOPPED);
+	if (err)
+		return err;
 	if (ret)
 		return 0;
 	/* Without --once, the next collection gets its own file. */
@@ -468,8 +498,7 @@ static int stream(struct ksnapd_collect *c)
 		report_overrun(c);
 	if (now.state == KSNAP_STATE_STOPPED || c->stop)
 		return end(c, now.state);
-	ksnap_ring_set_seen(c->ring, c->coll.generation, now.state);
-	return 0;
+	return report_seen(c, c->coll.generation, now.state);
 }
 
 int ksnapd_collect_step(struct ksnapd_collect *c)

@@ -16,7 +16,7 @@
  *
  * WAIT_START: a collection is to be written when it is running, or when it
  * was started and stopped again before ksnapd looked (echo 1; echo 0:
- * STOPPED with a generation that is not done_generation): it must be
+ * STOPPED with a generation not reported done): it must be
  * drained and handed back, or the kernel would refuse every later start.
  * A stopped collection that is done (the kernel counts the last one as
  * done when the device is opened: an earlier reader's) is not written,
@@ -41,7 +41,7 @@
  * END: the consumers end the collection (STATS), each until it says it
  * has (the output may be full: it is retried at every wake-up, and a stop
  * signal meanwhile fails it).  Only then is a stopped collection handed
- * back (done_generation); the kernel refuses a new start until then.
+ * back (KSNAP_IOC_DONE); the kernel refuses a new start until then.
  */
 #ifndef KSNAPD_COLLECT_H
 #define KSNAPD_COLLECT_H

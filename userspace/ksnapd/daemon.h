@@ -14,7 +14,7 @@
  * What a run does (each header has the details):
  *  - waits for a collection, writes its header and rows, and when it has
  *    stopped and the ring is drained, STATS, and hands it back to the
- *    kernel (done_generation), which refuses a new start until then;
+ *    kernel (KSNAP_IOC_DONE), which refuses a new start until then;
  *  - writes rows before it hands their slots back: a ksnapd killed
  *    between the two leaves rows that the next one writes again (at least
  *    once), never rows that no file has;

@@ -175,7 +175,7 @@ static int probe_ring(struct ksnap_ring *r, int fd, off_t size,
 
 /*
  * The whole device read-only and, with @claim, the consumer page
- * read-write and claimed; checked.
+ * read-write and the session begun; checked.
  */
 static int map_ring(struct ksnap_ring *r, int fd, const struct ring_probe *p,
 		    bool claim)
@@ -218,7 +218,7 @@ err_unmap:
 	return ret;
 }
 
-/* Open and map; with @claim, the consumer page too, claimed. */
+/* Open and map; with @claim, the consumer page too, the session begun. */
 static int ring_open(struct ksnap_ring *r, const char *path, bool claim)
 {
 	struct ring_probe p = { 0 };
@@ -232,6 +232,7 @@ static int ring_open(struct ksnap_ring *r, const char *path, bool claim)
 	fd = ksnap_sys_open(path, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return fd;
+	r->fd = fd;	/* the session's ioctl()s, in map_ring() */
 	r->op = "fstat";
 	ret = ksnap_sys_fstat(fd, &st);
 	if (ret)
@@ -244,11 +245,11 @@ static int ring_open(struct ksnap_ring *r, const char *path, bool claim)
 	if (ret)
 		goto err_close;
 	r->op = NULL;
-	r->fd = fd;
 	return 0;
 
 err_close:
 	ksnap_sys_close(fd);
+	r->fd = -1;
 	return ret;
 }
 
@@ -279,22 +280,51 @@ void ksnap_ring_close(struct ksnap_ring *r)
 int ksnap_ring_claim(struct ksnap_ring *r)
 {
 	struct ksnap_coll c = { 0 };
-	uint32_t session;
 	int ret;
 
-	/* Set by open() before it returned, for us: plain loads. */
-	session = ksnap_load_relaxed(&r->ctrl->reader_session);
+	/* Set by open() before it returned, for us: a plain load. */
+	r->done = ksnap_load_relaxed(&r->ctrl->reader_done_base);
+	r->seen_sent = false;
 	/* A bad nr_columns (-EPROTO) is the daemon's to report, later. */
 	ret = ksnap_ring_read_coll(r, &c);
 	if (ret && ret != -EPROTO)
 		return ret;
-	ksnap_store_relaxed(&r->cons->done_generation,
-			    ksnap_load_relaxed(&r->ctrl->reader_done_base));
-	ksnap_store_relaxed(&r->cons->seen_state,
-			    (uint32_t)KSNAP_GEN_STATE(c.generation, c.state));
-	/* [I] pairs with the kernel's [J]: the fields above are ours once
-	 * it sees the session. */
-	ksnap_store_release(&r->cons->session, session);
+	return ksnap_ring_set_seen(r, c.generation, c.state);
+}
+
+/* One of the session's ioctl()s; a regular file has no kernel to tell. */
+static int session_ioctl(struct ksnap_ring *r, unsigned long req, void *arg)
+{
+	int ret = ksnap_sys_ioctl(r->fd, req, arg);
+
+	return ret == -ENOTTY && r->regular_file ? 0 : ret;
+}
+
+int ksnap_ring_set_seen(struct ksnap_ring *r, uint32_t gen, uint32_t state)
+{
+	struct ksnap_seen s = { .generation = gen, .state = state };
+	uint32_t gs = (uint32_t)KSNAP_GEN_STATE(gen, state);
+	int ret;
+
+	if (r->seen_sent && r->seen == gs)
+		return 0;
+	ret = session_ioctl(r, KSNAP_IOC_SEEN, &s);
+	if (ret)
+		return ret;
+	r->seen = gs;
+	r->seen_sent = true;
+	return 0;
+}
+
+int ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen)
+{
+	struct ksnap_done d = { .generation = gen };
+	int ret;
+
+	ret = session_ioctl(r, KSNAP_IOC_DONE, &d);
+	if (ret)
+		return ret;
+	r->done = gen;
 	return 0;
 }
 

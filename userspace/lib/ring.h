@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The reader's side of the ksnap ring (include/ksnap_abi.h): mapping the
- * device, claiming the consumer page, reading the collection fields under
+ * device, beginning the reader session, reading the collection fields under
  * the seqlock, walking the records between tail and head, and the done
- * handshake.  Barriers are tagged with the letters of the diagram at the
+ * and seen handshake (ioctl()s: the consumer page carries only the
+ * tail).  Barriers are tagged with the letters of the diagram at the
  * top of kmod/sampler.c.
  */
 #ifndef KSNAPD_RING_H
@@ -66,6 +67,13 @@ struct ksnap_ring {
 	uint32_t nr_records;
 	uint32_t max_columns;
 
+	/* The reader session as the kernel keeps it (ksnap_ring_claim()):
+	 * the last collection reported done, the last generation and state
+	 * reported seen (when seen_sent). */
+	uint32_t done;
+	uint32_t seen;
+	bool seen_sent;
+
 	/* What was found when ksnap_ring_open() failed with EPROTO or
 	 * EPROTONOSUPPORT. */
 	uint64_t found_magic;
@@ -80,8 +88,8 @@ struct ksnap_ring {
 #define KSNAP_SEQ_RETRIES	10000
 
 /*
- * Open and map the device at path, and claim its consumer page for this
- * reader session (ksnap_ring_claim()).  Returns 0, or -errno with nothing
+ * Open and map the device at path, and begin this reader session
+ * (ksnap_ring_claim()).  Returns 0, or -errno with nothing
  * left open or mapped:  -EPROTO: bad magic (found_magic);
  * -EPROTONOSUPPORT: a ring this reader cannot read (found_version,
  * found_compat; see ksnap_ring_version_ok()); -EINVAL: inconsistent layout
@@ -90,12 +98,12 @@ struct ksnap_ring {
 int ksnap_ring_open(struct ksnap_ring *r, const char *path);
 
 /*
- * Open and map the device at path read-only, without claiming the
- * consumer page (ksnapd --slice with no daemon): the kernel then takes the
- * session's base as this reader's done_generation and, in overwrite mode,
+ * Open and map the device at path read-only, without beginning the
+ * session (ksnapd --slice with no daemon): the kernel then keeps the
+ * session's base as this reader's done generation and, in overwrite mode,
  * never reads the tail, so nothing this reader does changes what a later
- * reader finds (tail, done_generation and seen_state stay the earlier
- * reader's).  r->cons is NULL: only the collection fields, head, the
+ * reader finds (the tail stays the earlier reader's).  r->cons is NULL:
+ * only the collection fields, head, the
  * statistics and copies of records may be read.  Returns as
  * ksnap_ring_open().
  */
@@ -108,12 +116,13 @@ static inline bool ksnap_ring_version_ok(uint32_t version, uint32_t compat)
 }
 
 /*
- * Begin this reader's session (ksnap_abi.h "Reader session"): the
- * consumer page's done_generation becomes the session's base and
- * seen_state the collection's current state, then the session number is
- * published.  The tail is kept: an earlier reader's position in a running
- * collection is where this one resumes.  Called by ksnap_ring_open();
- * returns 0 or what ksnap_ring_read_coll() returns.
+ * Begin this reader's session (ksnap_abi.h "Reader session"): r->done
+ * becomes the session's base (reader_done_base, set by open()) and the
+ * collection's current generation and state are reported seen
+ * (ksnap_ring_set_seen()).  Nothing is written to the consumer page: the
+ * tail is kept, an earlier reader's position in a running collection is
+ * where this one resumes.  Called by ksnap_ring_open(); returns 0, what
+ * ksnap_ring_read_coll() returns, or the ioctl's -errno.
  */
 int ksnap_ring_claim(struct ksnap_ring *r);
 void ksnap_ring_close(struct ksnap_ring *r);
@@ -197,28 +206,30 @@ ksnap_ring_record(const struct ksnap_ring *r, uint64_t pos)
 		(r->data + (size_t)(pos % r->nr_records) * r->record_size);
 }
 
-/* Tell the kernel which generation/state we have acted on (poll() stops
- * reporting it).  Only poll() reads it, as a hint: relaxed. */
-static inline void ksnap_ring_set_seen(struct ksnap_ring *r, uint32_t gen,
-				       uint32_t state)
-{
-	ksnap_store_relaxed(&r->cons->seen_state,
-			    (uint32_t)KSNAP_GEN_STATE(gen, state));
-}
+/*
+ * Tell the kernel which generation and state we have acted on
+ * (KSNAP_IOC_SEEN: poll() stops reporting them).  The ioctl is made only
+ * when they differ from the last ones told.  Returns 0 or the ioctl's
+ * -errno (EINVAL: values the kernel has not published).  A regular file
+ * (--device FILE) without the ioctl (ENOTTY) has no kernel to tell: 0.
+ */
+int ksnap_ring_set_seen(struct ksnap_ring *r, uint32_t gen, uint32_t state);
 
-/* Every record and the statistics of gen are written out.  [G] pairs
- * with the kernel's [H] at the next start: our reads of the collection
- * happen before it reuses the ring and resets the statistics. */
-static inline void ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen)
-{
-	ksnap_store_release(&r->cons->done_generation, gen);
-}
+/*
+ * Every record and the statistics of gen are written out
+ * (KSNAP_IOC_DONE).  [G] pairs with the kernel's [H] at the next start:
+ * our reads of the collection happen before it reuses the ring and resets
+ * the statistics.  Returns 0 (r->done is gen) or the ioctl's -errno
+ * (EINVAL: gen is not a finished collection; r->done unchanged); a
+ * regular file as ksnap_ring_set_seen().
+ */
+int ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen);
 
-/* The last collection the kernel counts as written out: our own store
- * (or the session's base, ksnap_ring_claim()); only we write it. */
+/* The last collection the kernel counts as written out: the last one we
+ * reported (or the session's base, ksnap_ring_claim()). */
 static inline uint32_t ksnap_ring_done(const struct ksnap_ring *r)
 {
-	return ksnap_load_relaxed(&r->cons->done_generation);
+	return r->done;
 }
 
 /*

@@ -64,8 +64,8 @@ static void stop_writes_stats_after_the_last_row_then_exits(void **s)
 		"\"ksnapd_rows_in_earlier_files\":0}\n");
 	assert_int_equal(fake_sys.poll_calls, 1);
 	assert_int_equal(fr.cons->tail, 4);
-	assert_int_equal(fr.cons->done_generation, 1);
-	assert_int_equal(fr.cons->seen_state,
+	assert_int_equal(fr.reader_done, 1);
+	assert_int_equal(fr.reader_seen,
 			 KSNAP_GEN_STATE(1, KSNAP_STATE_STOPPED));
 }
 
@@ -83,7 +83,7 @@ static void stopped_and_drained_collection_gives_exactly_one_stats(void **s)
 	assert_int_equal(ksnapd_step(&d), 1);
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 	assert_int_equal(count_lines_starting(output(), "1000\t1"), 1);
-	assert_int_equal(fr.cons->done_generation, 2);
+	assert_int_equal(fr.reader_done, 2);
 }
 
 static void start_and_stop(int call)
@@ -105,7 +105,7 @@ static void started_while_stopped_waits_for_the_next_start(void **s)
 
 	assert_int_equal(ksnapd_step(&d), 0);
 	assert_string_equal(output(), "");
-	assert_int_equal(fr.cons->seen_state,
+	assert_int_equal(fr.reader_seen,
 			 KSNAP_GEN_STATE(3, KSNAP_STATE_STOPPED));
 
 	script = start_and_stop;
@@ -114,7 +114,7 @@ static void started_while_stopped_waits_for_the_next_start(void **s)
 	assert_int_equal(count_lines_starting(output(), "10\t7\n"), 1);
 	assert_int_equal(count_lines_starting(output(), "1\t1\n"), 0);
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
-	assert_int_equal(fr.cons->done_generation, 4);
+	assert_int_equal(fr.reader_done, 4);
 }
 
 /* The kernel's start and stop both before ksnapd looks (echo 1; echo 0). */
@@ -141,11 +141,11 @@ static void collection_started_and_stopped_unseen_is_written_and_done(
 	assert_contains(output(), "1000\t1\n1500\t2\nSTATS\t");
 	assert_contains(output(), "\"total_snapshots\":2,");
 	/* Handed back: the kernel would refuse the next start otherwise. */
-	if (fr.cons->done_generation != 4)
+	if (fr.reader_done != 4)
 		fail_msg("expected done_generation 4, got %u",
-			 fr.cons->done_generation);
+			 fr.reader_done);
 	assert_int_equal(fr.cons->tail, 2);
-	assert_int_equal(fr.cons->seen_state,
+	assert_int_equal(fr.reader_seen,
 			 KSNAP_GEN_STATE(4, KSNAP_STATE_STOPPED));
 }
 
@@ -183,9 +183,9 @@ static void stopped_unfinished_collection_of_an_earlier_reader_is_skipped(
 		fail_msg("expected tail == head (%llu), got tail %llu",
 			 (unsigned long long)fr.ctrl->head,
 			 (unsigned long long)fr.cons->tail);
-	assert_int_equal(fr.cons->seen_state,
+	assert_int_equal(fr.reader_seen,
 			 KSNAP_GEN_STATE(5, KSNAP_STATE_STOPPED));
-	assert_int_equal(fr.cons->done_generation, 5);
+	assert_int_equal(fr.reader_done, 5);
 
 	/* The next collection is written as usual. */
 	script = start_after_unfinished;
@@ -194,7 +194,7 @@ static void stopped_unfinished_collection_of_an_earlier_reader_is_skipped(
 	assert_contains(output(), "START_TIME\t66\n");
 	assert_int_equal(count_lines_starting(output(), "1000\t60\n"), 1);
 	assert_int_equal(count_lines_starting(output(), "2000\t"), 0);
-	assert_int_equal(fr.cons->done_generation, 6);
+	assert_int_equal(fr.reader_done, 6);
 }
 
 static void attached_mid_collection_writes_rows_from_the_tail(void **s)
@@ -354,7 +354,7 @@ static void sigterm_drains_writes_stats_and_exits_zero(void **s)
 	assert_contains(output(), "4000\t4\n5000\t5\nSTATS\t");
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 	/* Still running: not handed back as done (5 is, since the open). */
-	assert_int_equal(fr.cons->done_generation, 5);
+	assert_int_equal(fr.reader_done, 5);
 	assert_int_equal(fr.cons->tail, 2);
 	close(sig_pipe[0]);
 	close(sig_pipe[1]);
@@ -397,8 +397,8 @@ static void sigterm_with_stop_on_exit_stops_then_drains_the_last_snapshot(
 	assert_contains(output(), "\"ksnap_snapshots_taken\":3,");
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 	/* Stopped and written out: handed back as done. */
-	assert_int_equal(fr.cons->done_generation, 6);
-	assert_int_equal(fr.cons->seen_state,
+	assert_int_equal(fr.reader_done, 6);
+	assert_int_equal(fr.reader_seen,
 			 KSNAP_GEN_STATE(6, KSNAP_STATE_STOPPED));
 	assert_int_equal(fr.cons->tail, 3);
 	close(sig_pipe[0]);
@@ -428,7 +428,7 @@ static void stop_on_exit_failure_still_writes_stats(void **s)
 	assert_int_equal(d.col.stop_ret, -EACCES);
 	assert_contains(output(), "4000\t4\n5000\t5\nSTATS\t");
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
-	assert_int_equal(fr.cons->done_generation, 5);
+	assert_int_equal(fr.reader_done, 5);
 	close(sig_pipe[0]);
 	close(sig_pipe[1]);
 }
@@ -542,7 +542,7 @@ static void regular_file_device_is_read_like_the_device(void **s)
 			       "3000\t30\t31\t32\n4000\t40\t41\t42\nSTATS\t");
 	/* The consumer page is shared with the file. */
 	assert_int_equal(fr.cons->tail, 3);
-	assert_int_equal(fr.cons->done_generation, 1);
+	assert_int_equal(fr.reader_done, 1);
 	munmap(mem, len);
 }
 
@@ -718,7 +718,7 @@ static void a_second_consumer_sees_the_rows_the_output_gets(void **s)
 	assert_int_equal(rec.ends, 1);
 	assert_int_equal(rec.taken, 4);
 	assert_false(rec.stopping);
-	assert_int_equal(fr.cons->done_generation, 3);
+	assert_int_equal(fr.reader_done, 3);
 }
 
 /*
@@ -738,13 +738,13 @@ static void the_collection_is_handed_back_once_every_consumer_has_ended(
 
 	assert_int_equal(ksnapd_step(&d), 0);
 	assert_int_equal(d.col.state, KSNAPD_END);
-	assert_int_equal(fr.cons->done_generation, 2);
-	assert_int_equal(fr.cons->seen_state,
+	assert_int_equal(fr.reader_done, 2);
+	assert_int_equal(fr.reader_seen,
 			 KSNAP_GEN_STATE(3, KSNAP_STATE_STOPPED));
 	assert_int_equal(ksnapd_step(&d), 0);
-	assert_int_equal(fr.cons->done_generation, 2);
+	assert_int_equal(fr.reader_done, 2);
 	assert_int_equal(ksnapd_step(&d), 1);
-	assert_int_equal(fr.cons->done_generation, 3);
+	assert_int_equal(fr.reader_done, 3);
 	assert_int_equal(rec.end_calls, 3);
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 }
@@ -838,7 +838,7 @@ static void records_are_read_by_values_offset_and_set_id(void **s)
 			"column set 1");
 	/* Skipped, yet read: the tail is past it and the collection done. */
 	assert_int_equal(fr.cons->tail, 4);
-	assert_int_equal(fr.cons->done_generation, 6);
+	assert_int_equal(fr.reader_done, 6);
 	free(log);
 }
 
@@ -849,10 +849,63 @@ static void columns_come_through_the_device_ioctl(void **s)
 	fake_ring_push(&fr, 1000, 10);
 	attach(false);
 	script = stop_now;
-	assert_int_equal(fake_sys.ioctl_calls, 0);
+	/* Beside the session's reports (seen at open, done at the end). */
+	assert_int_equal(fake_sys.ioctl_calls, fr.seen_calls);
 	assert_int_equal(ksnapd_run(&d, -1), 0);
-	assert_int_equal(fake_sys.ioctl_calls, 3);
+	assert_int_equal(fake_sys.ioctl_calls - fr.seen_calls - fr.done_calls,
+			 3);
 	assert_contains(output(), "/ksnap/cpu[/b]\n1000\t10\t11\t12\n");
+}
+
+/*
+ * The session's reports: what was seen only when it changes (not at every
+ * wake-up), done once, at the end; the consumer page gets the tail only.
+ */
+static void seen_and_done_are_reported_by_ioctl_once_each(void **s)
+{
+	struct ksnap_consumer before;
+
+	fake_ring_start(&fr, 1, 3, 1000, 0, 1);
+	attach(false);
+	assert_int_equal(fr.seen_calls, 1);
+	memcpy(&before, fr.cons, sizeof(before));
+	fake_ring_push(&fr, 1000, 10);
+	assert_int_equal(ksnapd_step(&d), 0);
+	fake_ring_push(&fr, 2000, 20);
+	assert_int_equal(ksnapd_step(&d), 0);
+	assert_int_equal(ksnapd_step(&d), 0);
+	assert_int_equal(fr.seen_calls, 1);
+	assert_int_equal(fr.done_calls, 0);
+	fake_ring_stop(&fr);
+	assert_int_equal(ksnapd_step(&d), 1);
+	assert_int_equal(fr.seen_calls, 2);
+	assert_int_equal(fr.done_calls, 1);
+	assert_int_equal(fr.reader_done, 1);
+	assert_int_equal(fr.reader_seen,
+			 KSNAP_GEN_STATE(1, KSNAP_STATE_STOPPED));
+	before.tail = 2;
+	assert_memory_equal(&before, fr.cons, sizeof(before));
+}
+
+static int refuse_done(int fd, unsigned long req, void *arg)
+{
+	(void)fd;
+	return req == KSNAP_IOC_DONE ? -EINVAL :
+	       fake_ring_ioctl(&fr, req, arg);
+}
+
+/* A done the module refuses ends ksnapd, saying so. */
+static void a_refused_done_is_an_error_that_says_so(void **s)
+{
+	fake_ring_start(&fr, 1, 3, 1000, 0, 1);
+	attach(false);
+	fake_ring_push(&fr, 1000, 10);
+	fake_ring_stop(&fr);
+	fake_sys.ioctl_hook = refuse_done;
+	assert_int_equal(ksnapd_step(&d), -EINVAL);
+	assert_contains(d.err, "telling the module that collection 1 is "
+			"written out: ");
+	assert_int_equal(fr.reader_done, 0);
 }
 
 /* A device that cannot answer (no such ioctl) is an error that says so. */
@@ -911,6 +964,8 @@ int main(void)
 		T(regular_file_device_is_read_like_the_device),
 		T(records_are_read_by_values_offset_and_set_id),
 		T(columns_come_through_the_device_ioctl),
+		T(seen_and_done_are_reported_by_ioctl_once_each),
+		T(a_refused_done_is_an_error_that_says_so),
 		T(columns_the_device_cannot_give_are_an_error),
 		T(overwrite_mode_counts_what_was_overwritten),
 		T(overwrite_mode_running_skips_the_slot_being_written),

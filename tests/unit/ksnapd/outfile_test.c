@@ -197,7 +197,7 @@ static void each_collection_goes_to_its_own_file(void **s)
 		fake_sys.opened_at[2], KSNAP_LOSSY_PREFIX "META\t"), 1);
 	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
 					      "ADLER32\t"), 2);
-	assert_int_equal(fr.cons->done_generation, 2);
+	assert_int_equal(fr.reader_done, 2);
 	assert_int_equal(d.col.state, KSNAPD_DONE);
 }
 
@@ -600,7 +600,7 @@ static void stats_waits_for_room_when_the_end_finds_the_output_full(void **s)
 	assert_int_equal(count_lines_starting(output(), "STATS\t"), 1);
 	assert_contains(output(), "\"ksnapd_rows_dropped\":0,");
 	/* Handed back only once STATS was out. */
-	assert_int_equal(fr.cons->done_generation, 1);
+	assert_int_equal(fr.reader_done, 1);
 }
 
 /*
@@ -657,7 +657,7 @@ static void lossy_end_while_full_keeps_adler32_last_and_unframed(void **s)
 		last--;
 	assert_true(!strncmp(last, KSNAP_LOSSY_PREFIX "ADLER32\t0x",
 			     strlen(KSNAP_LOSSY_PREFIX "ADLER32\t0x")));
-	assert_int_equal(fr.cons->done_generation, 1);
+	assert_int_equal(fr.reader_done, 1);
 }
 
 static void stop_signal_while_full_gives_up_with_enospc(void **s)
@@ -674,7 +674,7 @@ static void stop_signal_while_full_gives_up_with_enospc(void **s)
 	assert_contains(d.err, "<stdout>: write: No space left on device: "
 			"stopping with ");
 	assert_string_equal(output(), "");
-	assert_int_equal(fr.cons->done_generation, 0);
+	assert_int_equal(fr.reader_done, 0);
 }
 
 /* Over quota, not out of space: the error says which. */

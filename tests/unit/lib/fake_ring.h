@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A ksnap ring built in memory (or in a file mapping) with the ABI
- * structs, playing the kernel's part: start, push records, stop; and its
- * column set, answered as KSNAP_IOC_COLUMN does (fake_ring_ioctl(): the
- * fake system calls route the device's ioctl() there, fake_sys.ring).
+ * structs, playing the kernel's part: start, push records, stop; its
+ * column set, answered as KSNAP_IOC_COLUMN does, and the reader session,
+ * kept as KSNAP_IOC_DONE and KSNAP_IOC_SEEN keep it (fake_ring_ioctl():
+ * the fake system calls route the device's ioctl() there, fake_sys.ring).
  */
 #ifndef KSNAP_FAKE_RING_H
 #define KSNAP_FAKE_RING_H
@@ -29,6 +30,11 @@ struct fake_ring {
 	uint32_t max_columns;
 	struct ksnap_consumer *cons;
 	unsigned char *data;
+	/* The reader session, in the kernel's memory (kmod/device.c). */
+	uint32_t reader_done;		/* KSNAP_IOC_DONE, or the base */
+	uint32_t reader_seen;		/* KSNAP_GEN_STATE, KSNAP_IOC_SEEN */
+	bool reader_seen_set;
+	int done_calls, seen_calls;	/* every call, refused ones too */
 };
 
 static inline size_t fake_ring_size(uint32_t max_columns, uint32_t nr_records)
@@ -71,6 +77,11 @@ static inline void fake_ring_init(struct fake_ring *f, void *mem,
 	f->ctrl->max_columns = KSNAP_MAX_COLUMNS;
 	f->ctrl->set_id = 1;
 	f->max_columns = max_columns;
+	f->reader_done = 0;
+	f->reader_seen = 0;
+	f->reader_seen_set = false;
+	f->done_calls = 0;
+	f->seen_calls = 0;
 	f->cols = calloc(max_columns ? max_columns : 1, sizeof(*f->cols));
 	f->cons = (struct ksnap_consumer *)(f->mem +
 					    (size_t)ctrl_pages * FAKE_PAGE);
@@ -139,20 +150,49 @@ static inline void fake_ring_stop(struct fake_ring *f)
 }
 
 /* What the module does when a reader opens the device: a new session,
- * whose base does not blame the reader for collections it did not see
- * (kmod/device.c).  The reader then claims the page (ksnap_ring_claim()). */
+ * whose base does not blame the reader for collections it did not see,
+ * and which has seen nothing (kmod/device.c).  The reader then reports
+ * what it sees (ksnap_ring_claim()). */
 static inline void fake_ring_open(struct fake_ring *f)
 {
-	f->ctrl->reader_session++;
 	f->ctrl->reader_done_base = f->ctrl->generation -
 		(f->ctrl->state == KSNAP_STATE_RUNNING);
+	f->reader_done = f->ctrl->reader_done_base;
+	f->reader_seen_set = false;
 }
 
-/* What the kernel takes as the reader's done_generation (sampler.c). */
+/* What the kernel takes as the reader's done generation (sampler.c). */
 static inline uint32_t fake_ring_reader_done(const struct fake_ring *f)
 {
-	return f->cons->session == f->ctrl->reader_session ?
-	       f->cons->done_generation : f->ctrl->reader_done_base;
+	return f->reader_done;
+}
+
+/* KSNAP_IOC_DONE, checked as kmod/device.c does. */
+static inline int fake_ring_done(struct fake_ring *f,
+				 const struct ksnap_done *d)
+{
+	f->done_calls++;
+	if (d->reserved || d->generation > f->ctrl->generation -
+	    (f->ctrl->state == KSNAP_STATE_RUNNING))
+		return -EINVAL;
+	f->reader_done = d->generation;
+	return 0;
+}
+
+/* KSNAP_IOC_SEEN, checked as kmod/device.c does. */
+static inline int fake_ring_seen(struct fake_ring *f,
+				 const struct ksnap_seen *s)
+{
+	f->seen_calls++;
+	if (s->state > KSNAP_STATE_RUNNING ||
+	    s->generation > f->ctrl->generation ||
+	    (s->generation == f->ctrl->generation &&
+	     s->state == KSNAP_STATE_STOPPED &&
+	     f->ctrl->state == KSNAP_STATE_RUNNING))
+		return -EINVAL;
+	f->reader_seen = KSNAP_GEN_STATE(s->generation, s->state);
+	f->reader_seen_set = true;
+	return 0;
 }
 
 static inline struct ksnap_record *fake_ring_slot(struct fake_ring *f,
@@ -163,16 +203,22 @@ static inline struct ksnap_record *fake_ring_slot(struct fake_ring *f,
 		 f->ctrl->record_size);
 }
 
-/* KSNAP_IOC_COLUMN, as kmod/device.c answers it. */
+/* KSNAP_IOC_COLUMN, DONE and SEEN, as kmod/device.c answers them. */
 static inline int fake_ring_ioctl(struct fake_ring *f, unsigned long req,
 				  void *arg)
 {
 	struct ksnap_column_info *info = arg;
 	const struct ksnap_column *c;
-	uint32_t set_id = info->set_id, index = info->index;
+	uint32_t set_id, index;
 
+	if (req == KSNAP_IOC_DONE)
+		return fake_ring_done(f, arg);
+	if (req == KSNAP_IOC_SEEN)
+		return fake_ring_seen(f, arg);
 	if (req != KSNAP_IOC_COLUMN)
 		return -ENOTTY;
+	set_id = info->set_id;
+	index = info->index;
 	if (set_id != f->ctrl->set_id)
 		return -ESTALE;
 	if (index >= f->ctrl->nr_columns || index >= f->max_columns)

@@ -149,19 +149,78 @@ static void records_wrap_at_a_ring_of_any_size(void **s)
 			 fr.data + 3 * KSNAP_RECORD_SIZE(4));
 }
 
-static void tail_and_handshake_stores_land_in_the_consumer_page(void **s)
+/*
+ * The reader's one write to shared memory is its tail; what it has seen
+ * and is done with goes to the kernel by ioctl, seen only when it changes.
+ */
+static void only_the_tail_lands_in_the_page_seen_and_done_by_ioctl(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	struct ksnap_consumer before;
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fake_ring_start(&fr, 3, 1, 1000, 0, 0);
+	memcpy(&before, fr.cons, sizeof(before));
+	ksnap_ring_set_tail(&r, 42);
+	assert_int_equal(fr.cons->tail, 42);
+	before.tail = 42;
+	assert_int_equal(ksnap_ring_set_seen(&r, 3, KSNAP_STATE_RUNNING), 0);
+	assert_true(fr.reader_seen_set);
+	assert_int_equal(fr.reader_seen, 7);
+	assert_int_equal(ksnap_ring_set_seen(&r, 3, KSNAP_STATE_RUNNING), 0);
+	assert_int_equal(fr.seen_calls, 1);
+	fake_ring_stop(&fr);
+	assert_int_equal(ksnap_ring_set_seen(&r, 3, KSNAP_STATE_STOPPED), 0);
+	assert_int_equal(fr.reader_seen, 6);
+	assert_int_equal(fr.seen_calls, 2);
+	assert_int_equal(ksnap_ring_set_done(&r, 3), 0);
+	assert_int_equal(fr.reader_done, 3);
+	assert_int_equal(ksnap_ring_done(&r), 3);
+	assert_int_equal(fake_sys.ioctl_calls, 3);
+	assert_memory_equal(&before, fr.cons, sizeof(before));
+}
+
+/* The kernel's refusals come back, and what the reader keeps stays. */
+static void refused_done_and_seen_change_nothing(void **s)
 {
 	struct ksnap_ring r = { .fd = -1 };
 
 	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
-	ksnap_ring_set_tail(&r, 42);
-	assert_int_equal(fr.cons->tail, 42);
-	ksnap_ring_set_seen(&r, 3, KSNAP_STATE_RUNNING);
-	assert_int_equal(fr.cons->seen_state, 7);
-	ksnap_ring_set_seen(&r, 3, KSNAP_STATE_STOPPED);
-	assert_int_equal(fr.cons->seen_state, 6);
-	ksnap_ring_set_done(&r, 3);
-	assert_int_equal(fr.cons->done_generation, 3);
+	fake_ring_start(&fr, 3, 1, 1000, 0, 0);
+	/* Collection 3 runs: not finished; 4 is to come. */
+	assert_int_equal(ksnap_ring_set_done(&r, 3), -EINVAL);
+	assert_int_equal(ksnap_ring_set_done(&r, 4), -EINVAL);
+	assert_int_equal(ksnap_ring_done(&r), 0);
+	assert_int_equal(fr.reader_done, 0);
+	assert_int_equal(ksnap_ring_set_done(&r, 2), 0);
+	assert_int_equal(ksnap_ring_done(&r), 2);
+	/* Not stopped yet, and not started yet. */
+	assert_int_equal(ksnap_ring_set_seen(&r, 3, KSNAP_STATE_STOPPED),
+			 -EINVAL);
+	assert_int_equal(ksnap_ring_set_seen(&r, 4, KSNAP_STATE_RUNNING),
+			 -EINVAL);
+	assert_false(r.seen_sent);
+	assert_false(fr.reader_seen_set);
+	assert_int_equal(ksnap_ring_set_seen(&r, 3, KSNAP_STATE_RUNNING), 0);
+	assert_int_equal(fr.reader_seen, 7);
+}
+
+/* --device FILE: a file without the ioctls has no kernel to tell. */
+static void a_regular_file_without_the_ioctls_keeps_done_itself(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons), 0);
+	fake_sys.ring = NULL;
+	fake_sys.ioctl_err = -ENOTTY;
+	r.regular_file = true;
+	assert_int_equal(ksnap_ring_set_done(&r, 5), 0);
+	assert_int_equal(ksnap_ring_done(&r), 5);
+	assert_int_equal(ksnap_ring_set_seen(&r, 5, KSNAP_STATE_STOPPED), 0);
+	/* A device without them is an error. */
+	r.regular_file = false;
+	assert_int_equal(ksnap_ring_set_done(&r, 6), -ENOTTY);
+	assert_int_equal(ksnap_ring_done(&r), 5);
 }
 
 static void read_coll_copies_fields_and_columns(void **s)
@@ -404,31 +463,46 @@ static void open_rejects_version_mismatch_and_cleans_up(void **s)
 }
 
 /*
- * The reader, not the kernel, writes the consumer page: open() claims it
- * for the session, keeping the tail an earlier reader left.
+ * open() begins the session: the base the kernel set at open is this
+ * reader's done generation, what it sees goes to the kernel by ioctl, and
+ * nothing is written to the consumer page: the tail an earlier reader
+ * left is kept, and what it left in the reserved bytes too.
  */
-static void open_claims_the_consumer_page_keeping_the_tail(void **s)
+static void open_begins_the_session_writing_nothing_to_the_page(void **s)
 {
 	struct ksnap_ring r;
+	struct ksnap_consumer before;
 
 	fake_device();
 	fake_ring_start(&fr, 3, 2, 1000, 0, 0);
 	fr.cons->tail = 17;
-	fr.cons->done_generation = 99;	/* an earlier reader's */
-	fr.cons->session = 4;
-	fr.ctrl->reader_session = 4;
+	memset(fr.cons->reserved0, 0xa5, sizeof(fr.cons->reserved0));
 	fake_ring_open(&fr);
 	assert_int_equal(fake_ring_reader_done(&fr), 2);
+	memcpy(&before, fr.cons, sizeof(before));
 	assert_int_equal(ksnap_ring_open(&r, "/dev/ksnap"), 0);
-	if (fr.cons->session != 5)
-		fail_msg("expected the session 5 of this open claimed, got %u",
-			 fr.cons->session);
-	assert_int_equal(fr.cons->done_generation, 2);
-	assert_int_equal(fr.cons->seen_state,
-			 KSNAP_GEN_STATE(3, KSNAP_STATE_RUNNING));
-	assert_int_equal(fr.cons->tail, 17);
+	assert_int_equal(ksnap_ring_done(&r), 2);
+	assert_true(fr.reader_seen_set);
+	assert_int_equal(fr.reader_seen, KSNAP_GEN_STATE(3, KSNAP_STATE_RUNNING));
+	assert_int_equal(fr.done_calls, 0);
 	assert_int_equal(fake_ring_reader_done(&fr), 2);
+	assert_memory_equal(&before, fr.cons, sizeof(before));
 	ksnap_ring_close(&r);
+}
+
+/* A device that refuses the session's first report is not opened. */
+static void open_fails_and_cleans_up_when_seen_is_refused(void **s)
+{
+	struct ksnap_ring r;
+
+	fake_device();
+	fake_sys.ioctl_err = -EBADF;
+	assert_int_equal(ksnap_ring_open(&r, "/dev/ksnap"), -EBADF);
+	assert_string_equal(r.op, "claim");
+	assert_int_equal(fake_sys.munmap_calls, 3);
+	assert_int_equal(fake_sys.close_calls, 1);
+	assert_int_equal(r.fd, -1);
+	assert_null(r.ctrl);
 }
 
 static void open_undoes_mappings_when_an_mmap_fails(void **s)
@@ -483,7 +557,9 @@ int main(void)
 		T(setup_rejects_inconsistent_layouts),
 		T(records_are_read_in_position_order_across_the_wrap),
 		T(records_wrap_at_a_ring_of_any_size),
-		T(tail_and_handshake_stores_land_in_the_consumer_page),
+		T(only_the_tail_lands_in_the_page_seen_and_done_by_ioctl),
+		T(refused_done_and_seen_change_nothing),
+		T(a_regular_file_without_the_ioctls_keeps_done_itself),
 		T(read_coll_copies_fields_and_columns),
 		T(read_columns_of_a_replaced_set_is_estale),
 		T(values_are_taken_from_values_offset_of_their_set),
@@ -495,7 +571,8 @@ int main(void)
 		T(open_reports_a_missing_device),
 		T(open_rejects_magic_mismatch_and_cleans_up),
 		T(open_rejects_version_mismatch_and_cleans_up),
-		T(open_claims_the_consumer_page_keeping_the_tail),
+		T(open_begins_the_session_writing_nothing_to_the_page),
+		T(open_fails_and_cleans_up_when_seen_is_refused),
 		T(open_undoes_mappings_when_an_mmap_fails),
 		T(open_rejects_a_layout_that_does_not_fit),
 		T(position_valid_below_a_ring_behind_head),
