@@ -262,8 +262,14 @@ void om_cgroup_ids(const char *p, char *cid, size_t cidlen, char *pod,
 			memcpy(cid, c, len);
 			cid[len] = '\0';
 		}
+		/* "pod<uid>" or "...-pod<uid>.slice" */
 		pu = NULL;
-		if (kube && (pu = strstr(c, "pod")) && pu < c + len) {
+		if (kube && len > 3 && !strncmp(c, "pod", 3))
+			pu = c;
+		for (i = 1; kube && i + 3 < len; i++)
+			if (c[i - 1] == '-' && !strncmp(c + i, "pod", 3))
+				pu = c + i;
+		if (pu) {
 			char tmp[OM_LABEL_MAX];
 			size_t ul;
 
