@@ -56,8 +56,7 @@ static const struct col metrics[] = {
 	{ "memory.events.oom_kill", "memory event of the cgroup and its "
 	  "descendants, count", CUM, true },
 	{ "memory.stat.anon", "memory.stat item, subtree, bytes", 0, true },
-	{ "cpu.stat.usage_usec", "cpu.stat usage of the cgroup, us", CUM,
-	  true },
+	{ "cpu.stat.usage", "cpu.stat usage of the cgroup, ns", NS, true },
 	{ "memory.pressure.some", "stall total of the cgroup's *.pressure "
 	  "(total=, in us there), ns", NS, true },
 };

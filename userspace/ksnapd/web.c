@@ -21,6 +21,9 @@ struct web_layout {
 	/* Per series: */
 	double *scale;
 	uint64_t *interval_ns;		/* a counter's rate interval; 0: gauge */
+	const char **cgroup;		/* its cgroup's path, or NULL */
+	bool *gone;			/* its cgroup was removed */
+	char *paths;			/* cgroup[]'s strings */
 };
 
 /* --- the address -------------------------------------------------------- */
@@ -132,6 +135,9 @@ static void layout_free(struct web_layout *l)
 	om_layout_free(&l->om);
 	free(l->scale);
 	free(l->interval_ns);
+	free(l->cgroup);
+	free(l->gone);
+	free(l->paths);
 	free(l);
 }
 
@@ -183,7 +189,11 @@ static int layout_new(struct web *w, const struct ksnap_coll *c,
 	}
 	l->scale = calloc(l->om.nr_series + 1, sizeof(*l->scale));
 	l->interval_ns = calloc(l->om.nr_series + 1, sizeof(*l->interval_ns));
-	if (!l->scale || !l->interval_ns) {
+	l->cgroup = calloc(l->om.nr_series + 1, sizeof(*l->cgroup));
+	l->gone = calloc(l->om.nr_series + 1, sizeof(*l->gone));
+	l->paths = calloc((size_t)l->om.nr_series + 1, KSNAP_FIELD_VALUE_MAX);
+	if (!l->scale || !l->interval_ns || !l->cgroup || !l->gone ||
+	    !l->paths) {
 		layout_free(l);
 		return -ENOMEM;
 	}
@@ -195,6 +205,14 @@ static int layout_new(struct web *w, const struct ksnap_coll *c,
 				&c->columns[l->om.series[j].column];
 
 			l->scale[j] = f->scale;
+			if (!strcmp(col->field, "cgroup")) {
+				char *p = l->paths +
+					  (size_t)j * KSNAP_FIELD_VALUE_MAX;
+
+				snprintf(p, KSNAP_FIELD_VALUE_MAX, "%s",
+					 col->value);
+				l->cgroup[j] = p;
+			}
 			l->interval_ns[j] = f->counter ?
 				rate_interval(col->freshness, c->period_ns) : 0;
 		}
@@ -244,6 +262,8 @@ static int web_begin(void *self, const struct ksnap_coll *c,
 	w->self.period_seconds = (double)c->period_ns * 1e-9;
 	w->self.skipped_utf8 += l->om.skipped_utf8;
 	w->self.taken = w->self.lost = w->self.missed = 0;
+	w->stale = false;
+	w->stale_checked_ns = 0;
 	pthread_mutex_unlock(&w->lock);
 	window_fini(&old_win);
 	free(old_last);
@@ -261,10 +281,15 @@ static int web_row(void *self, const struct ksnap_record *rec)
 	pthread_mutex_lock(&w->lock);
 	l = w->layout;
 	t = w->start_mono_ns + rec->time_ns;
+	if (rec->flags & KSNAP_REC_STALE)
+		w->stale = true;
 	for (i = 0; l && i < l->om.nr_series; i++) {
 		uint64_t v = rec->values[l->om.series[i].column];
 
 		w->last[i] = v;
+		/* Frozen: left to age out of the window. */
+		if (l->gone[i])
+			continue;
 		if (l->interval_ns[i])
 			window_counter(&w->win, i, t, v, l->interval_ns[i]);
 		else
@@ -274,11 +299,42 @@ static int web_row(void *self, const struct ksnap_record *rec)
 	return 0;
 }
 
+/*
+ * The records say a sampled cgroup is gone (KSNAP_REC_STALE), not which:
+ * its directory is looked for, at most once a second, and the series of
+ * a removed one stop feeding the window, so that they are no longer
+ * exported once the window has passed.  Only the drain writes gone[].
+ */
+static void find_gone(struct web *w)
+{
+	struct web_layout *l = w->layout;
+	char path[KSNAP_FIELD_VALUE_MAX + sizeof(WEB_CGROUP_ROOT)];
+	uint64_t now = web_now_ns();
+	unsigned int i;
+
+	if (!w->stale || !l || now - w->stale_checked_ns < 1000000000ULL)
+		return;
+	w->stale_checked_ns = now;
+	for (i = 0; i < l->om.nr_series; i++) {
+		if (!l->cgroup[i] || l->gone[i])
+			continue;
+		/* Series of one cgroup are apart: each is looked up. */
+		snprintf(path, sizeof(path), "%s%s", WEB_CGROUP_ROOT,
+			 l->cgroup[i]);
+		if (ksnap_sys_access(path, F_OK) == -ENOENT) {
+			pthread_mutex_lock(&w->lock);
+			l->gone[i] = true;
+			pthread_mutex_unlock(&w->lock);
+		}
+	}
+}
+
 static int web_flush(void *self)
 {
 	struct web *w = self;
 	struct ksnap_stats ks;
 
+	find_gone(w);
 	if (!w->cfg.ring)
 		return 0;
 	ksnap_ring_read_stats(w->cfg.ring, &ks);
@@ -312,7 +368,7 @@ const struct ksnapd_consumer_ops web_ops = {
 
 /* --- a scrape ----------------------------------------------------------- */
 
-static uint64_t now_ns(void)
+uint64_t web_now_ns(void)
 {
 	struct timespec ts;
 
@@ -325,7 +381,7 @@ int web_render(struct web *w, enum om_format f, struct om_buf *b)
 	struct web_layout *l, *dead = NULL;
 	struct om_value *v = NULL;
 	struct om_self self;
-	uint64_t now = now_ns();
+	uint64_t now = web_now_ns();
 	unsigned int i, n = 0;
 	int ret;
 

@@ -22,7 +22,9 @@
  * request header limit (WEB_MEMORY_LIMIT bytes for one connection).
  * It answers before the first collection and between collections, with
  * ksnap_collection_running 0: a collection's series stay until their
- * window has passed without a sample.
+ * window has passed without a sample.  So do a removed cgroup's: the
+ * module freezes its columns and flags the records stale, and ksnapd,
+ * finding its directory gone, stops feeding their window.
  */
 #ifndef KSNAPD_WEB_H
 #define KSNAPD_WEB_H
@@ -41,6 +43,9 @@
 #define WEB_DEFAULT_PORT	10109
 #define WEB_DEFAULT_ADDR	"127.0.0.1"
 #define WEB_DEFAULT_WINDOW_NS	(60ULL * 1000000000ULL)
+
+/* Where a column's cgroup path is, to see that it was removed. */
+#define WEB_CGROUP_ROOT		"/sys/fs/cgroup"
 
 #define WEB_MAX_CONNECTIONS	32
 #define WEB_MAX_PER_IP		8
@@ -67,6 +72,10 @@ struct web {
 	uint64_t *last;			/* raw last values */
 	struct om_self self;
 	uint64_t start_mono_ns;
+	/* The drain's: a record said a cgroup is gone, and when ksnapd
+	 * last looked for the removed ones. */
+	bool stale;
+	uint64_t stale_checked_ns;
 	/* The server. */
 	struct MHD_Daemon *mhd;
 	char *err;
@@ -86,6 +95,9 @@ int web_parse_listen(const char *s, char *addr, size_t addrlen,
 int web_init(struct web *w, const struct web_config *cfg, char *err,
 	     size_t errlen);
 void web_fini(struct web *w);
+
+/* CLOCK_MONOTONIC, the clock of the records' times, in ns. */
+uint64_t web_now_ns(void);
 
 /* The port the server listens on (a port 0 given: the one it got). */
 unsigned int web_port(struct web *w);

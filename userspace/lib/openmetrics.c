@@ -100,8 +100,8 @@ int om_map_name(const char *metric, const char *field, uint32_t flags,
 	base_unit(unit, flags, n);
 	if (map_pressure(metric, cgroup, n)) {
 		/* the unit is in the name already */
-	} else if (cgroup && (!strcmp(metric, "cpu.stat.usage_usec") ||
-			      !strcmp(metric, "cpu.usage"))) {
+	} else if (cgroup && (!strcmp(metric, "cpu.stat.usage") ||
+			      !strcmp(metric, "cpu.stat.usage_usec"))) {
 		/* cAdvisor's container_cpu_usage_seconds_total */
 		snprintf(n->family, sizeof(n->family),
 			 "ksnap_cgroup_cpu_usage_seconds");

@@ -286,6 +286,63 @@ static void test_filter(void **state)
 	om_buf_free(&a);
 }
 
+/* One row at the monotonic time now. */
+static void row_now(const struct ksnap_coll *c, uint64_t mem, uint64_t pf,
+		    uint32_t flags)
+{
+	struct ksnap_record *rec = calloc(1, KSNAP_RECORD_SIZE(2));
+
+	assert_non_null(rec);
+	rec->time_ns = web_now_ns() - c->start_mono_ns;
+	rec->flags = flags;
+	rec->values[0] = mem;
+	rec->values[1] = pf;
+	assert_int_equal(web_ops.row(&w, rec), 0);
+	assert_int_equal(web_ops.flush(&w), 0);
+	free(rec);
+}
+
+/* A removed cgroup (stale records, its directory gone): its window is no
+ * longer fed, and its series go once the window has passed. */
+static void test_removed_cgroup(void **state)
+{
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0", .window_ns = 600 * MS,
+	};
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 2, .period_ns = 10 * MS, .columns = cols,
+	};
+	struct om_buf a = { 0 };
+	uint64_t deadline;
+	bool there = true;
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	c.start_mono_ns = web_now_ns();
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	row_now(&c, 5000, 10, 0);
+	fake_sys.access_err = -ENOENT;
+	row_now(&c, 7000, 20, KSNAP_REC_STALE);
+	row_now(&c, 9000, 30, KSNAP_REC_STALE);
+	assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+	assert_non_null(strstr(a.p, "\nksnap_cgroup_memory_current_window_max"
+				    "_bytes{cgroup=\"/x\"} 7000\n"));
+	om_buf_free(&a);
+	/* Rows go on; the cgroup's series leave once the window passes. */
+	deadline = web_now_ns() + 20000 * MS;
+	while (there && web_now_ns() < deadline) {
+		usleep(20000);
+		row_now(&c, 9000, 40, KSNAP_REC_STALE);
+		assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+		there = strstr(a.p, "cgroup=\"/x\"") != NULL;
+		assert_non_null(strstr(a.p, "\nksnap_vmstat_pgfault_total 40\n"));
+		om_buf_free(&a);
+	}
+	assert_false(there);
+	fake_sys.access_err = 0;
+}
+
 static void test_bind_error(void **state)
 {
 	struct web w2;
@@ -313,6 +370,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_negotiation_and_gzip,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_removed_cgroup, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_bind_error, setup,
 						teardown),
 	};
