@@ -31,9 +31,9 @@ check "the loopback interface is up with 127.0.0.1" 1 \
 # scrape FILE [HEADER]: GET /metrics into FILE; wget's status.
 scrape() {
 	if [ -n "${2:-}" ]; then
-		wget -q -T 10 --header "$2" -O "$1" "$URL/metrics"
+		wget -q --header "$2" -O "$1" "$URL/metrics"
 	else
-		wget -q -T 10 -O "$1" "$URL/metrics"
+		wget -q -O "$1" "$URL/metrics"
 	fi
 }
 
@@ -67,10 +67,10 @@ check "idle: no collection's series" 0 "$(grep -c '^ksnap_vmstat' /out/idle.prom
 check "idle: ksnap_build_info" 1 "$(grep -c '^ksnap_build_info{version=' /out/idle.prom)"
 
 # --- paths ---------------------------------------------------------------
-wget -q -T 10 -O $W/landing.html "$URL/"
+wget -q -O $W/landing.html "$URL/"
 check "/ answers (wget status)" 0 $?
 check "/ links /metrics" 1 "$(grep -c 'href="/metrics"' $W/landing.html)"
-wget -T 10 -O $W/nope "$URL/nope" > $W/nope.err 2>&1
+wget -O $W/nope "$URL/nope" > $W/nope.err 2>&1
 check "another path is 404" 1 "$(grep -c '404' $W/nope.err)"
 
 # --- families ------------------------------------------------------------
@@ -103,7 +103,7 @@ check "OpenMetrics: the counter's family without _total" 1 \
 	"$(grep -c -x -F '# TYPE ksnap_vmstat_pgfault counter' /out/running.om)"
 check "OpenMetrics: the unit of the window maximum" 1 \
 	"$(grep -c -x -F '# UNIT ksnap_cgroup_memory_current_window_max_bytes bytes' /out/running.om)"
-wget -q -T 10 --header "Accept-Encoding: gzip" -O $W/running.gz "$URL/metrics"
+wget -q --header "Accept-Encoding: gzip" -O $W/running.gz "$URL/metrics"
 check "gzip on request: the body unzips" 0 "$(gunzip -c $W/running.gz > $W/running.unz 2>&1; echo $?)"
 check "gzip: the same families" \
 	"$(grep -c '^# TYPE' /out/running.prom)" "$(grep -c '^# TYPE' $W/running.unz)"
