@@ -14,15 +14,19 @@
 #              minutes, covers the whole collection)
 #   identity   the file's rows == STATS taken - lost, and the endpoint's
 #              ksnap_snapshots_taken_total and _lost_total are STATS's
+#   removed    a second ksnapd with a 6 s window: a cgroup removed during
+#              the collection leaves /metrics once the window has passed,
+#              the other cgroup's series stay
 TEST=web
 . /guest/tests/lib.sh
 
 CGROUP=/web
+GONE=/webgone
 METRICS=pgfault,nr_free_pages,memory.current
 PORT=10109
 URL=http://127.0.0.1:$PORT
 W=/tmp/web
-mkdir -p $W "$CG$CGROUP"
+mkdir -p $W "$CG$CGROUP" "$CG$GONE"
 
 ip link set lo up
 check "the loopback interface is up with 127.0.0.1" 1 \
@@ -46,12 +50,20 @@ stat_of() {
 	grep 'STATS	' "$2" | tail -n 1 | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
 }
 
-if ! modprobe ksnap metrics=$METRICS cgroups=$CGROUP period_us=1000; then
-	fail "module loads with metrics=$METRICS cgroups=$CGROUP" "modprobe status 0" "failure"
+# gone_from FILE: a scrape into FILE has no series of the removed cgroup.
+gone_from() {
+	scrape "$1" || return 1
+	_n=$(grep -c "cgroup=\"$GONE\"" "$1")
+	echo "$_n series of $GONE"
+	[ "$_n" = 0 ]
+}
+
+if ! modprobe ksnap metrics=$METRICS cgroups=$CGROUP,$GONE period_us=1000; then
+	fail "module loads with metrics=$METRICS cgroups=$CGROUP,$GONE" "modprobe status 0" "failure"
 	finish
 	exit
 fi
-pass "module loads with metrics=$METRICS cgroups=$CGROUP"
+pass "module loads with metrics=$METRICS cgroups=$CGROUP,$GONE"
 
 ksnapd -o /out/web.tsv --web.listen-address --web.window 10m 2> /out/web.err &
 kpid=$!
@@ -143,4 +155,25 @@ wait_pid $kpid $WAIT_S
 check "ksnapd exits 0 on SIGTERM" 0 $?
 ksnap-verify /out/web.tsv > /out/web.verify 2>&1
 check "ksnap-verify accepts the stream" 0 $?
+
+# --- removed -------------------------------------------------------------
+ksnapd -o /out/web-gone.tsv --web.listen-address --web.window 6s 2> /out/web-gone.err &
+kpid=$!
+wait_attached
+wait_line /out/web-gone.err "serving /metrics"
+check "removed: writing 1 to enable starts sampling" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
+wait_rows /out/web-gone.tsv 20
+scrape /out/gone-before.prom
+check "removed: $GONE's memory.current is there while it exists" 1 \
+	"$(grep -c "^ksnap_cgroup_memory_current_bytes{cgroup=\"$GONE\"}" /out/gone-before.prom)"
+rmdir "$CG$GONE"
+check "removed: rmdir $GONE" 0 $?
+check_wait "removed: $GONE's series leave /metrics once the window has passed" $WAIT_S gone_from /out/gone-after.prom
+check "removed: $CGROUP's series stay" 1 \
+	"$(grep -c "^ksnap_cgroup_memory_current_window_max_bytes{cgroup=\"$CGROUP\"}" /out/gone-after.prom)"
+echo 0 > $KSNAP_SYS/enable
+wait_line /out/web-gone.tsv "STATS	"
+kill $kpid
+wait_pid $kpid $WAIT_S
+check "removed: ksnapd exits 0 on SIGTERM" 0 $?
 finish
