@@ -669,6 +669,25 @@ static void self_metrics(struct om_buf *b, enum om_format f,
 	meta(b, f, "ksnap_snapshots_missed", "counter", NULL,
 	     "sampling periods the module's timer missed in the collection");
 	sample_u64(b, "ksnap_snapshots_missed", "_total", NULL, s->missed);
+	meta(b, f, "ksnap_snapshot_read_seconds", "counter", "seconds",
+	     "time the module spent reading the counters, summed over the "
+	     "collection's snapshots");
+	sample(b, "ksnap_snapshot_read_seconds", "_total", NULL,
+	       (double)s->read_sum_ns * 1e-9);
+	meta(b, f, "ksnap_snapshot_read_max_seconds", "gauge", "seconds",
+	     "longest read of one snapshot in the collection");
+	sample(b, "ksnap_snapshot_read_max_seconds", "", NULL,
+	       (double)s->read_max_ns * 1e-9);
+	meta(b, f, "ksnap_snapshot_lateness_seconds", "counter", "seconds",
+	     "time from each timer expiry to its snapshot, summed over the "
+	     "collection's snapshots");
+	sample(b, "ksnap_snapshot_lateness_seconds", "_total", NULL,
+	       (double)s->lateness_sum_ns * 1e-9);
+	meta(b, f, "ksnap_snapshot_lateness_max_seconds", "gauge", "seconds",
+	     "longest time from a timer expiry to its snapshot in the "
+	     "collection");
+	sample(b, "ksnap_snapshot_lateness_max_seconds", "", NULL,
+	       (double)s->lateness_max_ns * 1e-9);
 	meta(b, f, "ksnap_web_series_skipped", "counter", NULL,
 	     "series left out: a label value (a cgroup path) not valid "
 	     "UTF-8");

@@ -214,9 +214,15 @@ static void test_collection(void **state)
 
 		e.stats.ksnap_snapshots_taken = 100;
 		e.stats.ksnap_snapshots_lost = 3;
+		e.stats.ksnap_max_read_nanos = 2500;
+		e.stats.ksnap_lateness_sum_nanos = 1500000000;
 		assert_int_equal(web_ops.end(&w, &e), 0);
 	}
 	assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+	assert_non_null(strstr(a.p, "\nksnap_snapshot_read_max_seconds "
+				    "2.5e-06\n"));
+	assert_non_null(strstr(a.p, "\nksnap_snapshot_lateness_seconds_total "
+				    "1.5\n"));
 	assert_non_null(strstr(a.p, "\nksnap_collection_running 0\n"));
 	assert_non_null(strstr(a.p, "\nksnap_snapshots_lost_total 3\n"));
 	/* Within the window the series stay. */
