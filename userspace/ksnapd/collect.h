@@ -73,8 +73,9 @@ struct ksnapd_collect_config {
 /* ksnapd_collect.stop_ret before stop_collection() is called. */
 #define KSNAPD_STOP_NOT_CALLED	1
 
-/* Consumers one collector feeds: the output file, and one more. */
-#define KSNAPD_MAX_CONSUMERS	2
+/* Consumers one collector feeds: the output file, the flight recorder
+ * and the OpenMetrics endpoint. */
+#define KSNAPD_MAX_CONSUMERS	3
 
 struct ksnapd_consumer {
 	const struct ksnapd_consumer_ops *ops;

@@ -60,6 +60,29 @@ static int add_flight(struct ksnapd *d, const struct ksnapd_config *cfg)
 	return 0;
 }
 
+/* The OpenMetrics endpoint, with --web.listen-address. */
+static int add_web(struct ksnapd *d, struct ksnap_ring *r,
+		   const struct ksnapd_config *cfg)
+{
+	const struct web_config wc = {
+		.listen = cfg->web_listen,
+		.window_ns = cfg->web_window_ns,
+		.patterns = cfg->web_metrics,
+		.version = cfg->version,
+		.ring = r,
+		.log = cfg->log,
+	};
+	int ret;
+
+	if (!cfg->web)
+		return 0;
+	ret = web_init(&d->web, &wc, d->err, sizeof(d->err));
+	if (ret)
+		return ret;
+	d->have_web = true;
+	return ksnapd_collect_add(&d->col, &web_ops, &d->web);
+}
+
 int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
 		const struct ksnapd_config *cfg)
 {
@@ -79,6 +102,8 @@ int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
 	ret = add_output(d, cfg);
 	if (!ret)
 		ret = add_flight(d, cfg);
+	if (!ret)
+		ret = add_web(d, r, cfg);
 	if (ret)
 		ksnapd_fini(d);
 	return ret;
@@ -92,7 +117,9 @@ void ksnapd_fini(struct ksnapd *d)
 		ksnapd_outfile_fini(&d->out);
 	if (d->have_flight)
 		flight_fini(&d->fl);
-	d->have_out = d->have_flight = false;
+	if (d->have_web)
+		web_fini(&d->web);
+	d->have_out = d->have_flight = d->have_web = false;
 }
 
 int ksnapd_step(struct ksnapd *d)

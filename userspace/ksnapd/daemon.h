@@ -8,8 +8,9 @@
  * poll() on the device and a signalfd between steps.
  *
  *   ring --> collector --> output file      begin / wake, row..., flush /
- *                    \--> flight recorder     end with the statistics
- *                              ^-- control socket (--slice)
+ *                    |--> flight recorder     end with the statistics
+ *                    |         ^-- control socket (--slice)
+ *                    \--> OpenMetrics endpoint (web.h, --web.listen-address)
  *
  * What a run does (each header has the details):
  *  - waits for a collection, writes its header and rows, and when it has
@@ -43,6 +44,7 @@
 #include "flight.h"
 #include "outfile.h"
 #include "ring.h"
+#include "web.h"
 
 /* Poll timeouts: a wake-up a second lets low-rate rows reach the file
  * even below the module's wake-up watermark; a regular file (test and
@@ -83,6 +85,13 @@ struct ksnapd_config {
 	uint64_t history_ns;		/* --history, for slices */
 	unsigned int max_dumps;
 	const char *control_path;	/* --control, or NULL: none */
+
+	/* The OpenMetrics endpoint (web.h): on with web_listen. */
+	bool web;
+	const char *web_listen;		/* ADDR:PORT, "" for the default */
+	uint64_t web_window_ns;
+	const char *web_metrics;	/* --web.metrics, or NULL: all */
+	const char *version;
 };
 
 struct ksnapd {
@@ -92,6 +101,8 @@ struct ksnapd {
 	struct flight fl;
 	bool have_flight;
 	struct ctlsrv ctl;
+	struct web web;
+	bool have_web;
 	char err[320];			/* what failed, when a call fails */
 };
 

@@ -27,6 +27,7 @@
 #include "rules.h"
 #include "slice.h"
 #include "sys.h"
+#include "web.h"
 
 #ifndef KSNAP_VERSION
 #define KSNAP_VERSION "0.1"
@@ -66,6 +67,11 @@ struct options {
 	bool header;			/* --header */
 	const char *metrics;		/* --metrics LIST, or NULL */
 	char load_buf[512];		/* PARAMS with ring_kb= (--history) */
+
+	/* The OpenMetrics endpoint (web.h). */
+	const char *web_listen;		/* NULL: none; "": the default */
+	int64_t web_window_ns;
+	const char *web_metrics;	/* NULL: all */
 };
 
 /* --history's default: Sentry's 30 s. */
@@ -77,7 +83,8 @@ struct options {
 enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_START, OPT_STOP_ON_EXIT, OPT_TRIGGER, OPT_RULES, OPT_DUMP_DIR,
        OPT_CHECK_RULES, OPT_MAX_DUMPS, OPT_HISTORY, OPT_SLICE, OPT_CONTROL,
-       OPT_LIST_METRICS, OPT_HEADER, OPT_METRICS };
+       OPT_LIST_METRICS, OPT_HEADER, OPT_METRICS, OPT_WEB_LISTEN,
+       OPT_WEB_WINDOW, OPT_WEB_METRICS };
 
 /* The flight recorder's options (set_option() has the others). */
 static bool set_flight_option(int c, struct options *o)
@@ -129,10 +136,39 @@ static bool set_flight_option(int c, struct options *o)
 	return false;
 }
 
+/* The OpenMetrics endpoint's options. */
+static bool set_web_option(int c, struct options *o)
+{
+	char addr[64];
+	unsigned int port;
+
+	switch (c) {
+	case OPT_WEB_LISTEN:
+		o->web_listen = optarg ? optarg : "";
+		if (web_parse_listen(o->web_listen, addr, sizeof(addr), &port))
+			usage_error("--web.listen-address: '%s': expected "
+				    "ADDR:PORT, [ADDR6]:PORT or :PORT",
+				    optarg);
+		return true;
+	case OPT_WEB_WINDOW:
+		if (slice_duration(optarg, &o->web_window_ns) ||
+		    o->web_window_ns < 1000000000LL)
+			usage_error("--web.window: '%s' is not a duration of "
+				    "1s or more (60s, 5m)", optarg);
+		return true;
+	case OPT_WEB_METRICS:
+		if (!*optarg)
+			usage_error("--web.metrics: empty list", "");
+		o->web_metrics = optarg;
+		return true;
+	}
+	return false;
+}
+
 /* One option (getopt_long()'s c, with optarg) into o; exits on -h, -V. */
 static void set_option(int c, char **argv, struct options *o)
 {
-	if (set_flight_option(c, o))
+	if (set_flight_option(c, o) || set_web_option(c, o))
 		return;
 	switch (c) {
 	case 'o':
@@ -233,6 +269,12 @@ static void check_options(struct options *o)
 		usage_error("--header: %s", "it goes with --list-metrics");
 	if (o->metrics && o->slice)
 		usage_error("--metrics: %s", "not with --slice");
+	if ((o->web_window_ns || o->web_metrics) && !o->web_listen)
+		usage_error("--web.window, --web.metrics: %s", "they go with "
+			    "--web.listen-address");
+	if (o->web_listen && (o->slice || o->list_metrics || o->check_rules))
+		usage_error("--web.listen-address: %s", "not with --slice, "
+			    "--list-metrics or --check-rules");
 	if (o->check_rules && !o->rules.n)
 		usage_error("--check-rules: no rules (--trigger, --rules)", "");
 	if (o->rules.n && !o->dump_dir && !o->check_rules)
@@ -264,6 +306,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "list-metrics", optional_argument, NULL, OPT_LIST_METRICS },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "web.listen-address", optional_argument, NULL,
+		  OPT_WEB_LISTEN },
+		{ "web.window", required_argument, NULL, OPT_WEB_WINDOW },
+		{ "web.metrics", required_argument, NULL, OPT_WEB_METRICS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -520,6 +566,11 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		.history_ns = (uint64_t)o->history_ns,
 		.max_dumps = o->max_dumps,
 		.control_path = o->control,
+		.web = o->web_listen != NULL,
+		.web_listen = o->web_listen,
+		.web_window_ns = (uint64_t)o->web_window_ns,
+		.web_metrics = o->web_metrics,
+		.version = KSNAP_VERSION,
 	};
 	struct ksnapd d;
 	int ret, status = EXIT_RUNTIME;

@@ -690,7 +690,7 @@ static const struct ksnapd_consumer_ops recorder_ops = {
 	.end = rec_end,
 };
 
-static struct recorder rec;
+static struct recorder rec, rec2;
 
 static void a_second_consumer_sees_the_rows_the_output_gets(void **s)
 {
@@ -701,7 +701,9 @@ static void a_second_consumer_sees_the_rows_the_output_gets(void **s)
 	attach(false);
 	memset(&rec, 0, sizeof(rec));
 	assert_int_equal(ksnapd_collect_add(&d.col, &recorder_ops, &rec), 0);
-	/* Room for two: the output file and this one. */
+	/* Room for three: the output file, this one and one more. */
+	memset(&rec2, 0, sizeof(rec2));
+	assert_int_equal(ksnapd_collect_add(&d.col, &recorder_ops, &rec2), 0);
 	assert_int_equal(ksnapd_collect_add(&d.col, &recorder_ops, &rec),
 			 -ENOSPC);
 	script = push_two_and_stop;

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The OpenMetrics endpoint (web.h) over real HTTP on a loopback port the
+ * kernel picks: the landing page, 404 and 405, /metrics before any
+ * collection, a collection's rows through the consumer (the window
+ * maximum of a gauge, the peak rate of a counter, the same answer to
+ * every scrape), content negotiation, gzip, the end of the collection;
+ * and the listen address's parsing.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <cmocka.h>
+
+#include "fake_sys.h"
+#include "web.h"
+
+#define MS	1000000ULL
+
+static struct web w;
+static char err[256];
+static unsigned int port;
+static char resp[1 << 20];
+
+static int setup(void **state)
+{
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0",
+		.window_ns = 60000 * MS,
+		.version = "test",
+	};
+
+	fake_sys_reset();
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	port = web_port(&w);
+	assert_true(port > 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	web_fini(&w);
+	return 0;
+}
+
+/* One request (its lines, without the last empty one); returns the whole
+ * response's length in resp. */
+static size_t http(const char *req)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char buf[1024];
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(buf, sizeof(buf), "%s\r\nHost: localhost\r\n"
+		 "Connection: close\r\n\r\n", req);
+	assert_int_equal(write(fd, buf, strlen(buf)), (ssize_t)strlen(buf));
+	while ((n = read(fd, resp + got, sizeof(resp) - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	resp[got] = '\0';
+	return got;
+}
+
+static const char *body(size_t len, size_t *blen)
+{
+	const char *b = strstr(resp, "\r\n\r\n");
+
+	assert_non_null(b);
+	b += 4;
+	*blen = len - (size_t)(b - resp);
+	return b;
+}
+
+static void test_parse_listen(void **state)
+{
+	char a[64];
+	unsigned int p;
+
+	assert_int_equal(web_parse_listen(NULL, a, sizeof(a), &p), 0);
+	assert_string_equal(a, "127.0.0.1");
+	assert_int_equal(p, WEB_DEFAULT_PORT);
+	assert_int_equal(web_parse_listen(":9999", a, sizeof(a), &p), 0);
+	assert_string_equal(a, "127.0.0.1");
+	assert_int_equal(p, 9999);
+	assert_int_equal(web_parse_listen("0.0.0.0:80", a, sizeof(a), &p), 0);
+	assert_string_equal(a, "0.0.0.0");
+	assert_int_equal(p, 80);
+	assert_int_equal(web_parse_listen("[::1]:81", a, sizeof(a), &p), 0);
+	assert_string_equal(a, "::1");
+	assert_int_equal(p, 81);
+	assert_int_equal(web_parse_listen("10.1.2.3", a, sizeof(a), &p), 0);
+	assert_int_equal(p, WEB_DEFAULT_PORT);
+	assert_int_equal(web_parse_listen("localhost:5", a, sizeof(a), &p), 0);
+	assert_string_equal(a, "127.0.0.1");
+	assert_int_equal(web_parse_listen("::1:80", a, sizeof(a), &p),
+			 -EINVAL);
+	assert_int_equal(web_parse_listen("a:99999", a, sizeof(a), &p),
+			 -EINVAL);
+	assert_int_equal(web_parse_listen("a:-1", a, sizeof(a), &p), -EINVAL);
+	assert_int_equal(web_parse_listen("a:", a, sizeof(a), &p), -EINVAL);
+}
+
+static void test_paths_and_methods(void **state)
+{
+	http("GET / HTTP/1.1");
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+	assert_non_null(strstr(resp, "href=\"/metrics\""));
+	http("GET /nope HTTP/1.1");
+	assert_non_null(strstr(resp, "HTTP/1.1 404"));
+	http("POST /metrics HTTP/1.1\r\nContent-Length: 0");
+	assert_non_null(strstr(resp, "HTTP/1.1 405"));
+	assert_non_null(strstr(resp, "Allow: GET, HEAD"));
+	http("HEAD /metrics HTTP/1.1");
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+	assert_null(strstr(resp, "ksnap_build_info"));
+}
+
+static void test_no_collection(void **state)
+{
+	http("GET /metrics HTTP/1.1");
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+	assert_non_null(strstr(resp, "text/plain; version=0.0.4"));
+	assert_non_null(strstr(resp, "\nksnap_collection_running 0\n"));
+	assert_non_null(strstr(resp, "\nksnap_web_window_seconds 60\n"));
+	assert_null(strstr(resp, "ksnap_vmstat"));
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static struct ksnap_column cols[2] = {
+	{ .metric = "memory.current", .field = "cgroup", .value = "/x",
+	  .description = "memory.current of the cgroup, bytes" },
+	{ .metric = "pgfault", .description = "vm event counter, count",
+	  .flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE },
+};
+
+/* 100 rows at 10 ms, 2 s ago: the gauge peaks at 9000 once, the counter
+ * climbs 10 a row but 500 in one. */
+static void collection(void)
+{
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 2, .period_ns = 10 * MS,
+		.start_mono_ns = mono_ns() - 2000 * MS, .columns = cols,
+	};
+	struct ksnap_record *rec = calloc(1, KSNAP_RECORD_SIZE(2));
+	uint64_t count = 0;
+	unsigned int i;
+
+	assert_non_null(rec);
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	for (i = 0; i < 100; i++) {
+		rec->seq = i;
+		rec->time_ns = i * 10 * MS;
+		rec->values[0] = i == 37 ? 9000 : 1000 + i;
+		count += i == 50 ? 500 : 10;
+		rec->values[1] = count;
+		assert_int_equal(web_ops.row(&w, rec), 0);
+	}
+	assert_int_equal(web_ops.flush(&w), 0);
+	free(rec);
+}
+
+static void test_collection(void **state)
+{
+	struct om_buf a = { 0 }, b = { 0 };
+
+	collection();
+	assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+	assert_non_null(strstr(a.p, "\nksnap_collection_running 1\n"));
+	assert_non_null(strstr(a.p, "\nksnap_cgroup_memory_current_bytes"
+				    "{cgroup=\"/x\"} 1099\n"));
+	assert_non_null(strstr(a.p, "\nksnap_cgroup_memory_current_window_max"
+				    "_bytes{cgroup=\"/x\"} 9000\n"));
+	assert_non_null(strstr(a.p, "\nksnap_cgroup_memory_current_window_min"
+				    "_bytes{cgroup=\"/x\"} 1000\n"));
+	assert_non_null(strstr(a.p, "\nksnap_vmstat_pgfault_total 1490\n"));
+	/* 500 in 10 ms: 50000/s */
+	assert_non_null(strstr(a.p, "\nksnap_vmstat_pgfault_window_max_rate "
+				    "50000\n"));
+	/* A second scrape sees the same (but for the scrape count). */
+	assert_int_equal(web_render(&w, OM_PROMETHEUS, &b), 0);
+	assert_string_equal(strstr(a.p, "# HELP ksnap_cgroup"),
+			    strstr(b.p, "# HELP ksnap_cgroup"));
+	om_buf_free(&a);
+	om_buf_free(&b);
+
+	{
+		struct ksnapd_end e = { 0 };
+
+		e.stats.ksnap_snapshots_taken = 100;
+		e.stats.ksnap_snapshots_lost = 3;
+		e.stats.ksnap_max_read_nanos = 2500;
+		e.stats.ksnap_lateness_sum_nanos = 1500000000;
+		assert_int_equal(web_ops.end(&w, &e), 0);
+	}
+	assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+	assert_non_null(strstr(a.p, "\nksnap_snapshot_read_max_seconds "
+				    "2.5e-06\n"));
+	assert_non_null(strstr(a.p, "\nksnap_snapshot_lateness_seconds_total "
+				    "1.5\n"));
+	assert_non_null(strstr(a.p, "\nksnap_collection_running 0\n"));
+	assert_non_null(strstr(a.p, "\nksnap_snapshots_lost_total 3\n"));
+	/* Within the window the series stay. */
+	assert_non_null(strstr(a.p, "window_max_bytes{cgroup=\"/x\"} 9000\n"));
+	om_buf_free(&a);
+}
+
+static void test_negotiation_and_gzip(void **state)
+{
+	static char plain[1 << 20], unz[1 << 20];
+	const char *b;
+	size_t len, blen, plen;
+	uLongf ulen = sizeof(unz);
+	z_stream zs;
+
+	collection();
+	len = http("GET /metrics HTTP/1.1\r\nAccept: application/"
+		   "openmetrics-text;version=1.0.0,text/plain;q=0.5");
+	assert_non_null(strstr(resp, "Content-Type: application/openmetrics-"
+				     "text; version=1.0.0; charset=utf-8"));
+	b = body(len, &blen);
+	assert_true(blen > 6);
+	assert_memory_equal(b + blen - 6, "# EOF\n", 6);
+	assert_non_null(strstr(b, "# UNIT ksnap_cgroup_memory_current_bytes "
+				  "bytes\n"));
+
+	len = http("GET /metrics HTTP/1.1");
+	b = body(len, &plen);
+	memcpy(plain, b, plen);
+	len = http("GET /metrics HTTP/1.1\r\nAccept-Encoding: gzip");
+	assert_non_null(strstr(resp, "Content-Encoding: gzip"));
+	b = body(len, &blen);
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (unsigned char *)b;
+	zs.avail_in = (uInt)blen;
+	zs.next_out = (unsigned char *)unz;
+	zs.avail_out = (uInt)ulen;
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	ulen = zs.total_out;
+	inflateEnd(&zs);
+	/* The same exposition but for the scrape count: compare from the
+	 * collection's families on. */
+	unz[ulen] = '\0';
+	plain[plen] = '\0';
+	assert_string_equal(strstr(unz, "# HELP ksnap_cgroup"),
+			    strstr(plain, "# HELP ksnap_cgroup"));
+}
+
+static void test_filter(void **state)
+{
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0",
+		.window_ns = 10000 * MS,
+		.patterns = "ksnap_cgroup_*",
+		.version = "test",
+	};
+	struct om_buf a = { 0 };
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	collection();
+	assert_int_equal(web_render(&w, OM_OPENMETRICS, &a), 0);
+	assert_non_null(strstr(a.p, "ksnap_cgroup_memory_current_bytes"));
+	assert_null(strstr(a.p, "pgfault"));
+	assert_non_null(strstr(a.p, "\nksnap_web_window_seconds 10\n"));
+	om_buf_free(&a);
+}
+
+/* One row at the monotonic time now. */
+static void row_now(const struct ksnap_coll *c, uint64_t mem, uint64_t pf,
+		    uint32_t flags)
+{
+	struct ksnap_record *rec = calloc(1, KSNAP_RECORD_SIZE(2));
+
+	assert_non_null(rec);
+	rec->time_ns = web_now_ns() - c->start_mono_ns;
+	rec->flags = flags;
+	rec->values[0] = mem;
+	rec->values[1] = pf;
+	assert_int_equal(web_ops.row(&w, rec), 0);
+	assert_int_equal(web_ops.flush(&w), 0);
+	free(rec);
+}
+
+/* A removed cgroup (stale records, its directory gone): its window is no
+ * longer fed, and its series go once the window has passed. */
+static void test_removed_cgroup(void **state)
+{
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0", .window_ns = 600 * MS,
+	};
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 2, .period_ns = 10 * MS, .columns = cols,
+	};
+	struct om_buf a = { 0 };
+	uint64_t deadline;
+	bool there = true;
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	c.start_mono_ns = web_now_ns();
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	row_now(&c, 5000, 10, 0);
+	fake_sys.access_err = -ENOENT;
+	row_now(&c, 7000, 20, KSNAP_REC_STALE);
+	row_now(&c, 9000, 30, KSNAP_REC_STALE);
+	assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+	assert_non_null(strstr(a.p, "\nksnap_cgroup_memory_current_window_max"
+				    "_bytes{cgroup=\"/x\"} 7000\n"));
+	om_buf_free(&a);
+	/* Rows go on; the cgroup's series leave once the window passes. */
+	deadline = web_now_ns() + 20000 * MS;
+	while (there && web_now_ns() < deadline) {
+		usleep(20000);
+		row_now(&c, 9000, 40, KSNAP_REC_STALE);
+		assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+		there = strstr(a.p, "cgroup=\"/x\"") != NULL;
+		assert_non_null(strstr(a.p, "\nksnap_vmstat_pgfault_total 40\n"));
+		om_buf_free(&a);
+	}
+	assert_false(there);
+	fake_sys.access_err = 0;
+}
+
+static void test_bind_error(void **state)
+{
+	struct web w2;
+	char e2[256];
+	char listen[32];
+	const struct web_config cfg = { .listen = listen, .window_ns = MS };
+
+	snprintf(listen, sizeof(listen), "127.0.0.1:%u", port);
+	assert_int_equal(web_init(&w2, &cfg, e2, sizeof(e2)), -EADDRINUSE);
+	assert_non_null(strstr(e2, "Address already in use"));
+	snprintf(listen, sizeof(listen), "nohost:1");
+	assert_int_equal(web_init(&w2, &cfg, e2, sizeof(e2)), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_listen),
+		cmocka_unit_test_setup_teardown(test_paths_and_methods, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_collection, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_collection, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_negotiation_and_gzip,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_removed_cgroup, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bind_error, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Prometheus' view of ksnap's metrics (openmetrics.h): the name table,
+ * label escaping, the UTF-8 check and the skip it leads to, container ids
+ * from cgroup paths, the metric filter, content negotiation, and both
+ * renderings of one small collection.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "openmetrics.h"
+
+struct name_case {
+	const char *metric, *field, *desc;
+	uint32_t flags;
+	const char *family;	/* a counter's without _total */
+	const char *unit;
+	double scale;
+	const char *label, *label_value;
+};
+
+#define CUM	KSNAP_COL_CUMULATIVE
+#define NS	(KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS)
+
+static const struct name_case names[] = {
+	{ "pgfault", "", "vm event counter of /proc/vmstat, count", CUM,
+	  "ksnap_vmstat_pgfault", NULL, 1, "", "" },
+	{ "nr_free_pages", "", "zone state of /proc/vmstat, pages", 0,
+	  "ksnap_vmstat_nr_free_pages", NULL, 1, "", "" },
+	{ "memory.current", "cgroup", "memory.current, bytes", 0,
+	  "ksnap_cgroup_memory_current_bytes", "bytes", 1, "", "" },
+	{ "memory.swap.current", "cgroup", "swap, bytes", 0,
+	  "ksnap_cgroup_memory_swap_current_bytes", "bytes", 1, "", "" },
+	{ "memory.stat.anon", "cgroup", "memory.stat item, subtree, bytes", 0,
+	  "ksnap_cgroup_memory_stat_anon_bytes", "bytes", 1, "", "" },
+	{ "memory.events.oom_kill", "cgroup", "memory event, count", CUM,
+	  "ksnap_cgroup_memory_events_oom_kill", NULL, 1, "", "" },
+	{ "cpu.stat.usage_usec", "cgroup", "cpu.stat usage, us", CUM,
+	  "ksnap_cgroup_cpu_usage_seconds", "seconds", 1e-6, "", "" },
+	{ "cpu.stat.usage", "cgroup", "cpu.stat usage, ns", NS,
+	  "ksnap_cgroup_cpu_usage_seconds", "seconds", 1e-9, "", "" },
+	{ "cpu.stat.user", "cgroup", "cpu.stat user, ns", NS,
+	  "ksnap_cgroup_cpu_stat_user_seconds", "seconds", 1e-9, "", "" },
+	{ "cpu.pressure.some", "cgroup", "stall total, ns", NS,
+	  "ksnap_cgroup_pressure_cpu_waiting_seconds", "seconds", 1e-9, "",
+	  "" },
+	{ "memory.pressure.full", "cgroup", "stall total, ns", NS,
+	  "ksnap_cgroup_pressure_memory_stalled_seconds", "seconds", 1e-9, "",
+	  "" },
+	{ "pressure.io.some", "", "system stall total, ns", NS,
+	  "ksnap_pressure_io_waiting_seconds", "seconds", 1e-9, "", "" },
+	{ "cpu.user", "", "user, /proc/stat cpu line, all CPUs, ns", NS,
+	  "ksnap_cpu_seconds", "seconds", 1e-9, "mode", "user" },
+	{ "cpu.guest_nice", "cpu", "guest_nice, per CPU, ns", NS,
+	  "ksnap_cpu_seconds", "seconds", 1e-9, "mode", "guest_nice" },
+	{ "softirqs.NET_RX", "", "softirqs of this type run, count", CUM,
+	  "ksnap_softirqs", NULL, 1, "vector", "NET_RX" },
+	{ "loadavg.1", "", "load average x1000, load/1000", 0,
+	  "ksnap_load1", NULL, 1e-3, "", "" },
+};
+
+static void test_names(void **state)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct name_case *c = &names[i];
+		struct om_name n;
+
+		assert_int_equal(om_map_name(c->metric, c->field, c->flags,
+					     om_desc_unit(c->desc), &n), 0);
+		assert_string_equal(n.family, c->family);
+		if (c->unit)
+			assert_string_equal(n.unit, c->unit);
+		else
+			assert_null(n.unit);
+		assert_true(n.scale == c->scale);
+		assert_int_equal(n.counter, !!(c->flags & CUM));
+		assert_string_equal(n.label, c->label);
+		assert_string_equal(n.label_value, c->label_value);
+	}
+	{
+		struct om_name n;
+
+		assert_int_equal(om_map_name("", "", 0, "", &n), -EINVAL);
+	}
+}
+
+static void test_desc_unit(void **state)
+{
+	assert_string_equal(om_desc_unit("a, b, bytes"), "bytes");
+	assert_string_equal(om_desc_unit("x1000 (5 s), load/1000"),
+			    "load/1000");
+	assert_string_equal(om_desc_unit("none"), "");
+}
+
+static void test_escape(void **state)
+{
+	char out[64];
+
+	assert_int_equal(om_escape("/a\\b\"c\nd", out, sizeof(out)), 11);
+	assert_string_equal(out, "/a\\\\b\\\"c\\nd");
+	assert_int_equal(om_escape("plain", out, sizeof(out)), 5);
+	assert_string_equal(out, "plain");
+	assert_int_equal(om_escape("\"\"\"", out, 6), -ENOSPC);
+	assert_string_equal(out, "");
+	assert_int_equal(om_escape("\"\"", out, 5), 4);
+}
+
+static void test_utf8(void **state)
+{
+	assert_true(om_utf8_valid("/system.slice/a b"));
+	assert_true(om_utf8_valid("/caf\xc3\xa9/\xe2\x82\xac/\xf0\x9f\x90\xa7"));
+	assert_false(om_utf8_valid("/bad\xff"));
+	assert_false(om_utf8_valid("/trunc\xc3"));
+	assert_false(om_utf8_valid("/overlong\xc0\xaf"));
+	assert_false(om_utf8_valid("/overlong\xe0\x80\xaf"));
+	assert_false(om_utf8_valid("/surrogate\xed\xa0\x80"));
+	assert_false(om_utf8_valid("/big\xf4\x90\x80\x80"));
+}
+
+static void test_cgroup_ids(void **state)
+{
+	static const char id[] = "0123456789abcdef0123456789abcdef"
+				 "0123456789abcdef0123456789abcdef";
+	char cid[160], pod[64], path[512];
+
+	snprintf(path, sizeof(path),
+		 "/machine.slice/libpod-%s.scope/container", id);
+	om_cgroup_ids(path, cid, sizeof(cid), pod, sizeof(pod));
+	assert_string_equal(cid, id);
+	assert_string_equal(pod, "");
+
+	snprintf(path, sizeof(path), "/kubepods.slice/kubepods-burstable.slice/"
+		 "kubepods-burstable-pod1b2c3d4e_5f60_7182_93a4_b5c6d7e8f901"
+		 ".slice/cri-containerd-%s.scope", id);
+	om_cgroup_ids(path, cid, sizeof(cid), pod, sizeof(pod));
+	assert_string_equal(cid, id);
+	assert_string_equal(pod, "1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901");
+
+	snprintf(path, sizeof(path), "/kubepods/besteffort/"
+		 "pod1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901/%s", id);
+	om_cgroup_ids(path, cid, sizeof(cid), pod, sizeof(pod));
+	assert_string_equal(cid, id);
+	assert_string_equal(pod, "1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901");
+
+	om_cgroup_ids("/system.slice/ssh.service", cid, sizeof(cid), pod,
+		      sizeof(pod));
+	assert_string_equal(cid, "");
+	assert_string_equal(pod, "");
+}
+
+static void test_match(void **state)
+{
+	assert_true(om_match(NULL, "ksnap_vmstat_pgfault_total"));
+	assert_true(om_match("ksnap_cgroup_*,ksnap_vmstat_pg*",
+			     "ksnap_vmstat_pgfault_total"));
+	assert_false(om_match("ksnap_cgroup_*", "ksnap_vmstat_pgfault_total"));
+	assert_true(om_match("x,,ksnap_load1", "ksnap_load1"));
+}
+
+static void test_negotiate(void **state)
+{
+	assert_int_equal(om_negotiate(NULL), OM_PROMETHEUS);
+	assert_int_equal(om_negotiate("*/*"), OM_PROMETHEUS);
+	/* What Prometheus 2.x sends. */
+	assert_int_equal(om_negotiate("application/openmetrics-text;"
+				      "version=1.0.0,application/"
+				      "openmetrics-text;version=0.0.1;q=0.75,"
+				      "text/plain;version=0.0.4;q=0.5,*/*;"
+				      "q=0.1"), OM_OPENMETRICS);
+	assert_int_equal(om_negotiate("text/plain, application/"
+				      "openmetrics-text; q=0"), OM_PROMETHEUS);
+	assert_true(om_wants_gzip("gzip"));
+	assert_true(om_wants_gzip("deflate, gzip;q=1.0, *;q=0.5"));
+	assert_false(om_wants_gzip("gzip;q=0"));
+	assert_false(om_wants_gzip(NULL));
+	assert_false(om_wants_gzip("identity"));
+}
+
+/* Three columns: a counter, a cgroup gauge twice, one path not UTF-8. */
+static const struct ksnap_column cols[] = {
+	{ .metric = "pgfault", .description = "vm event counter, count",
+	  .flags = KSNAP_COL_CUMULATIVE },
+	{ .metric = "memory.current", .field = "cgroup", .value = "/a\"b",
+	  .description = "memory.current of the cgroup, bytes" },
+	{ .metric = "memory.current", .field = "cgroup", .value = "/bad\xff",
+	  .description = "memory.current of the cgroup, bytes" },
+	{ .metric = "memory.current", .field = "cgroup", .value = "/",
+	  .description = "memory.current of the cgroup, bytes" },
+};
+
+static const struct om_self self = {
+	.version = "1.2", .abi = 4, .running = true, .window_seconds = 60,
+	.period_seconds = 0.01, .taken = 10, .lost = 1, .missed = 2,
+	.skipped_utf8 = 1, .scrapes = 3,
+};
+
+static void render(enum om_format f, struct om_buf *b, const char *patterns)
+{
+	struct om_layout l;
+	struct om_value v[3];
+
+	assert_int_equal(om_layout_build(&l, cols, 4, patterns), 0);
+	memset(v, 0, sizeof(v));
+	for (unsigned int i = 0; i < l.nr_series; i++) {
+		v[i].alive = true;
+		v[i].have_window = true;
+		v[i].last = 100 + i;
+		v[i].wmax = 1000 + i;
+		v[i].wmin = 10 + i;
+	}
+	assert_int_equal(om_render(b, f, &l, v, &self), 0);
+	om_layout_free(&l);
+}
+
+static void test_layout(void **state)
+{
+	struct om_layout l;
+
+	assert_int_equal(om_layout_build(&l, cols, 4, NULL), 0);
+	assert_int_equal(l.nr_fam, 2);
+	assert_int_equal(l.nr_series, 3);
+	assert_int_equal(l.skipped_utf8, 1);
+	assert_string_equal(l.fam[0].name, "ksnap_cgroup_memory_current_bytes");
+	assert_int_equal(l.fam[0].nr, 2);
+	assert_string_equal(l.series[0].labels, "cgroup=\"/a\\\"b\"");
+	assert_string_equal(l.series[1].labels, "cgroup=\"/\"");
+	assert_string_equal(l.fam[1].name, "ksnap_vmstat_pgfault");
+	assert_true(l.fam[1].counter);
+	om_layout_free(&l);
+
+	assert_int_equal(om_layout_build(&l, cols, 4, "*_total"), 0);
+	assert_int_equal(l.nr_fam, 1);
+	assert_int_equal(l.filtered, 3);
+	om_layout_free(&l);
+}
+
+static void test_render_prometheus(void **state)
+{
+	struct om_buf b = { 0 };
+
+	render(OM_PROMETHEUS, &b, NULL);
+	assert_non_null(strstr(b.p, "# TYPE ksnap_vmstat_pgfault_total "
+				    "counter\nksnap_vmstat_pgfault_total 102\n"));
+	assert_non_null(strstr(b.p, "# TYPE ksnap_vmstat_pgfault_window_max_rate"
+				    " gauge\nksnap_vmstat_pgfault_window_max_rate"
+				    " 1002\n"));
+	assert_null(strstr(b.p, "pgfault_window_min"));
+	assert_non_null(strstr(b.p, "ksnap_cgroup_memory_current_bytes"
+				    "{cgroup=\"/a\\\"b\"} 100\n"));
+	assert_non_null(strstr(b.p, "ksnap_cgroup_memory_current_window_max_"
+				    "bytes{cgroup=\"/\"} 1001\n"));
+	assert_non_null(strstr(b.p, "ksnap_cgroup_memory_current_window_min_"
+				    "bytes{cgroup=\"/\"} 11\n"));
+	assert_non_null(strstr(b.p, "ksnap_snapshots_lost_total 1\n"));
+	assert_non_null(strstr(b.p, "# TYPE ksnap_build_info gauge\n"
+				    "ksnap_build_info{version=\"1.2\","
+				    "abi=\"4\"} 1\n"));
+	assert_non_null(strstr(b.p, "ksnap_web_window_seconds 60\n"));
+	assert_null(strstr(b.p, "# UNIT"));
+	assert_null(strstr(b.p, "# EOF"));
+	assert_null(strstr(b.p, "_created"));
+	assert_null(strstr(b.p, "\xff"));
+	om_buf_free(&b);
+}
+
+static void test_render_openmetrics(void **state)
+{
+	struct om_buf b = { 0 };
+
+	render(OM_OPENMETRICS, &b, NULL);
+	assert_non_null(strstr(b.p, "# TYPE ksnap_vmstat_pgfault counter\n"
+				    "ksnap_vmstat_pgfault_total 102\n"));
+	assert_non_null(strstr(b.p, "# TYPE ksnap_cgroup_memory_current_bytes "
+				    "gauge\n# UNIT ksnap_cgroup_memory_current"
+				    "_bytes bytes\n"));
+	assert_non_null(strstr(b.p, "# TYPE ksnap_build info\n"
+				    "ksnap_build_info{"));
+	assert_int_equal(strcmp(b.p + b.len - 6, "# EOF\n"), 0);
+	assert_null(strstr(b.p, "_created"));
+	om_buf_free(&b);
+}
+
+static void test_render_no_collection(void **state)
+{
+	struct om_buf b = { 0 };
+	struct om_self s = self;
+
+	s.running = false;
+	assert_int_equal(om_render(&b, OM_OPENMETRICS, NULL, NULL, &s), 0);
+	assert_non_null(strstr(b.p, "ksnap_collection_running 0\n"));
+	assert_null(strstr(b.p, "ksnap_vmstat"));
+	om_buf_free(&b);
+}
+
+static void test_render_dead_series(void **state)
+{
+	struct om_layout l;
+	struct om_value v[3];
+	struct om_buf b = { 0 };
+
+	assert_int_equal(om_layout_build(&l, cols, 4, NULL), 0);
+	memset(v, 0, sizeof(v));
+	v[1].alive = true;		/* cgroup "/" only, no window yet */
+	assert_int_equal(om_render(&b, OM_PROMETHEUS, &l, v, &self), 0);
+	assert_non_null(strstr(b.p, "{cgroup=\"/\"} 0\n"));
+	assert_null(strstr(b.p, "a\\\"b"));
+	assert_null(strstr(b.p, "pgfault"));
+	assert_null(strstr(b.p, "window_max_bytes"));
+	om_buf_free(&b);
+	om_layout_free(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_desc_unit),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_cgroup_ids),
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_negotiate),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_render_prometheus),
+		cmocka_unit_test(test_render_openmetrics),
+		cmocka_unit_test(test_render_no_collection),
+		cmocka_unit_test(test_render_dead_series),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The window ring (window.h): it slides sub-window by sub-window, a query
+ * never resets anything (two readers see the same), its maximum and
+ * minimum are exact over the sub-windows it covers, a series without a
+ * sample in the window is gone, and a counter's rate is taken over its
+ * interval, not over one sampling period.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "window.h"
+
+#define S	1000000000ULL
+#define MS	1000000ULL
+
+/* 60 s in 6 sub-windows of 10 s. */
+static void setup_window(struct window *w, unsigned int n)
+{
+	assert_int_equal(window_init(w, n, 6, 60 * S), 0);
+	assert_int_equal(w->width_ns, 10 * S);
+}
+
+static void test_init_bad(void **state)
+{
+	struct window w;
+
+	assert_int_equal(window_init(&w, 1, 0, 60 * S), -EINVAL);
+	assert_int_equal(window_init(&w, 1, 6, 5), -EINVAL);
+	assert_int_equal(window_init(&w, 0, 6, 60 * S), 0);
+	window_fini(&w);
+}
+
+static void test_max_min_exact(void **state)
+{
+	struct window w;
+	double max, min;
+	bool have;
+	uint64_t t;
+	double v, want_max = -1, want_min = 1e18;
+
+	setup_window(&w, 1);
+	/* A sample every 10 ms for 50 s, a 10 ms spike at 23.45 s. */
+	for (t = 100 * S; t < 150 * S; t += 10 * MS) {
+		v = (double)((t / MS) % 997);
+		if (t == 123 * S + 450 * MS)
+			v = 1e9;
+		if (t == 131 * S + 10 * MS)
+			v = -5;
+		window_sample(&w, 0, t, v);
+		if (v > want_max)
+			want_max = v;
+		if (v < want_min)
+			want_min = v;
+	}
+	assert_true(window_query(&w, 0, 150 * S, &max, &min, &have));
+	assert_true(have);
+	assert_true(max == want_max);
+	assert_true(min == want_min);
+	assert_true(max == 1e9);
+	assert_true(min == -5);
+	window_fini(&w);
+}
+
+static void test_read_never_resets(void **state)
+{
+	struct window w;
+	double max1, min1, max2, min2;
+	bool have;
+
+	setup_window(&w, 1);
+	window_sample(&w, 0, 100 * S, 7);
+	window_sample(&w, 0, 101 * S, 70);
+	window_sample(&w, 0, 102 * S, 3);
+	assert_true(window_query(&w, 0, 103 * S, &max1, &min1, &have));
+	/* Another scraper, later, and the first again. */
+	assert_true(window_query(&w, 0, 125 * S, &max2, &min2, &have));
+	assert_true(max1 == 70 && min1 == 3);
+	assert_true(max2 == 70 && min2 == 3);
+	assert_true(window_query(&w, 0, 103 * S, &max1, &min1, &have));
+	assert_true(max1 == 70 && min1 == 3);
+	window_fini(&w);
+}
+
+static void test_slides(void **state)
+{
+	struct window w;
+	double max, min;
+	bool have;
+	uint64_t t;
+
+	setup_window(&w, 1);
+	window_sample(&w, 0, 100 * S, 1000);	/* sub-window 10 */
+	for (t = 101 * S; t <= 155 * S; t += S)
+		window_sample(&w, 0, t, 5);
+	/* At 155 s: sub-windows 10..15, the spike still in. */
+	assert_true(window_query(&w, 0, 155 * S, &max, &min, &have));
+	assert_true(max == 1000 && min == 5);
+	/* Sub-window 16 begins: 10 falls out. */
+	window_sample(&w, 0, 160 * S, 6);
+	assert_true(window_query(&w, 0, 160 * S, &max, &min, &have));
+	assert_true(max == 6 && min == 5);
+	/* The ring reuses sub-window 10's slot for 16, and keeps 11..15. */
+	assert_true(window_query(&w, 0, 169 * S, &max, &min, &have));
+	assert_true(max == 6 && min == 5);
+	window_fini(&w);
+}
+
+static void test_gone_after_window(void **state)
+{
+	struct window w;
+	double max, min;
+	bool have;
+
+	setup_window(&w, 2);
+	window_sample(&w, 0, 100 * S, 1);
+	window_sample(&w, 1, 100 * S, 1);
+	window_sample(&w, 1, 130 * S, 2);
+	assert_true(window_query(&w, 0, 159 * S, &max, &min, &have));
+	assert_false(window_query(&w, 0, 160 * S, &max, &min, &have));
+	assert_true(window_query(&w, 1, 160 * S, &max, &min, &have));
+	assert_true(max == 2 && min == 2);
+	assert_false(window_query(&w, 1, 190 * S, &max, &min, &have));
+	/* No sample ever. */
+	window_fini(&w);
+	setup_window(&w, 1);
+	assert_false(window_query(&w, 0, 10 * S, &max, &min, &have));
+	window_fini(&w);
+}
+
+/* A counter refreshed every 2 s, read every 10 ms: 1000/s, not 200 times
+ * that. */
+static void test_counter_interval(void **state)
+{
+	struct window w;
+	double max, min;
+	bool have;
+	uint64_t t, v = 0;
+
+	setup_window(&w, 1);
+	for (t = 100 * S; t <= 130 * S; t += 10 * MS) {
+		if (t % (2 * S) == 0)
+			v = (t / S) * 1000;	/* +2000 every 2 s */
+		window_counter(&w, 0, t, v, 2 * S);
+	}
+	assert_true(window_query(&w, 0, 130 * S, &max, &min, &have));
+	assert_true(have);
+	assert_true(max == 1000.0);
+	/* Over one sampling period it would have been 2000 / 10 ms. */
+	window_fini(&w);
+}
+
+static void test_counter_peak_and_reset(void **state)
+{
+	struct window w;
+	double max, min;
+	bool have;
+
+	setup_window(&w, 1);
+	window_counter(&w, 0, 100 * S, 10, S);
+	assert_true(window_query(&w, 0, 100 * S, &max, &min, &have));
+	assert_false(have);			/* alive, no rate yet */
+	window_counter(&w, 0, 101 * S, 20, S);	/* 10/s */
+	window_counter(&w, 0, 102 * S, 520, S);	/* 500/s */
+	window_counter(&w, 0, 103 * S, 5, S);	/* went back: restart */
+	window_counter(&w, 0, 104 * S, 15, S);	/* 10/s */
+	assert_true(window_query(&w, 0, 104 * S, &max, &min, &have));
+	assert_true(have);
+	assert_true(max == 500);
+	assert_true(min == 10);
+	window_fini(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init_bad),
+		cmocka_unit_test(test_max_min_exact),
+		cmocka_unit_test(test_read_never_resets),
+		cmocka_unit_test(test_slides),
+		cmocka_unit_test(test_gone_after_window),
+		cmocka_unit_test(test_counter_interval),
+		cmocka_unit_test(test_counter_peak_and_reset),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

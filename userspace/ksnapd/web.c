@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: MIT
+/* ksnapd's OpenMetrics endpoint (web.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "sys.h"
+#include "web.h"
+
+/* A collection's layout, shared by the drain and the scrapes. */
+struct web_layout {
+	unsigned int refs;		/* under web.lock */
+	struct om_layout om;
+	/* Per series: */
+	double *scale;
+	uint64_t *interval_ns;		/* a counter's rate interval; 0: gauge */
+	const char **cgroup;		/* its cgroup's path, or NULL */
+	bool *gone;			/* its cgroup was removed */
+	char *paths;			/* cgroup[]'s strings */
+};
+
+/* --- the address -------------------------------------------------------- */
+
+int web_parse_listen(const char *s, char *addr, size_t addrlen,
+		     unsigned int *port)
+{
+	const char *colon, *host = s;
+	size_t hl;
+	char *end;
+	unsigned long p;
+
+	*port = WEB_DEFAULT_PORT;
+	if (!s || !*s) {
+		snprintf(addr, addrlen, "%s", WEB_DEFAULT_ADDR);
+		return 0;
+	}
+	if (*s == '[') {
+		colon = strchr(s, ']');
+		if (!colon)
+			return -EINVAL;
+		host = s + 1;
+		hl = (size_t)(colon - host);
+		colon++;
+		if (*colon && *colon != ':')
+			return -EINVAL;
+		if (!*colon)
+			colon = NULL;
+	} else {
+		colon = strrchr(s, ':');
+		hl = colon ? (size_t)(colon - s) : strlen(s);
+		if (colon && strchr(s, ':') != colon)
+			return -EINVAL;	/* IPv6 wants brackets */
+	}
+	if (hl + 1 > addrlen)
+		return -EINVAL;
+	if (hl)
+		memcpy(addr, host, hl);
+	addr[hl] = '\0';
+	if (!hl || !strcmp(addr, "localhost"))
+		snprintf(addr, addrlen, "%s", WEB_DEFAULT_ADDR);
+	if (colon) {
+		errno = 0;
+		p = strtoul(colon + 1, &end, 10);
+		if (!colon[1] || *end || errno || p > 65535 ||
+		    colon[1] == '-' || colon[1] == '+')
+			return -EINVAL;
+		*port = (unsigned int)p;
+	}
+	return 0;
+}
+
+/* A listening socket on ADDR:PORT (system calls through the seam). */
+static int listen_on(const char *listen, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	char addr[INET6_ADDRSTRLEN + 8];
+	unsigned int port;
+	socklen_t len;
+	int fd, ret, one = 1;
+
+	if (web_parse_listen(listen, addr, sizeof(addr), &port)) {
+		snprintf(err, errlen, "--web.listen-address: '%s': expected "
+			 "ADDR:PORT, [ADDR6]:PORT or :PORT", listen);
+		return -EINVAL;
+	}
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		len = sizeof(*in4);
+	} else if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		len = sizeof(*in6);
+	} else {
+		snprintf(err, errlen, "--web.listen-address: '%s' is not an "
+			 "IPv4 or IPv6 address", addr);
+		return -EINVAL;
+	}
+	fd = ksnap_sys_socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "web: socket: %s", strerror(-fd));
+		return fd;
+	}
+	ret = ksnap_sys_setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				   sizeof(one));
+	if (!ret)
+		ret = ksnap_sys_bind(fd, (struct sockaddr *)&ss, len);
+	if (!ret)
+		ret = ksnap_sys_listen(fd, WEB_MAX_CONNECTIONS);
+	if (ret) {
+		snprintf(err, errlen, "web: listening on %s port %u: %s", addr,
+			 port, strerror(-ret));
+		ksnap_sys_close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* --- layouts ------------------------------------------------------------ */
+
+static void layout_free(struct web_layout *l)
+{
+	if (!l)
+		return;
+	om_layout_free(&l->om);
+	free(l->scale);
+	free(l->interval_ns);
+	free(l->cgroup);
+	free(l->gone);
+	free(l->paths);
+	free(l);
+}
+
+/* Under w->lock; frees it (after the unlock: *dead) on the last one. */
+static void layout_put(struct web_layout *l, struct web_layout **dead)
+{
+	if (l && !--l->refs)
+		*dead = l;
+}
+
+/* A counter's rate interval: its refresh interval, at least the period. */
+static uint64_t rate_interval(uint32_t freshness, uint64_t period_ns)
+{
+	uint64_t f;
+
+	switch (freshness) {
+	case KSNAP_FRESH_TICK:
+		f = 10000000ULL;	/* a tick at HZ=100, the longest */
+		break;
+	case KSNAP_FRESH_1S:
+		f = 1000000000ULL;
+		break;
+	case KSNAP_FRESH_2S:
+		f = 2000000000ULL;
+		break;
+	default:
+		f = 0;
+	}
+	if (f < period_ns)
+		f = period_ns;
+	return f ? f : 1;
+}
+
+static int layout_new(struct web *w, const struct ksnap_coll *c,
+		      struct web_layout **out)
+{
+	struct web_layout *l = calloc(1, sizeof(*l));
+	unsigned int i, j;
+	int ret;
+
+	if (!l)
+		return -ENOMEM;
+	l->refs = 1;
+	ret = om_layout_build(&l->om, c->columns, c->nr_columns,
+			      w->cfg.patterns);
+	if (ret) {
+		free(l);
+		return ret;
+	}
+	l->scale = calloc(l->om.nr_series + 1, sizeof(*l->scale));
+	l->interval_ns = calloc(l->om.nr_series + 1, sizeof(*l->interval_ns));
+	l->cgroup = calloc(l->om.nr_series + 1, sizeof(*l->cgroup));
+	l->gone = calloc(l->om.nr_series + 1, sizeof(*l->gone));
+	l->paths = calloc((size_t)l->om.nr_series + 1, KSNAP_FIELD_VALUE_MAX);
+	if (!l->scale || !l->interval_ns || !l->cgroup || !l->gone ||
+	    !l->paths) {
+		layout_free(l);
+		return -ENOMEM;
+	}
+	for (i = 0; i < l->om.nr_fam; i++) {
+		const struct om_family *f = &l->om.fam[i];
+
+		for (j = f->first; j < f->first + f->nr; j++) {
+			const struct ksnap_column *col =
+				&c->columns[l->om.series[j].column];
+
+			l->scale[j] = f->scale;
+			if (!strcmp(col->field, "cgroup")) {
+				char *p = l->paths +
+					  (size_t)j * KSNAP_FIELD_VALUE_MAX;
+
+				snprintf(p, KSNAP_FIELD_VALUE_MAX, "%s",
+					 col->value);
+				l->cgroup[j] = p;
+			}
+			l->interval_ns[j] = f->counter ?
+				rate_interval(col->freshness, c->period_ns) : 0;
+		}
+	}
+	*out = l;
+	return 0;
+}
+
+/* --- the consumer ------------------------------------------------------- */
+
+static int web_begin(void *self, const struct ksnap_coll *c,
+		     uint64_t first_position)
+{
+	struct web *w = self;
+	struct web_layout *l = NULL, *dead = NULL;
+	struct window win, old_win;
+	uint64_t *last, *old_last;
+	int ret;
+
+	(void)first_position;
+	ret = layout_new(w, c, &l);
+	if (!ret)
+		ret = window_init(&win, l->om.nr_series, WINDOW_NR_SUB,
+				  w->cfg.window_ns);
+	if (ret) {
+		layout_free(l);
+		snprintf(w->err, w->errlen, "web: the collection's series: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	last = calloc(l->om.nr_series + 1, sizeof(*last));
+	if (!last) {
+		window_fini(&win);
+		layout_free(l);
+		snprintf(w->err, w->errlen, "web: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&w->lock);
+	layout_put(w->layout, &dead);
+	w->layout = l;
+	old_win = w->win;
+	w->win = win;
+	old_last = w->last;
+	w->last = last;
+	w->start_mono_ns = c->start_mono_ns;
+	w->self.running = true;
+	w->self.period_seconds = (double)c->period_ns * 1e-9;
+	w->self.skipped_utf8 += l->om.skipped_utf8;
+	w->self.taken = w->self.lost = w->self.missed = 0;
+	w->self.read_sum_ns = w->self.read_max_ns = 0;
+	w->self.lateness_sum_ns = w->self.lateness_max_ns = 0;
+	w->stale = false;
+	w->stale_checked_ns = 0;
+	pthread_mutex_unlock(&w->lock);
+	window_fini(&old_win);
+	free(old_last);
+	layout_free(dead);
+	return 0;
+}
+
+static int web_row(void *self, const struct ksnap_record *rec)
+{
+	struct web *w = self;
+	const struct web_layout *l;
+	unsigned int i;
+	uint64_t t;
+
+	pthread_mutex_lock(&w->lock);
+	l = w->layout;
+	t = w->start_mono_ns + rec->time_ns;
+	if (rec->flags & KSNAP_REC_STALE)
+		w->stale = true;
+	for (i = 0; l && i < l->om.nr_series; i++) {
+		uint64_t v = rec->values[l->om.series[i].column];
+
+		w->last[i] = v;
+		/* Frozen: left to age out of the window. */
+		if (l->gone[i])
+			continue;
+		if (l->interval_ns[i])
+			window_counter(&w->win, i, t, v, l->interval_ns[i]);
+		else
+			window_sample(&w->win, i, t, (double)v * l->scale[i]);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+/*
+ * The records say a sampled cgroup is gone (KSNAP_REC_STALE), not which:
+ * its directory is looked for, at most once a second, and the series of
+ * a removed one stop feeding the window, so that they are no longer
+ * exported once the window has passed.  Only the drain writes gone[].
+ */
+static void find_gone(struct web *w)
+{
+	struct web_layout *l = w->layout;
+	char path[KSNAP_FIELD_VALUE_MAX + sizeof(WEB_CGROUP_ROOT)];
+	uint64_t now = web_now_ns();
+	unsigned int i;
+
+	if (!w->stale || !l || now - w->stale_checked_ns < 1000000000ULL)
+		return;
+	w->stale_checked_ns = now;
+	for (i = 0; i < l->om.nr_series; i++) {
+		if (!l->cgroup[i] || l->gone[i])
+			continue;
+		/* Series of one cgroup are apart: each is looked up. */
+		snprintf(path, sizeof(path), "%s%s", WEB_CGROUP_ROOT,
+			 l->cgroup[i]);
+		if (ksnap_sys_access(path, F_OK) == -ENOENT) {
+			pthread_mutex_lock(&w->lock);
+			l->gone[i] = true;
+			pthread_mutex_unlock(&w->lock);
+		}
+	}
+}
+
+static int web_flush(void *self)
+{
+	struct web *w = self;
+	struct ksnap_stats ks;
+
+	find_gone(w);
+	if (!w->cfg.ring)
+		return 0;
+	ksnap_ring_read_stats(w->cfg.ring, &ks);
+	pthread_mutex_lock(&w->lock);
+	w->self.taken = ks.taken;
+	w->self.lost = ks.lost;
+	w->self.missed = ks.missed;
+	w->self.read_sum_ns = ks.read_sum_ns;
+	w->self.read_max_ns = ks.read_max_ns;
+	w->self.lateness_sum_ns = ks.lateness_sum_ns;
+	w->self.lateness_max_ns = ks.lateness_max_ns;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+static int web_end(void *self, const struct ksnapd_end *e)
+{
+	struct web *w = self;
+
+	pthread_mutex_lock(&w->lock);
+	w->self.taken = e->stats.ksnap_snapshots_taken;
+	w->self.lost = e->stats.ksnap_snapshots_lost;
+	w->self.missed = e->stats.ksnap_periods_missed;
+	w->self.read_sum_ns = e->stats.ksnap_read_sum_nanos;
+	w->self.read_max_ns = e->stats.ksnap_max_read_nanos;
+	w->self.lateness_sum_ns = e->stats.ksnap_lateness_sum_nanos;
+	w->self.lateness_max_ns = e->stats.ksnap_max_lateness_nanos;
+	w->self.running = false;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+const struct ksnapd_consumer_ops web_ops = {
+	.begin = web_begin,
+	.row = web_row,
+	.flush = web_flush,
+	.end = web_end,
+};
+
+/* --- a scrape ----------------------------------------------------------- */
+
+uint64_t web_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int web_render(struct web *w, enum om_format f, struct om_buf *b)
+{
+	struct web_layout *l, *dead = NULL;
+	struct om_value *v = NULL;
+	struct om_self self;
+	uint64_t now = web_now_ns();
+	unsigned int i, n = 0;
+	int ret;
+
+	pthread_mutex_lock(&w->lock);
+	l = w->layout;
+	if (l) {
+		l->refs++;
+		n = l->om.nr_series;
+	}
+	w->self.scrapes++;
+	pthread_mutex_unlock(&w->lock);
+
+	v = calloc(n + 1, sizeof(*v));
+	if (!v) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* The copy: the only part under the lock. */
+	pthread_mutex_lock(&w->lock);
+	for (i = 0; l == w->layout && i < n; i++) {
+		bool have;
+
+		v[i].alive = window_query(&w->win, i, now, &v[i].wmax,
+					  &v[i].wmin, &have);
+		v[i].have_window = have;
+		v[i].last = w->last[i];
+	}
+	self = w->self;
+	pthread_mutex_unlock(&w->lock);
+
+	ret = om_render(b, f, l ? &l->om : NULL, v, &self);
+out:
+	free(v);
+	pthread_mutex_lock(&w->lock);
+	layout_put(l, &dead);
+	pthread_mutex_unlock(&w->lock);
+	layout_free(dead);
+	return ret;
+}
+
+/* --- the server --------------------------------------------------------- */
+
+static const char landing[] =
+	"<!DOCTYPE html>\n<html><head><title>ksnapd</title></head><body>\n"
+	"<h1>ksnapd</h1>\n<p>Kernel and cgroup counters at the sampling "
+	"period of ksnap.ko, with window maxima and minima that a scrape "
+	"interval cannot see.</p>\n"
+	"<p><a href=\"/metrics\">Metrics</a></p>\n</body></html>\n";
+
+/* buf (len bytes) gzipped into *out; returns its length, 0 on failure. */
+static size_t gzip(const char *buf, size_t len, char **out)
+{
+	z_stream zs;
+	size_t cap;
+	char *p;
+
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return 0;
+	cap = deflateBound(&zs, len) + 32;
+	p = malloc(cap);
+	if (!p) {
+		deflateEnd(&zs);
+		return 0;
+	}
+	zs.next_in = (unsigned char *)buf;
+	zs.avail_in = (uInt)len;
+	zs.next_out = (unsigned char *)p;
+	zs.avail_out = (uInt)cap;
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+		deflateEnd(&zs);
+		free(p);
+		return 0;
+	}
+	len = zs.total_out;
+	deflateEnd(&zs);
+	*out = p;
+	return len;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
+			     const char *type, const char *body)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(strlen(body), (void *)body,
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn)
+{
+	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+			MHD_HTTP_HEADER_ACCEPT);
+	const char *enc = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+			MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	enum om_format f = om_negotiate(accept);
+	struct om_buf b = { 0 };
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	bool gz = false;
+	char *body;
+	size_t len;
+
+	if (web_render(w, f, &b)) {
+		om_buf_free(&b);
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     "text/plain", "out of memory\n");
+	}
+	body = b.p;
+	len = b.len;
+	if (om_wants_gzip(enc)) {
+		char *z = NULL;
+		size_t zl = gzip(b.p, b.len, &z);
+
+		if (zl) {
+			om_buf_free(&b);
+			body = z;
+			len = zl;
+			gz = true;
+		}
+	}
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				f == OM_OPENMETRICS ? OM_CT_OPENMETRICS :
+						      OM_CT_PROMETHEUS);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
+				"Accept, Accept-Encoding");
+	if (gz)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
+					"gzip");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	struct web *w = cls;
+
+	(void)version;
+	(void)upload_data;
+	(void)con_cls;
+	/* A body is not read: what comes with a request is dropped. */
+	*upload_data_size = 0;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+			     "method not allowed: GET or HEAD\n");
+	if (!strcmp(url, "/metrics"))
+		return metrics(w, conn);
+	if (!strcmp(url, "/"))
+		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8",
+			     landing);
+	return reply(conn, MHD_HTTP_NOT_FOUND, "text/plain",
+		     "not found: try /metrics\n");
+}
+
+int web_init(struct web *w, const struct web_config *cfg, char *err,
+	     size_t errlen)
+{
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	w->cfg = *cfg;
+	if (!w->cfg.window_ns)
+		w->cfg.window_ns = WEB_DEFAULT_WINDOW_NS;
+	w->err = err;
+	w->errlen = errlen;
+	w->self.version = cfg->version;
+	w->self.abi = KSNAP_ABI_VERSION;
+	w->self.window_seconds = (double)w->cfg.window_ns * 1e-9;
+	if (window_init(&w->win, 0, WINDOW_NR_SUB, w->cfg.window_ns)) {
+		snprintf(err, errlen, "--web.window: too short");
+		return -EINVAL;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	fd = listen_on(cfg->listen, err, errlen);
+	if (fd < 0) {
+		pthread_mutex_destroy(&w->lock);
+		return fd;
+	}
+	w->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+				  MHD_USE_AUTO, 0, NULL, NULL, handle, w,
+				  MHD_OPTION_LISTEN_SOCKET, fd,
+				  MHD_OPTION_CONNECTION_LIMIT,
+				  (unsigned int)WEB_MAX_CONNECTIONS,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				  (unsigned int)WEB_MAX_PER_IP,
+				  MHD_OPTION_CONNECTION_TIMEOUT,
+				  (unsigned int)WEB_TIMEOUT_S,
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				  (size_t)WEB_MEMORY_LIMIT,
+				  MHD_OPTION_END);
+	if (!w->mhd) {
+		snprintf(err, errlen, "web: the HTTP server did not start");
+		ksnap_sys_close(fd);
+		pthread_mutex_destroy(&w->lock);
+		return -EIO;
+	}
+	if (cfg->log)
+		fprintf(cfg->log, "ksnapd: serving /metrics on %s (port %u)\n",
+			cfg->listen && *cfg->listen ? cfg->listen :
+			WEB_DEFAULT_ADDR, web_port(w));
+	return 0;
+}
+
+unsigned int web_port(struct web *w)
+{
+	const union MHD_DaemonInfo *i;
+
+	i = MHD_get_daemon_info(w->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	return i ? i->port : 0;
+}
+
+void web_fini(struct web *w)
+{
+	if (w->mhd) {
+		MHD_stop_daemon(w->mhd);
+		w->mhd = NULL;
+	}
+	pthread_mutex_destroy(&w->lock);
+	if (w->layout) {
+		layout_free(w->layout);
+		w->layout = NULL;
+	}
+	window_fini(&w->win);
+	free(w->last);
+	w->last = NULL;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ksnapd's OpenMetrics endpoint (--web.listen-address): a consumer of the
+ * collector beside the output file (consumer.h: one reader of the ring,
+ * both outputs), and an HTTP server (libmicrohttpd) on a thread of its
+ * own serving
+ *
+ *   /          a small page that links /metrics
+ *   /metrics   the exposition (openmetrics.h), OpenMetrics or the text
+ *              format by the Accept header, gzip when Accept-Encoding asks
+ *   otherwise  404; a method other than GET or HEAD: 405
+ *
+ * The drain never waits for a scrape: row() updates the last values and
+ * the window aggregates (window.h) under a mutex held for one record's
+ * update; a scrape holds it only to copy each series' values (its window
+ * query), never while it renders, compresses or sends.  A collection's
+ * layout (names, labels) is built by begin() before it takes the mutex,
+ * and shared with the scrapes by reference count.
+ *
+ * The server has bounded connections (WEB_MAX_CONNECTIONS, and
+ * WEB_MAX_PER_IP from one address), a timeout (WEB_TIMEOUT_S) and a
+ * request header limit (WEB_MEMORY_LIMIT bytes for one connection).
+ * It answers before the first collection and between collections, with
+ * ksnap_collection_running 0: a collection's series stay until their
+ * window has passed without a sample.  So do a removed cgroup's: the
+ * module freezes its columns and flags the records stale, and ksnapd,
+ * finding its directory gone, stops feeding their window.
+ */
+#ifndef KSNAPD_WEB_H
+#define KSNAPD_WEB_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "consumer.h"
+#include "openmetrics.h"
+#include "ring.h"
+#include "window.h"
+
+/* The port when --web.listen-address gives none, and the address. */
+#define WEB_DEFAULT_PORT	10109
+#define WEB_DEFAULT_ADDR	"127.0.0.1"
+#define WEB_DEFAULT_WINDOW_NS	(60ULL * 1000000000ULL)
+
+/* Where a column's cgroup path is, to see that it was removed. */
+#define WEB_CGROUP_ROOT		"/sys/fs/cgroup"
+
+#define WEB_MAX_CONNECTIONS	32
+#define WEB_MAX_PER_IP		8
+#define WEB_TIMEOUT_S		10
+#define WEB_MEMORY_LIMIT	(32 * 1024)
+
+struct web_config {
+	const char *listen;		/* ADDR:PORT, [ADDR6]:PORT, :PORT */
+	uint64_t window_ns;
+	const char *patterns;		/* --web.metrics, or NULL: all */
+	const char *version;
+	const struct ksnap_ring *ring;	/* for its statistics, or NULL */
+	FILE *log;
+};
+
+struct web_layout;
+
+struct web {
+	struct web_config cfg;
+	pthread_mutex_t lock;
+	/* Under lock: */
+	struct web_layout *layout;	/* the last collection's, or NULL */
+	struct window win;		/* one series per layout series */
+	uint64_t *last;			/* raw last values */
+	struct om_self self;
+	uint64_t start_mono_ns;
+	/* The drain's: a record said a cgroup is gone, and when ksnapd
+	 * last looked for the removed ones. */
+	bool stale;
+	uint64_t stale_checked_ns;
+	/* The server. */
+	struct MHD_Daemon *mhd;
+	char *err;
+	size_t errlen;
+};
+
+/*
+ * Split ADDR:PORT: "" or NULL is WEB_DEFAULT_ADDR:WEB_DEFAULT_PORT, a
+ * missing address (":9100") loopback, a missing port the default; an
+ * IPv6 address in brackets; port 0 is any free port (web_port() says
+ * which).  Returns 0 or -EINVAL.
+ */
+int web_parse_listen(const char *s, char *addr, size_t addrlen,
+		     unsigned int *port);
+
+/* Start the server.  Returns 0 or -errno with err set. */
+int web_init(struct web *w, const struct web_config *cfg, char *err,
+	     size_t errlen);
+void web_fini(struct web *w);
+
+/* CLOCK_MONOTONIC, the clock of the records' times, in ns. */
+uint64_t web_now_ns(void);
+
+/* The port the server listens on (a port 0 given: the one it got). */
+unsigned int web_port(struct web *w);
+
+extern const struct ksnapd_consumer_ops web_ops;
+
+/*
+ * The exposition now, as a scrape renders it (the server's handler and
+ * the tests).  Returns 0 or -ENOMEM.
+ */
+int web_render(struct web *w, enum om_format f, struct om_buf *b);
+
+#endif /* KSNAPD_WEB_H */

@@ -1,0 +1,756 @@
+// SPDX-License-Identifier: MIT
+/* Prometheus' names and renderings of ksnap's metrics (openmetrics.h). */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "openmetrics.h"
+
+/* --- names -------------------------------------------------------------- */
+
+const char *om_desc_unit(const char *description)
+{
+	const char *u = strrchr(description, ',');
+
+	if (!u)
+		return "";
+	u++;
+	while (*u == ' ')
+		u++;
+	return u;
+}
+
+/* Append src to dst (a family name): lower case, [a-z0-9_] only. */
+static void name_cat(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(dst);
+
+	for (; *src && n + 1 < len; src++, n++) {
+		char ch = *src;
+
+		if (ch >= 'A' && ch <= 'Z')
+			ch = (char)(ch - 'A' + 'a');
+		else if (!((ch >= 'a' && ch <= 'z') ||
+			   (ch >= '0' && ch <= '9') || ch == '_'))
+			ch = '_';
+		dst[n] = ch;
+	}
+	dst[n] = '\0';
+}
+
+/* "some" and "full" as node_exporter's pressure stems. */
+static const char *pressure_kind(const char *k)
+{
+	if (!strcmp(k, "some"))
+		return "waiting";
+	if (!strcmp(k, "full"))
+		return "stalled";
+	return NULL;
+}
+
+/* "pressure.RES.KIND" (system) or "RES.pressure.KIND" (cgroup). */
+static bool map_pressure(const char *metric, bool cgroup, struct om_name *n)
+{
+	char res[32], kind[16];
+	const char *k;
+
+	if (cgroup ? sscanf(metric, "%31[a-z].pressure.%15s", res, kind) != 2 :
+		     sscanf(metric, "pressure.%31[a-z].%15s", res, kind) != 2)
+		return false;
+	k = pressure_kind(kind);
+	if (!k)
+		return false;
+	snprintf(n->family, sizeof(n->family), "ksnap_%spressure_%s_%s_seconds",
+		 cgroup ? "cgroup_" : "", res, k);
+	return true;
+}
+
+/* The unit of a raw unit: the base unit's name and the scale to it. */
+static void base_unit(const char *unit, uint32_t flags, struct om_name *n)
+{
+	n->unit = NULL;
+	n->scale = 1;
+	if ((flags & KSNAP_COL_NANOSECONDS) || !strcmp(unit, "ns")) {
+		n->unit = "seconds";
+		n->scale = 1e-9;
+	} else if (!strcmp(unit, "us") || !strcmp(unit, "usec")) {
+		n->unit = "seconds";
+		n->scale = 1e-6;
+	} else if (!strcmp(unit, "bytes")) {
+		n->unit = "bytes";
+	} else if (!strcmp(unit, "load/1000")) {
+		n->scale = 1e-3;
+	}
+}
+
+int om_map_name(const char *metric, const char *field, uint32_t flags,
+		const char *unit, struct om_name *n)
+{
+	bool cgroup = !strcmp(field, "cgroup");
+	const char *dot = strchr(metric, '.');
+
+	memset(n, 0, sizeof(*n));
+	if (!*metric)
+		return -EINVAL;
+	n->counter = flags & KSNAP_COL_CUMULATIVE;
+	base_unit(unit, flags, n);
+	if (map_pressure(metric, cgroup, n)) {
+		/* the unit is in the name already */
+	} else if (cgroup && (!strcmp(metric, "cpu.stat.usage") ||
+			      !strcmp(metric, "cpu.stat.usage_usec"))) {
+		/* cAdvisor's container_cpu_usage_seconds_total */
+		snprintf(n->family, sizeof(n->family),
+			 "ksnap_cgroup_cpu_usage_seconds");
+	} else if (cgroup) {
+		snprintf(n->family, sizeof(n->family), "ksnap_cgroup_");
+		name_cat(n->family, sizeof(n->family), metric);
+		goto unit;
+	} else if (!strncmp(metric, "cpu.", 4)) {
+		/* node_exporter's node_cpu_seconds_total{mode=} */
+		snprintf(n->family, sizeof(n->family), "ksnap_cpu_seconds");
+		snprintf(n->label, sizeof(n->label), "mode");
+		snprintf(n->label_value, sizeof(n->label_value), "%s",
+			 metric + 4);
+	} else if (!strncmp(metric, "softirqs.", 9)) {
+		snprintf(n->family, sizeof(n->family), "ksnap_softirqs");
+		snprintf(n->label, sizeof(n->label), "vector");
+		snprintf(n->label_value, sizeof(n->label_value), "%s",
+			 metric + 9);
+	} else if (!strncmp(metric, "loadavg.", 8)) {
+		/* node_exporter's node_load1 */
+		snprintf(n->family, sizeof(n->family), "ksnap_load");
+		name_cat(n->family, sizeof(n->family), metric + 8);
+	} else {
+		/* /proc/vmstat: node_exporter's node_vmstat_<name> */
+		snprintf(n->family, sizeof(n->family), "ksnap_%s",
+			 dot ? "" : "vmstat_");
+		name_cat(n->family, sizeof(n->family), metric);
+		goto unit;
+	}
+	return 0;
+unit:
+	if (n->unit) {
+		size_t fl = strlen(n->family), ul = strlen(n->unit);
+
+		/* memory.swap.current: no _bytes_bytes either way */
+		if (fl <= ul + 1 || strcmp(n->family + fl - ul, n->unit) ||
+		    n->family[fl - ul - 1] != '_') {
+			strncat(n->family, "_", sizeof(n->family) - fl - 1);
+			strncat(n->family, n->unit,
+				sizeof(n->family) - fl - 2);
+		}
+	}
+	return 0;
+}
+
+/* --- labels ------------------------------------------------------------- */
+
+bool om_utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned int c = *p, need, cp, i;
+
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			need = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			need = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3;
+			cp = c & 0x07;
+		} else {
+			return false;
+		}
+		for (i = 1; i <= need; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return false;
+			cp = (cp << 6) | (p[i] & 0x3f);
+		}
+		if ((need == 2 && (cp < 0x800 || (cp >= 0xd800 &&
+						  cp <= 0xdfff))) ||
+		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return false;
+		p += need + 1;
+	}
+	return true;
+}
+
+int om_escape(const char *v, char *out, size_t outlen)
+{
+	size_t n = 0;
+
+	for (; *v; v++) {
+		const char *e = NULL;
+		char one[2] = { *v, 0 };
+
+		if (*v == '\\')
+			e = "\\\\";
+		else if (*v == '"')
+			e = "\\\"";
+		else if (*v == '\n')
+			e = "\\n";
+		else
+			e = one;
+		if (n + strlen(e) + 1 > outlen) {
+			if (outlen)
+				out[0] = '\0';
+			return -ENOSPC;
+		}
+		memcpy(out + n, e, strlen(e));
+		n += strlen(e);
+	}
+	if (!outlen)
+		return -ENOSPC;
+	out[n] = '\0';
+	return (int)n;
+}
+
+/* The id after prefix in component c ending in suffix, into out. */
+static bool id_between(const char *c, size_t clen, const char *prefix,
+		       const char *suffix, char *out, size_t outlen)
+{
+	size_t pl = strlen(prefix), sl = strlen(suffix), il;
+
+	if (clen <= pl + sl || strncmp(c, prefix, pl) ||
+	    strncmp(c + clen - sl, suffix, sl))
+		return false;
+	il = clen - pl - sl;
+	if (il + 1 > outlen)
+		return false;
+	memcpy(out, c + pl, il);
+	out[il] = '\0';
+	return true;
+}
+
+void om_cgroup_ids(const char *p, char *cid, size_t cidlen, char *pod,
+		   size_t podlen)
+{
+	static const char *const scopes[] = {
+		"libpod-", "docker-", "crio-", "cri-containerd-",
+	};
+	bool kube = strstr(p, "kubepods") != NULL;
+	const char *c = p;
+
+	cid[0] = pod[0] = '\0';
+	while (*c) {
+		size_t len, i;
+		const char *pu;
+
+		while (*c == '/')
+			c++;
+		len = strcspn(c, "/");
+		if (!len)
+			break;
+		for (i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++)
+			if (id_between(c, len, scopes[i], ".scope", cid,
+				       cidlen))
+				break;
+		/* kubepods: the cgroupfs driver's .../pod<uid>/<id> */
+		if (kube && !cid[0] && pod[0] && len == 64 &&
+		    strspn(c, "0123456789abcdef") == 64 && len + 1 <= cidlen) {
+			memcpy(cid, c, len);
+			cid[len] = '\0';
+		}
+		/* "pod<uid>" or "...-pod<uid>.slice" */
+		pu = NULL;
+		if (kube && len > 3 && !strncmp(c, "pod", 3))
+			pu = c;
+		for (i = 1; kube && i + 3 < len; i++)
+			if (c[i - 1] == '-' && !strncmp(c + i, "pod", 3))
+				pu = c + i;
+		if (pu) {
+			char tmp[OM_LABEL_MAX];
+			size_t ul;
+
+			pu += 3;
+			ul = (size_t)(c + len - pu);
+			if (ul > 6 && !strncmp(pu + ul - 6, ".slice", 6))
+				ul -= 6;
+			if (ul >= 32 && ul < sizeof(tmp) && ul + 1 <= podlen) {
+				for (i = 0; i < ul; i++)
+					tmp[i] = pu[i] == '_' ? '-' : pu[i];
+				tmp[ul] = '\0';
+				memcpy(pod, tmp, ul + 1);
+			}
+		}
+		c += len;
+	}
+}
+
+/* --- the layout --------------------------------------------------------- */
+
+bool om_match(const char *patterns, const char *name)
+{
+	const char *p = patterns;
+
+	if (!patterns)
+		return true;
+	while (*p) {
+		char pat[OM_NAME_MAX];
+		size_t len = strcspn(p, ",");
+
+		if (len && len < sizeof(pat)) {
+			memcpy(pat, p, len);
+			pat[len] = '\0';
+			if (!fnmatch(pat, name, 0))
+				return true;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+struct col_ref {
+	unsigned int column;
+	struct om_name name;
+};
+
+static int by_family(const void *a, const void *b)
+{
+	const struct col_ref *x = a, *y = b;
+	int d = strcmp(x->name.family, y->name.family);
+
+	if (d)
+		return d;
+	return x->column < y->column ? -1 : x->column > y->column;
+}
+
+/* One label, escaped, after the others in buf. */
+static int label_cat(char *buf, size_t len, const char *name, const char *v)
+{
+	char esc[2 * KSNAP_FIELD_VALUE_MAX + 2];
+	size_t n = strlen(buf);
+	int ret;
+
+	if (!om_utf8_valid(v))
+		return -EILSEQ;
+	ret = om_escape(v, esc, sizeof(esc));
+	if (ret < 0)
+		return ret;
+	ret = snprintf(buf + n, len - n, "%s%s=\"%s\"", n ? "," : "", name,
+		       esc);
+	return ret < 0 || (size_t)ret >= len - n ? -ENOSPC : 0;
+}
+
+/* The labels of column c with name n, into buf. */
+static int series_labels(const struct ksnap_column *c,
+			 const struct om_name *n, char *buf, size_t len)
+{
+	char cid[OM_LABEL_MAX * 2], pod[OM_LABEL_MAX];
+	int ret = 0;
+
+	buf[0] = '\0';
+	if (c->field[0])
+		ret = label_cat(buf, len, c->field, c->value);
+	if (!ret && !strcmp(c->field, "cgroup")) {
+		om_cgroup_ids(c->value, cid, sizeof(cid), pod, sizeof(pod));
+		if (cid[0])
+			ret = label_cat(buf, len, "container_id", cid);
+		if (!ret && pod[0])
+			ret = label_cat(buf, len, "pod_uid", pod);
+	}
+	if (!ret && n->label[0])
+		ret = label_cat(buf, len, n->label, n->label_value);
+	return ret;
+}
+
+/* The name a pattern sees: a counter's with _total. */
+static void sample_name(const struct om_name *n, char *out, size_t len)
+{
+	snprintf(out, len, "%s%s", n->family, n->counter ? "_total" : "");
+}
+
+int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
+		    unsigned int n, const char *patterns)
+{
+	struct col_ref *refs;
+	char labels[3 * KSNAP_FIELD_VALUE_MAX + 4 * OM_LABEL_MAX];
+	unsigned int i, nr = 0;
+	int ret = 0;
+
+	memset(l, 0, sizeof(*l));
+	refs = calloc(n ? n : 1, sizeof(*refs));
+	l->fam = calloc(n ? n : 1, sizeof(*l->fam));
+	l->series = calloc(n ? n : 1, sizeof(*l->series));
+	if (!refs || !l->fam || !l->series) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		char sname[OM_NAME_MAX + 8];
+
+		if (om_map_name(cols[i].metric, cols[i].field, cols[i].flags,
+				om_desc_unit(cols[i].description),
+				&refs[nr].name))
+			continue;
+		sample_name(&refs[nr].name, sname, sizeof(sname));
+		if (!om_match(patterns, sname)) {
+			l->filtered++;
+			continue;
+		}
+		refs[nr++].column = i;
+	}
+	qsort(refs, nr, sizeof(*refs), by_family);
+	for (i = 0; i < nr; i++) {
+		const struct ksnap_column *c = &cols[refs[i].column];
+		const struct om_name *nm = &refs[i].name;
+		struct om_family *f;
+
+		ret = series_labels(c, nm, labels, sizeof(labels));
+		if (ret == -EILSEQ) {
+			l->skipped_utf8++;
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			goto out;
+		f = l->nr_fam ? &l->fam[l->nr_fam - 1] : NULL;
+		if (!f || strcmp(f->name, nm->family)) {
+			f = &l->fam[l->nr_fam++];
+			snprintf(f->name, sizeof(f->name), "%s", nm->family);
+			snprintf(f->help, sizeof(f->help), "%s",
+				 nm->label[0] ? c->metric : c->description);
+			if (nm->label[0]) {
+				/* cpu.user, cpu.nice...: what they share */
+				const char *d = strchr(c->description, ',');
+
+				snprintf(f->help, sizeof(f->help), "%s",
+					 c->description);
+				if (d && !strcmp(nm->label, "mode"))
+					snprintf(f->help, sizeof(f->help),
+						 "CPU time by mode%s", d);
+			}
+			f->unit = nm->unit;
+			f->scale = nm->scale;
+			f->counter = nm->counter;
+			f->first = l->nr_series;
+		}
+		l->series[l->nr_series].column = refs[i].column;
+		l->series[l->nr_series].labels = strdup(labels);
+		if (!l->series[l->nr_series].labels) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		l->nr_series++;
+		f->nr++;
+	}
+out:
+	free(refs);
+	if (ret)
+		om_layout_free(l);
+	return ret;
+}
+
+void om_layout_free(struct om_layout *l)
+{
+	unsigned int i;
+
+	if (l->series)
+		for (i = 0; i < l->nr_series; i++)
+			free(l->series[i].labels);
+	free(l->series);
+	free(l->fam);
+	memset(l, 0, sizeof(*l));
+}
+
+/* --- rendering ---------------------------------------------------------- */
+
+void om_buf_free(struct om_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+static void __attribute__((format(printf, 2, 3)))
+bprintf(struct om_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		{
+			size_t cap = b->cap ? b->cap * 2 : 16384;
+			char *p;
+
+			while (cap < b->len + (size_t)n + 1)
+				cap *= 2;
+			p = realloc(b->p, cap);
+			if (!p) {
+				b->failed = true;
+				return;
+			}
+			b->p = p;
+			b->cap = cap;
+		}
+	}
+}
+
+/* HELP text: \ and newline escaped (and " in OpenMetrics). */
+static void help_text(struct om_buf *b, enum om_format f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			bprintf(b, "\\\\");
+		else if (*s == '\n')
+			bprintf(b, "\\n");
+		else if (*s == '"' && f == OM_OPENMETRICS)
+			bprintf(b, "\\\"");
+		else
+			bprintf(b, "%c", *s);
+	}
+}
+
+/*
+ * The metadata of family name (a counter's without _total): type is
+ * "counter", "gauge" or "info"; unit NULL for none.
+ */
+static void meta(struct om_buf *b, enum om_format f, const char *name,
+		 const char *type, const char *unit, const char *help)
+{
+	const char *suffix = "";
+
+	if (f == OM_PROMETHEUS) {
+		if (!strcmp(type, "counter"))
+			suffix = "_total";
+		else if (!strcmp(type, "info")) {
+			suffix = "_info";
+			type = "gauge";
+		}
+	}
+	bprintf(b, "# HELP %s%s ", name, suffix);
+	help_text(b, f, help);
+	bprintf(b, "\n# TYPE %s%s %s\n", name, suffix, type);
+	if (f == OM_OPENMETRICS && unit)
+		bprintf(b, "# UNIT %s %s\n", name, unit);
+}
+
+static void sample(struct om_buf *b, const char *name, const char *suffix,
+		   const char *labels, double v)
+{
+	if (labels && *labels)
+		bprintf(b, "%s%s{%s} %.15g\n", name, suffix, labels, v);
+	else
+		bprintf(b, "%s%s %.15g\n", name, suffix, v);
+}
+
+static void sample_u64(struct om_buf *b, const char *name, const char *suffix,
+		       const char *labels, uint64_t v)
+{
+	if (labels && *labels)
+		bprintf(b, "%s%s{%s} %llu\n", name, suffix, labels,
+			(unsigned long long)v);
+	else
+		bprintf(b, "%s%s %llu\n", name, suffix,
+			(unsigned long long)v);
+}
+
+/* The name of a window family of f: "max" or "min", the unit last. */
+static void window_name(const struct om_family *f, const char *which,
+			char *out, size_t len)
+{
+	size_t fl = strlen(f->name);
+
+	if (f->counter) {
+		snprintf(out, len, "%s_window_%s_rate", f->name, which);
+		return;
+	}
+	if (f->unit && fl > strlen(f->unit) + 1)
+		snprintf(out, len, "%.*s_window_%s_%s",
+			 (int)(fl - strlen(f->unit) - 1), f->name, which,
+			 f->unit);
+	else
+		snprintf(out, len, "%s_window_%s", f->name, which);
+}
+
+static void family(struct om_buf *b, enum om_format fmt,
+		   const struct om_layout *l, const struct om_family *f,
+		   const struct om_value *v)
+{
+	char wname[OM_NAME_MAX + 32], help[KSNAP_DESC_MAX + 96];
+	unsigned int i, alive = 0, win = 0;
+
+	for (i = f->first; i < f->first + f->nr; i++) {
+		alive += v[i].alive;
+		win += v[i].alive && v[i].have_window;
+	}
+	if (!alive)
+		return;
+	meta(b, fmt, f->name, f->counter ? "counter" : "gauge", f->unit,
+	     f->help);
+	for (i = f->first; i < f->first + f->nr; i++) {
+		const struct om_series *s = &l->series[i];
+
+		if (!v[i].alive)
+			continue;
+		if (f->scale == 1)
+			sample_u64(b, f->name, f->counter ? "_total" : "",
+				   s->labels, v[i].last);
+		else
+			sample(b, f->name, f->counter ? "_total" : "",
+			       s->labels, (double)v[i].last * f->scale);
+	}
+	if (!win)
+		return;
+	window_name(f, "max", wname, sizeof(wname));
+	snprintf(help, sizeof(help), f->counter ?
+		 "peak rate per second over the window (--web.window), "
+		 "each rate over the counter's refresh interval: %s" :
+		 "maximum over the window (--web.window): %s", f->help);
+	meta(b, fmt, wname, "gauge", f->counter ? NULL : f->unit, help);
+	for (i = f->first; i < f->first + f->nr; i++)
+		if (v[i].alive && v[i].have_window)
+			sample(b, wname, "", l->series[i].labels, v[i].wmax);
+	if (f->counter)
+		return;
+	window_name(f, "min", wname, sizeof(wname));
+	snprintf(help, sizeof(help), "minimum over the window "
+		 "(--web.window): %s", f->help);
+	meta(b, fmt, wname, "gauge", f->unit, help);
+	for (i = f->first; i < f->first + f->nr; i++)
+		if (v[i].alive && v[i].have_window)
+			sample(b, wname, "", l->series[i].labels, v[i].wmin);
+}
+
+static void self_metrics(struct om_buf *b, enum om_format f,
+			 const struct om_self *s)
+{
+	char labels[160], esc[96];
+
+	om_escape(s->version ? s->version : "", esc, sizeof(esc));
+	snprintf(labels, sizeof(labels), "version=\"%s\",abi=\"%u\"", esc,
+		 s->abi);
+	meta(b, f, "ksnap_build", "info", NULL,
+	     "ksnapd's version and ring ABI");
+	sample(b, "ksnap_build", "_info", labels, 1);
+	meta(b, f, "ksnap_collection_running", "gauge", NULL,
+	     "1 while ksnapd reads a collection, 0 while it waits for one");
+	sample(b, "ksnap_collection_running", "", NULL, s->running);
+	meta(b, f, "ksnap_collection_period_seconds", "gauge", "seconds",
+	     "sampling period of the collection read last, 0 when none");
+	sample(b, "ksnap_collection_period_seconds", "", NULL,
+	       s->period_seconds);
+	meta(b, f, "ksnap_web_window_seconds", "gauge", "seconds",
+	     "length of the window of the window_max and window_min series");
+	sample(b, "ksnap_web_window_seconds", "", NULL, s->window_seconds);
+	meta(b, f, "ksnap_snapshots_taken", "counter", NULL,
+	     "snapshots the module took in the collection");
+	sample_u64(b, "ksnap_snapshots_taken", "_total", NULL, s->taken);
+	meta(b, f, "ksnap_snapshots_lost", "counter", NULL,
+	     "snapshots lost to a full ring in the collection");
+	sample_u64(b, "ksnap_snapshots_lost", "_total", NULL, s->lost);
+	meta(b, f, "ksnap_snapshots_missed", "counter", NULL,
+	     "sampling periods the module's timer missed in the collection");
+	sample_u64(b, "ksnap_snapshots_missed", "_total", NULL, s->missed);
+	meta(b, f, "ksnap_snapshot_read_seconds", "counter", "seconds",
+	     "time the module spent reading the counters, summed over the "
+	     "collection's snapshots");
+	sample(b, "ksnap_snapshot_read_seconds", "_total", NULL,
+	       (double)s->read_sum_ns * 1e-9);
+	meta(b, f, "ksnap_snapshot_read_max_seconds", "gauge", "seconds",
+	     "longest read of one snapshot in the collection");
+	sample(b, "ksnap_snapshot_read_max_seconds", "", NULL,
+	       (double)s->read_max_ns * 1e-9);
+	meta(b, f, "ksnap_snapshot_lateness_seconds", "counter", "seconds",
+	     "time from each timer expiry to its snapshot, summed over the "
+	     "collection's snapshots");
+	sample(b, "ksnap_snapshot_lateness_seconds", "_total", NULL,
+	       (double)s->lateness_sum_ns * 1e-9);
+	meta(b, f, "ksnap_snapshot_lateness_max_seconds", "gauge", "seconds",
+	     "longest time from a timer expiry to its snapshot in the "
+	     "collection");
+	sample(b, "ksnap_snapshot_lateness_max_seconds", "", NULL,
+	       (double)s->lateness_max_ns * 1e-9);
+	meta(b, f, "ksnap_web_series_skipped", "counter", NULL,
+	     "series left out: a label value (a cgroup path) not valid "
+	     "UTF-8");
+	sample_u64(b, "ksnap_web_series_skipped", "_total", NULL,
+		   s->skipped_utf8);
+	meta(b, f, "ksnap_web_scrapes", "counter", NULL,
+	     "requests for /metrics answered");
+	sample_u64(b, "ksnap_web_scrapes", "_total", NULL, s->scrapes);
+}
+
+int om_render(struct om_buf *b, enum om_format f, const struct om_layout *l,
+	      const struct om_value *v, const struct om_self *self)
+{
+	unsigned int i;
+
+	self_metrics(b, f, self);
+	for (i = 0; l && i < l->nr_fam; i++)
+		family(b, f, l, &l->fam[i], v);
+	if (f == OM_OPENMETRICS)
+		bprintf(b, "# EOF\n");
+	return b->failed ? -ENOMEM : 0;
+}
+
+/* --- negotiation -------------------------------------------------------- */
+
+/* Whether list (a comma-separated header) names token with q > 0. */
+static bool accepts(const char *list, const char *token)
+{
+	const char *p = list;
+	size_t tl = strlen(token);
+
+	if (!list)
+		return false;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		const char *e = p + len, *q;
+
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if ((size_t)(e - p) >= tl && !strncasecmp(p, token, tl) &&
+		    (p + tl == e || p[tl] == ';' || p[tl] == ' ')) {
+			bool zero = false;
+
+			for (q = p + tl; q < e; q++)
+				if (!strncmp(q, "q=", 2)) {
+					zero = strtod(q + 2, NULL) <= 0;
+					break;
+				}
+			if (!zero)
+				return true;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return false;
+}
+
+enum om_format om_negotiate(const char *accept)
+{
+	return accepts(accept, "application/openmetrics-text") ?
+	       OM_OPENMETRICS : OM_PROMETHEUS;
+}
+
+bool om_wants_gzip(const char *accept_encoding)
+{
+	return accepts(accept_encoding, "gzip");
+}

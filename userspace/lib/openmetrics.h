@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ksnapd's metrics as Prometheus sees them: the names (one function,
+ * om_map_name(), from a column's metric, field and unit to a family with
+ * node_exporter's and cAdvisor's stems and base units), the labels
+ * (escaped; a value that is not valid UTF-8 is refused, and the caller
+ * skips and counts its series), and the two renderings:
+ *
+ *   OM_OPENMETRICS  application/openmetrics-text; version=1.0.0: # TYPE,
+ *                   # UNIT and # HELP of the family (a counter's name
+ *                   without _total), ending in "# EOF"
+ *   OM_PROMETHEUS   text/plain; version=0.0.4: # HELP and # TYPE of the
+ *                   sample's name, no # UNIT
+ *
+ * Each family of a collection comes with its window families: for a
+ * gauge NAME_UNIT, NAME_window_max_UNIT and NAME_window_min_UNIT (the
+ * unit last, as OpenMetrics wants it); for a counter NAME (samples
+ * NAME_total), the gauge NAME_window_max_rate, its peak rate per second.
+ * No _created series.  A family with no live series is left out.
+ */
+#ifndef KSNAP_OPENMETRICS_H
+#define KSNAP_OPENMETRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "column.h"
+
+#define OM_NAME_MAX	160
+#define OM_LABEL_MAX	64
+
+enum om_format {
+	OM_PROMETHEUS,		/* text 0.0.4, the fallback */
+	OM_OPENMETRICS,		/* OpenMetrics 1.0.0 */
+};
+
+#define OM_CT_OPENMETRICS \
+	"application/openmetrics-text; version=1.0.0; charset=utf-8"
+#define OM_CT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
+
+/* A column's family, as om_map_name() names it. */
+struct om_name {
+	char family[OM_NAME_MAX];	/* a counter's without _total */
+	const char *unit;		/* "bytes", "seconds" or NULL */
+	double scale;			/* raw value * scale: the base unit */
+	bool counter;
+	/* One label the name implies (cpu.user: mode="user"), or "". */
+	char label[OM_LABEL_MAX];
+	char label_value[OM_LABEL_MAX];
+};
+
+/* The unit of a column: its description's text after the last ", ". */
+const char *om_desc_unit(const char *description);
+
+/*
+ * The family of metric (a column's metric name), field ("cgroup", "cpu"
+ * or ""), its KSNAP_COL_* flags and unit (om_desc_unit()).  Returns 0,
+ * or -EINVAL for a name that maps to nothing.
+ */
+int om_map_name(const char *metric, const char *field, uint32_t flags,
+		const char *unit, struct om_name *n);
+
+/* Whether s is valid UTF-8 (no overlong forms, no surrogates). */
+bool om_utf8_valid(const char *s);
+
+/*
+ * Label value v escaped into out (outlen bytes): \ as \\, " as \", a
+ * newline as \n.  Returns the length, or -ENOSPC (out is then "").
+ */
+int om_escape(const char *v, char *out, size_t outlen);
+
+/*
+ * The container id and pod uid in cgroup path p, "" when none: the
+ * <id> of libpod-<id>.scope, docker-<id>.scope, crio-<id>.scope and
+ * cri-containerd-<id>.scope; the uid of a kubepods "pod<uid>" component
+ * (systemd's pod<a_b_c>.slice with _ as -).
+ */
+void om_cgroup_ids(const char *p, char *cid, size_t cidlen, char *pod,
+		   size_t podlen);
+
+/* One exported family of a collection and its series. */
+struct om_family {
+	char name[OM_NAME_MAX];
+	char help[KSNAP_DESC_MAX];
+	const char *unit;
+	double scale;
+	bool counter;
+	unsigned int first, nr;		/* its series in om_layout.series */
+};
+
+struct om_series {
+	unsigned int column;		/* in the collection's column set */
+	char *labels;			/* rendered: a="x",b="y", or "" */
+};
+
+/* What a collection exports: built once, when it begins. */
+struct om_layout {
+	struct om_family *fam;
+	unsigned int nr_fam;
+	struct om_series *series;	/* grouped by family */
+	unsigned int nr_series;
+	uint64_t skipped_utf8;		/* series left out: label not UTF-8 */
+	uint64_t filtered;		/* columns --web.metrics left out */
+};
+
+/*
+ * The layout of n columns; patterns is a comma-separated list of shell
+ * patterns matched against each family's name (a counter's with _total),
+ * or NULL for all.  Returns 0 or -ENOMEM.
+ */
+int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
+		    unsigned int n, const char *patterns);
+void om_layout_free(struct om_layout *l);
+
+/* Whether name matches one of patterns (NULL: every name). */
+bool om_match(const char *patterns, const char *name);
+
+/* A series' values at a scrape. */
+struct om_value {
+	uint64_t last;			/* raw, as the ring has it */
+	bool alive;			/* sampled within the window */
+	bool have_window;		/* wmax, wmin set (a counter: a rate) */
+	double wmax, wmin;		/* scaled; a counter: rate per second */
+};
+
+/* ksnapd's own figures. */
+struct om_self {
+	const char *version;
+	unsigned int abi;
+	bool running;			/* a collection is being read */
+	double window_seconds;
+	double period_seconds;		/* the collection's, 0 when none */
+	uint64_t taken, lost, missed;	/* the ring's statistics */
+	uint64_t read_sum_ns, read_max_ns;
+	uint64_t lateness_sum_ns, lateness_max_ns;
+	uint64_t skipped_utf8;
+	uint64_t scrapes;
+};
+
+/* A growing text buffer. */
+struct om_buf {
+	char *p;
+	size_t len, cap;
+	bool failed;			/* out of memory: p is incomplete */
+};
+
+void om_buf_free(struct om_buf *b);
+
+/*
+ * The exposition of layout l (NULL: none) with values v (one per series),
+ * and self, appended to b in format f.  Returns 0 or -ENOMEM.
+ */
+int om_render(struct om_buf *b, enum om_format f, const struct om_layout *l,
+	      const struct om_value *v, const struct om_self *self);
+
+/*
+ * The format an Accept header asks for: OpenMetrics when it names
+ * application/openmetrics-text (without q=0), else the text format.
+ */
+enum om_format om_negotiate(const char *accept);
+
+/* Whether an Accept-Encoding header accepts gzip (not with q=0). */
+bool om_wants_gzip(const char *accept_encoding);
+
+#endif /* KSNAP_OPENMETRICS_H */
