@@ -5,8 +5,8 @@
 # snapshot boundary with its first record flagged KSNAP_REC_SET_CHANGED.
 # The records have room for cgroups_max cgroups beyond the first matches;
 # matches past the room are skipped and counted.  ksnapd writes each set
-# as a stream of its own, in FILE, FILE.1, ...; ksnap-verify accepts each,
-# and no period is lost between them.
+# as a stream of its own, in FILE, FILE.2, ...; ksnap-verify accepts each,
+# and no snapshot is lost between them.
 TEST=follow
 . /guest/tests/lib.sh
 S=$KSNAP_SYS
@@ -121,6 +121,59 @@ check "as many sets in the records as set changes, plus the first" \
 	$((changes + 1)) "$(awk '/^[0-9]/ { print $2 }' /out/follow.sets | sort -u | wc -l)"
 check "each set's first record, and only it, is flagged set-changed" 0 \
 	"$(awk '/^[0-9]/ { f = int($3 / 16) % 2; first = (++k > 1 && $2 != s); if (f != first) b++; s = $2 } END { print b + 0 }' /out/follow.sets)"
+
+# --- ksnapd: a stream per set ---------------------------------------------
+# header_cgroups FILE: the cgroups its header's cpu.stat.usage columns name.
+header_cgroups() {
+	grep '^Time (ns)' "$1" | tr '\t' '\n' |
+		sed -n 's/^cpu\.stat\.usage\[\(.*\)\]$/\1/p' | sort | tr '\n' ' ' |
+		sed 's/ $//'
+}
+
+# stat_of FILE KEY: KEY of FILE's STATS line.
+stat_of() {
+	grep 'STATS	' "$1" | tail -n 1 | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"
+}
+
+rm -f /out/s.tsv*
+ksnapd --once -o /out/s.tsv 2> /out/s.err &
+kpid=$!
+wait_attached
+check "ksnapd: start" ok "$(guestprobe write $S/enable 1)"
+wait_rows /out/s.tsv 3
+mkdir $CG$D/g
+wait_line /out/s.tsv.2 "cpu.stat.usage[$D/g]"
+wait_rows /out/s.tsv.2 3
+rmdir $CG$D/g
+wait_line /out/s.tsv.3 "Time (ns)"
+wait_rows /out/s.tsv.3 3
+check "ksnapd: stop" ok "$(guestprobe write $S/enable 0)"
+wait_pid $kpid $WAIT_S
+st=$?
+[ $st -eq 0 ] || info "ksnapd said: $(tr '\n' ' ' < /out/s.err)"
+check "ksnapd --once writes every set of the collection and exits 0" 0 $st
+check "the first stream names the cgroups at the start" "$D/a $D/c" \
+	"$(header_cgroups /out/s.tsv)"
+check "the second stream names the one made while sampled" "$D/a $D/c $D/g" \
+	"$(header_cgroups /out/s.tsv.2)"
+check "the third stream no longer names the removed one" "$D/a $D/c" \
+	"$(header_cgroups /out/s.tsv.3)"
+total=0
+for f in /out/s.tsv /out/s.tsv.2 /out/s.tsv.3; do
+	check "${f#/out/}: one STATS line" 1 "$(grep -c 'STATS	' $f)"
+	ksnap-verify $f > $f.verify 2>&1
+	st=$?
+	check "ksnap-verify accepts ${f#/out/} ($(tail -n 1 $f.verify))" 0 $st
+	r=$(rows $f)
+	check "${f#/out/}: taken = its rows + lost + rows before it" \
+		"$(stat_of $f ksnap_snapshots_taken)" \
+		"$((r + $(stat_of $f ksnap_snapshots_lost) + $(stat_of $f ksnapd_first_position)))"
+	check "${f#/out/}: it begins where the last one ended" $total \
+		"$(stat_of $f ksnapd_first_position)"
+	total=$((total + r))
+done
+check "the rows of the three streams and the last one's lost are the collection's taken" \
+	"$(ksnap_stat taken)" "$((total + $(stat_of /out/s.tsv.3 ksnap_snapshots_lost)))"
 
 rmdir $CG$D/c
 unload

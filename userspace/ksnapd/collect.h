@@ -33,7 +33,13 @@
  * Each record goes to the consumers with its values at values[] (a newer
  * module's longer header is skipped: values_offset); one of another
  * column set than the collection's is counted (foreign) and logged at
- * the end, never read under the collection's columns.
+ * the end, never read under the collection's columns; but one of a later
+ * set (a running collection's cgroup patterns matched other cgroups)
+ * ends the stream there and begins the next under the new set's columns
+ * (each consumer's end() with split, then begin()), with no row between
+ * them lost.  Each stream's STATS count its own rows; the last one's
+ * the collection's totals, the rows before it counted as before its
+ * first position (ksnapd_first_position).
  * With stop_collection set (--stop-on-exit), a stop signal first stops
  * the collection in the kernel, so that the drain ends with its last
  * snapshot (KSNAP_REC_LAST) and the collection is handed back.
@@ -107,6 +113,10 @@ struct ksnapd_collect {
 	/* Records of another column set than the collection's, or with a
 	 * values_offset this reader cannot follow: skipped. */
 	uint64_t foreign;
+	/* A record of a later column set met at tail: the stream of the
+	 * collection's set ends there and one of this set begins
+	 * (split_set()); 0 when none. */
+	uint32_t next_set;
 
 	struct ksnapd_consumer consumers[KSNAPD_MAX_CONSUMERS];
 	unsigned int nr_consumers;
