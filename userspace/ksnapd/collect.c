@@ -201,6 +201,7 @@ static int begin(struct ksnapd_collect *c)
 			(unsigned long long)c->first_position);
 	c->overwritten = 0;
 	c->foreign = 0;
+	c->skip_set = 0;
 	ret = each_begin(c);
 	if (ret)
 		return ret;
@@ -301,7 +302,8 @@ static const struct ksnap_record *of_set(struct ksnapd_collect *c,
 
 	v = ksnap_ring_values(c->ring, rec, c->coll.set_id,
 			      c->coll.nr_columns, c->norm);
-	if (!v && rec->set_id > c->coll.set_id)
+	if (!v && rec->set_id > c->coll.set_id &&
+	    rec->set_id != c->skip_set)
 		c->next_set = rec->set_id;
 	else if (!v)
 		c->foreign++;
@@ -384,20 +386,34 @@ static int split_set(struct ksnapd_collect *c)
 	struct ksnap_coll next = c->coll;
 	int ret;
 
-	collection_stats(c, &e.stats);
-	e.stats.ksnap_snapshots_taken = pos;
-	e.stats.ksnap_snapshots_lost = 0;
-	ret = each_end(c, &e);
-	if (ret)
-		return ret;
 	next.set_id = c->next_set;
 	next.columns = NULL;
 	ret = ksnap_ring_set_columns(c->ring, next.set_id, &next.nr_columns);
 	if (!ret)
 		ret = ksnap_ring_read_columns(c->ring, &next);
+	if (ret == -ESTALE) {
+		/* Too far behind: the module no longer names that set. */
+		free(next.columns);
+		if (c->cfg.log)
+			fprintf(c->cfg.log, "ksnapd: collection %u: column "
+				"set %u is no longer known to the module: "
+				"its records are skipped\n",
+				c->coll.generation, c->next_set);
+		c->skip_set = c->next_set;
+		c->next_set = 0;
+		return 0;
+	}
 	if (ret) {
 		free(next.columns);
 		return columns_failed(c, ret, &next);
+	}
+	collection_stats(c, &e.stats);
+	e.stats.ksnap_snapshots_taken = pos;
+	e.stats.ksnap_snapshots_lost = 0;
+	ret = each_end(c, &e);
+	if (ret) {
+		free(next.columns);
+		return ret;
 	}
 	free(c->coll.columns);
 	c->coll = next;

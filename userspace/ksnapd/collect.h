@@ -37,7 +37,8 @@
  * set (a running collection's cgroup patterns matched other cgroups)
  * ends the stream there and begins the next under the new set's columns
  * (each consumer's end() with split, then begin()), with no row between
- * them lost.  Each stream's STATS count its own rows; the last one's
+ * them lost; a later set the module no longer names (ESTALE: ksnapd fell
+ * more sets behind than it keeps) is skipped and counted as foreign.  Each stream's STATS count its own rows; the last one's
  * the collection's totals, the rows before it counted as before its
  * first position (ksnapd_first_position).
  * With stop_collection set (--stop-on-exit), a stop signal first stops
@@ -117,6 +118,9 @@ struct ksnapd_collect {
 	 * collection's set ends there and one of this set begins
 	 * (split_set()); 0 when none. */
 	uint32_t next_set;
+	/* A later set the module no longer answers for (the reader fell
+	 * behind): its records are skipped, counted as foreign. */
+	uint32_t skip_set;
 
 	struct ksnapd_consumer consumers[KSNAPD_MAX_CONSUMERS];
 	unsigned int nr_consumers;

@@ -934,6 +934,53 @@ static void a_set_change_ends_the_stream_and_begins_the_next(void **s)
 	free(log);
 }
 
+static void change_sets_twice_and_stop(int call)
+{
+	if (call != 1)
+		return;
+	fake_ring_set_change(&fr, 3);
+	fake_ring_push(&fr, 2000, 20);
+	fake_ring_set_change(&fr, 2);
+	fake_ring_push(&fr, 3000, 30);
+	fake_ring_stop(&fr);
+}
+
+/*
+ * A reader too far behind: the module no longer names the set it meets
+ * (ESTALE).  Its records are skipped and counted, never written under
+ * other columns; the next set it names begins the next stream.
+ */
+static void a_set_no_longer_known_is_skipped(void **s)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+	const char *out;
+
+	assert_non_null(f);
+	cfg.log = f;
+	fake_ring_start(&fr, 8, 2, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(false);
+	script = change_sets_twice_and_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	fclose(f);
+	out = output();
+	assert_contains(out, "1000\t10\t11\nSTATS\t");
+	assert_contains(out, "Time (ns)\t/ksnap/mem\t/ksnap/cpu[/a]\n"
+			"3000\t30\t31\nSTATS\t");
+	assert_int_equal(count_lines_starting(out, "2000\t"), 0);
+	assert_int_equal(count_lines_starting(out, "STATS\t"), 2);
+	assert_contains(log, "ksnapd: collection 8: column set 2 is no "
+			"longer known to the module: its records are skipped");
+	assert_contains(log, "ksnapd: collection 8: 1 records not of its "
+			"column set 3");
+	assert_int_equal(fr.cons->tail, 3);
+	assert_int_equal(fr.cons->done_generation, 8);
+	free(log);
+}
+
 /* The columns are read through the device, at the collection's begin. */
 static void columns_come_through_the_device_ioctl(void **s)
 {
@@ -1003,6 +1050,7 @@ int main(void)
 		T(regular_file_device_is_read_like_the_device),
 		T(records_are_read_by_values_offset_and_set_id),
 		T(a_set_change_ends_the_stream_and_begins_the_next),
+		T(a_set_no_longer_known_is_skipped),
 		T(columns_come_through_the_device_ioctl),
 		T(columns_the_device_cannot_give_are_an_error),
 		T(overwrite_mode_counts_what_was_overwritten),
