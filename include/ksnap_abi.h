@@ -84,22 +84,22 @@
  *
  * Column sets.  What a record's values are is its column set: set_id
  * names it.  The module numbers a set when it publishes a configuration
- * (at load, at each reconfiguration of its metrics or cgroups, and at a
- * start whose cgroup patterns match other cgroups than before), from 1,
+ * (at load, at each reconfiguration of its metrics or cgroups, and when
+ * cgroup patterns match other cgroups than before: at a start, or while
+ * a collection runs), from 1,
  * never reusing a number while loaded; ksnap_ctrl.set_id (under seq) is
  * the collection's set.  A set's columns are not in the mapping: they are
  * read through the device, one by index, with KSNAP_IOC_COLUMN (struct
  * ksnap_column_info, below), naming the set, which a reader takes from
  * the control page (a query handle, which maps nothing, gets ESTALE for
- * any set it guesses wrong).  The kernel answers for its
- * current set only: ESTALE for any other (the reader reads the collection
- * fields again and starts over), ENOENT for an index past the set's
+ * any set it guesses wrong).  The kernel answers for its current set
+ * and the last sets swapped out while running (below): ESTALE for any
+ * other (the reader reads the collection fields again and starts over,
+ * or skips that set's records), ENOENT for an index past the set's
  * nr_columns.  A set has at most KSNAP_MAX_COLUMNS columns.
  *
- * Today a collection has one set: each record's set_id is the
- * collection's.  Sets that change while a collection runs (cgroups
- * coming and going on a container host) need no other change to this
- * ABI, and a reader of this version is ready for them:
+ * A collection whose cgroups are patterns changes its set while it runs
+ * (cgroups coming and going on a container host):
  *  - a set change takes effect at a snapshot boundary: the first record
  *    of the new set carries its set_id and KSNAP_REC_SET_CHANGED, and
  *    ksnap_ctrl.set_id becomes the new set (under seq) before head covers
@@ -110,17 +110,15 @@
  *    and counts the records of a set it does not take (ksnapd, whose
  *    stream has one header per collection, does); either way a record is
  *    never read under another set's columns;
- *  - such a module answers KSNAP_IOC_COLUMN for every set whose records
- *    the ring may still hold, ESTALE only for a set none of whose records
- *    can still be read (today: any set but the current one);
- *  - record_size stays the collection's: a set change that would need
- *    wider records (more columns than record_size holds) ends the
- *    collection and starts a new one, so a slot's width never changes
- *    under a reader;
+ *  - the module answers KSNAP_IOC_COLUMN for the current set and for the
+ *    last 4 sets a running collection swapped out; ESTALE for any other;
+ *  - record_size stays the collection's: the records of a configuration
+ *    with patterns have room for more cgroups than it matched (the
+ *    cgroups_max parameter), and a set that would need more columns is
+ *    truncated (its other matches skipped and counted), so a slot's width
+ *    never changes under a reader;
  *  - a column keeps its index only within its set: a reader matches
  *    columns across sets by their names (metric, field, value).
- * The current module never changes a set inside a collection and never
- * sets KSNAP_REC_SET_CHANGED.
  *
  * Collections.  Writing 1 to the enable attribute (KSNAP_SYSFS_DIR)
  * starts collection number ++generation: start_position = head, the
@@ -255,10 +253,7 @@
 #define KSNAP_REC_CPU_FOLD	(1U << 2)
 /* A per-CPU column's CPU is offline: the column holds its value. */
 #define KSNAP_REC_CPU_OFFLINE	(1U << 3)
-/*
- * The first record of a new column set within a collection ("Column
- * sets"): never set by this module.
- */
+/* The first record of a new column set within a collection ("Column sets") */
 #define KSNAP_REC_SET_CHANGED	(1U << 4)
 
 /* Per-collection statistics, reset at every start. */
@@ -335,9 +330,10 @@ struct ksnap_ctrl {
  * set_id and index, and zeroes the rest; the kernel fills nr_columns and
  * the column: a metric, and for metrics with a field (per cgroup, per CPU)
  * the field's name and value.  The column's name in the stream is
- * "metric" or "metric[value]".  Errors: ESTALE, set_id is not the current
- * set; ENOENT, index is not below nr_columns; EINVAL, a reserved field is
- * not zero; EFAULT.
+ * "metric" or "metric[value]".  Errors: ESTALE, set_id is neither the
+ * current set nor one of the last swapped out ("Column sets"); ENOENT,
+ * index is not below nr_columns; EINVAL, a reserved field is not zero;
+ * EFAULT.
  */
 struct ksnap_column_info {
 	__u32 set_id;		/* in */

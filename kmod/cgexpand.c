@@ -132,7 +132,8 @@ static bool ksnap_cgpattern_has(const struct ksnap_config *cfg,
 /**
  * ksnap_cgpattern_add() - add the cgroups @pattern matches to @cfg
  * @cfg: being built; cgroups[] has room for KSNAP_MAX_CGROUPS, and cgns is
- *	 the namespace the paths are relative to
+ *	 the namespace the paths are relative to; with cg_limit, matches
+ *	 past it are skipped and counted in nr_skipped instead of an error
  * @pattern: checked with ksnap_cgpattern_check()
  * @quiet: no log line for a pattern that matches nothing (a restart's
  *	   expansion: the configuration said so)
@@ -141,12 +142,15 @@ static bool ksnap_cgpattern_has(const struct ksnap_config *cfg,
  * added twice.  The pattern's matches come sorted by path.
  *
  * Return: 0, -EINVAL when the configuration would hold more than
- * KSNAP_MAX_CGROUPS cgroups, or -ENOMEM.  Logs one line on failure.
+ * KSNAP_MAX_CGROUPS cgroups (and no cg_limit), or -ENOMEM.  Logs one line on failure.
  */
 int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
 			bool quiet)
 {
-	unsigned int room = KSNAP_MAX_CGROUPS - cfg->nr_cgroups;
+	unsigned int limit = min_t(unsigned int, cfg->cg_limit,
+				   KSNAP_MAX_CGROUPS);
+	unsigned int room = limit > cfg->nr_cgroups ?
+			    limit - cfg->nr_cgroups : 0;
 	unsigned int i, n, first = cfg->nr_cgroups;
 	struct cgroup **found;
 	char *buf;
@@ -158,7 +162,11 @@ int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
 		goto out;
 	n = ksnap_cgpattern_walk(pattern, cfg->cgns, found, room, buf,
 				 PATH_MAX);
-	if (n > room) {
+	if (n > room && cfg->cg_limit != KSNAP_CG_NO_LIMIT) {
+		/* A running collection's capacity (follow.c): the rest skipped. */
+		cfg->nr_skipped += n - room;
+		n = room;
+	} else if (n > room) {
 		pr_err_ratelimited("cgroups: pattern '%s' matches %u cgroups, %u more than a configuration's %u cgroups leave room for: narrow it\n",
 				   pattern, n, n - room, KSNAP_MAX_CGROUPS);
 		ret = -EINVAL;
@@ -216,8 +224,8 @@ int ksnap_cgpattern_keep_path(const struct ksnap_config *cur,
 }
 
 /* Do @a and @b configure the same cgroups in the same order? */
-static bool ksnap_cgpattern_same(const struct ksnap_config *a,
-				 const struct ksnap_config *b)
+bool ksnap_cgpattern_same(const struct ksnap_config *a,
+			  const struct ksnap_config *b)
 {
 	unsigned int i;
 
@@ -251,7 +259,7 @@ int ksnap_cgpattern_refresh(struct ksnap *ks, bool *changed)
 	*changed = false;
 	if (!old->nr_patterns)
 		return 0;
-	cfg = ksnap_config_rebuild(old, &ks->layout);
+	cfg = ksnap_config_rebuild(old, &ks->layout, KSNAP_CG_NO_LIMIT);
 	if (IS_ERR(cfg))
 		return PTR_ERR(cfg);
 	if (!cfg->nr_columns) {

@@ -355,7 +355,17 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 		pr_err_ratelimited("metrics: no column to sample: name at least one metric\n");
 		return -EINVAL;
 	}
-	if (ksnap_layout_records(l, n ?: 1, &cfg->record_size,
+	/* Patterns: room for the cgroups a running collection finds. */
+	cfg->nr_columns = n;
+	cfg->cap_columns = cfg->nr_patterns ?
+			   ksnap_follow_cap_columns(cfg, l) : n ?: 1;
+	cfg->nr_columns = 0;
+	if (cfg->cap_columns > n &&
+	    ksnap_layout_records(l, cfg->cap_columns, &cfg->record_size,
+				 &cfg->nr_records))
+		cfg->cap_columns = n ?: 1;
+	if (cfg->cap_columns <= n &&
+	    ksnap_layout_records(l, n ?: 1, &cfg->record_size,
 				 &cfg->nr_records)) {
 		pr_err_ratelimited("metrics: %u columns make records of %zu bytes: the ring (ring_kb=) holds fewer than 2 of them: load ksnap with a larger ring_kb\n",
 				   n, KSNAP_RECORD_SIZE((size_t)n));
@@ -394,7 +404,8 @@ static struct ksnap_config *__ksnap_config_build(const char *metrics,
 						 const char *cgroups,
 						 const struct ksnap_layout *l,
 						 const struct ksnap_config *prev,
-						 const struct ksnap_config *cur)
+						 const struct ksnap_config *cur,
+						 unsigned int cg_limit)
 {
 	struct ksnap_config *cfg;
 	struct ksnap_list *list;
@@ -405,6 +416,7 @@ static struct ksnap_config *__ksnap_config_build(const char *metrics,
 	list = kvzalloc(sizeof(*list), GFP_KERNEL);
 	if (!cfg || !list)
 		goto err;
+	cfg->cg_limit = cg_limit;
 
 	ret = ksnap_config_cgroups(cfg, cgroups ?: "", list, prev, cur);
 	if (ret)
@@ -443,13 +455,18 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 					const struct ksnap_layout *l,
 					const struct ksnap_config *prev)
 {
-	return __ksnap_config_build(metrics, cgroups, l, prev, NULL);
+	return __ksnap_config_build(metrics, cgroups, l, prev, NULL,
+				    KSNAP_CG_NO_LIMIT);
 }
 
 /**
  * ksnap_config_rebuild() - @cur with its cgroup patterns expanded again
  * @cur: the current configuration, with patterns
  * @l: as for ksnap_config_build()
+ * @cg_limit: KSNAP_CG_NO_LIMIT (a start: more matches than
+ *	      KSNAP_MAX_CGROUPS are an error), or the most cgroups, those
+ *	      past it skipped and counted in nr_skipped (a running
+ *	      collection's rescan, follow.c)
  *
  * Its paths keep their cgroups (frozen ones too); its patterns are
  * expanded in the namespace @cur was configured in.  Process context.
@@ -457,10 +474,11 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
  * Return: the configuration, or an ERR_PTR, with one log line.
  */
 struct ksnap_config *ksnap_config_rebuild(const struct ksnap_config *cur,
-					  const struct ksnap_layout *l)
+					  const struct ksnap_layout *l,
+					  unsigned int cg_limit)
 {
 	return __ksnap_config_build(cur->metrics_arg, cur->cgroups_arg, l,
-				    NULL, cur);
+				    NULL, cur, cg_limit);
 }
 
 void ksnap_config_free(const struct ksnap_config *cfg)

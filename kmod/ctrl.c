@@ -51,8 +51,9 @@ static void ksnap_ctrl_write_end(struct ksnap_ctrl *ctrl)
  * @ks: with ks->lock held
  * @col: in: set_id, index; filled on success
  *
- * Return: 0, -ESTALE when @col->set_id is not the current set, -ENOENT
- * past its last column.
+ * Return: 0, -ESTALE when @col->set_id is neither the current set nor one
+ * a running collection swapped out lately (follow.c), -ENOENT past its
+ * last column.
  */
 int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col)
 {
@@ -62,7 +63,7 @@ int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col)
 
 	lockdep_assert_held(&ks->lock);
 	if (set_id != ks->set_id)
-		return -ESTALE;
+		return ksnap_follow_column(ks, col);
 	if (index >= cfg->nr_columns)
 		return -ENOENT;
 	src = &cfg->col[index];
@@ -170,6 +171,22 @@ void ksnap_ctrl_publish_stop(struct ksnap *ks, u32 reason)
 	ks->ctrl->state = KSNAP_STATE_STOPPED;
 	ks->ctrl->stop_reason = reason;
 	ksnap_ctrl_write_end(ks->ctrl);
+}
+
+/*
+ * A running collection's new set (follow.c), with the timer cancelled:
+ * under seq before head covers the set's first record (ksnap_abi.h
+ * "Column sets"); the geometry stays.
+ */
+void ksnap_ctrl_publish_set(struct ksnap *ks)
+{
+	struct ksnap_ctrl *ctrl = ks->ctrl;
+
+	lockdep_assert_held(&ks->lock);
+	ksnap_ctrl_write_begin(ctrl);
+	ctrl->nr_columns = ks->cfg->nr_columns;
+	ctrl->set_id = ks->set_id;
+	ksnap_ctrl_write_end(ctrl);
 }
 
 /*

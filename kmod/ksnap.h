@@ -212,6 +212,14 @@ struct ksnap_config {
 	unsigned int nr_patterns;
 	struct cgroup_namespace *cgns;
 	DECLARE_BITMAP(matched, KSNAP_MAX_CGROUPS);	/* from a pattern */
+	/*
+	 * A running collection's expansion (follow.c): patterns add at most
+	 * cg_limit cgroups in all, the others skipped and counted here.
+	 */
+	unsigned int cg_limit;	/* KSNAP_CG_NO_LIMIT: an error past the most */
+	unsigned int nr_skipped;
+	/* Columns the records have room for: more with patterns (follow.c) */
+	unsigned int cap_columns;
 	unsigned int nr_columns;
 	u32 record_size;
 	u32 nr_records;
@@ -219,12 +227,16 @@ struct ksnap_config {
 	struct ksnap_plan plan;
 };
 
+/* cg_limit: KSNAP_MAX_CGROUPS, and more matches are an error. */
+#define KSNAP_CG_NO_LIMIT	UINT_MAX
+
 struct ksnap_config *ksnap_config_build(const char *metrics,
 					const char *cgroups,
 					const struct ksnap_layout *l,
 					const struct ksnap_config *prev);
 struct ksnap_config *ksnap_config_rebuild(const struct ksnap_config *cur,
-					  const struct ksnap_layout *l);
+					  const struct ksnap_layout *l,
+					  unsigned int cg_limit);
 void ksnap_config_free(const struct ksnap_config *cfg);
 
 /* cgexpand.c: cgroup patterns expanded (cgpattern.h). */
@@ -236,6 +248,8 @@ int ksnap_cgpattern_keep_path(const struct ksnap_config *cur,
 			      struct ksnap_cgroup *cg, const char *path);
 struct ksnap;
 int ksnap_cgpattern_refresh(struct ksnap *ks, bool *changed);
+bool ksnap_cgpattern_same(const struct ksnap_config *a,
+			  const struct ksnap_config *b);
 int ksnap_config_check_period(unsigned int period_us);
 int ksnap_config_check_wake_ms(unsigned int wake_ms);
 
@@ -261,7 +275,38 @@ struct ksnap_run {
 	u64 recent_start_ns;	/* this second's reads: since */
 	u64 recent_max_ns;	/* and the longest */
 	bool overrun;		/* above for too long: a worker stops it */
+	u32 set_flags;		/* KSNAP_REC_SET_CHANGED for the next record */
+	unsigned int cap_columns;	/* a set change's most (follow.c) */
 };
+
+/*
+ * follow.c: a running collection's cgroup patterns expanded again every
+ * discover_ms.  Counters of the collection, reset at its start (stats/),
+ * written with ks->lock held.
+ */
+struct ksnap_follow_stats {
+	u64 set_changes;	/* sets swapped in while running */
+	u64 cgroups_found;	/* cgroups added by those set changes */
+	u64 cgroups_removed;	/* cgroups dropped by them */
+	u64 cgroups_skipped;	/* matches past the capacity, at the last */
+};
+
+/* A set swapped out while running: its columns, for KSNAP_IOC_COLUMN. */
+struct ksnap_old_col {
+	const struct ksnap_metric *metric;
+	s16 cpu;
+	s16 cg;			/* index into paths, or -1 */
+};
+
+struct ksnap_old_set {
+	u32 set_id;		/* 0: an empty slot */
+	unsigned int nr_columns;
+	struct ksnap_old_col *col;
+	char (*paths)[KSNAP_FIELD_VALUE_MAX];
+};
+
+/* The sets swapped out that KSNAP_IOC_COLUMN still answers for. */
+#define KSNAP_OLD_SETS	4
 
 /*
  * cpus.c: the CPUs a running collection reads live and what the others
@@ -322,6 +367,10 @@ struct ksnap {
 	struct irq_work wake_work;
 	struct work_struct gone_work;	/* logs removed cgroups */
 	struct work_struct overrun_work;	/* stops on a sustained overrun */
+	struct delayed_work follow_work;	/* rescans patterns (follow.c) */
+	struct ksnap_follow_stats follow;
+	struct ksnap_old_set old_sets[KSNAP_OLD_SETS];
+	unsigned int old_next;		/* the slot the next one takes */
 	u64 calib[KSNAP_MAX_COLUMNS];	/* calibration reads' values */
 	wait_queue_head_t wait;
 	struct miscdevice misc;
@@ -352,6 +401,7 @@ void ksnap_ctrl_publish_start(struct ksnap *ks, u64 read_estimate_ns,
 			      u64 read_bound_ns);
 void ksnap_ctrl_publish_stop(struct ksnap *ks, u32 reason);
 void ksnap_ctrl_publish_reader(struct ksnap *ks);
+void ksnap_ctrl_publish_set(struct ksnap *ks);
 int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col);
 
 /* sampler.c: the hrtimer; start/stop with ks->lock held. */
@@ -361,6 +411,17 @@ void ksnap_sampler_stop(struct ksnap *ks);
 void ksnap_sampler_uninit(struct ksnap *ks);
 void ksnap_sampler_cgroups_changed(struct ksnap *ks);
 bool ksnap_reader_attached(const struct ksnap *ks);
+
+/* follow.c: the set followed while running; all with ks->lock held. */
+unsigned int ksnap_follow_cgroups_max(void);
+unsigned int ksnap_follow_cap_columns(const struct ksnap_config *cfg,
+				      const struct ksnap_layout *l);
+void ksnap_follow_init(struct ksnap *ks);
+void ksnap_follow_start(struct ksnap *ks);
+void ksnap_follow_uninit(struct ksnap *ks);
+int ksnap_follow_column(const struct ksnap *ks, struct ksnap_column_info *col);
+unsigned int ksnap_follow_fit_columns(const struct ksnap *ks, u64 estimate_ns,
+				      u64 bound_ns);
 
 /* device.c: /dev/ksnap. */
 int ksnap_device_init(struct ksnap *ks);

@@ -277,7 +277,9 @@ static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	rec->time_ns = t0 + (t1 - t0) / 2 - run->start_mono_ns;
 	rec->lateness_ns = ksnap_sat_u32(lateness_ns);
 	rec->read_ns = ksnap_sat_u32(t1 - t0);
-	rec->flags = flags;
+	/* The first record written of a new set says so (follow.c). */
+	rec->flags = flags | run->set_flags;
+	run->set_flags = 0;
 	rec->set_id = run->set_id;
 	rec->values_offset = offsetof(struct ksnap_record, values);
 	rec->reserved = 0;
@@ -424,6 +426,7 @@ void ksnap_sampler_init(struct ksnap *ks)
 	INIT_WORK(&ks->overrun_work, ksnap_overrun_fn);
 	init_waitqueue_head(&ks->wait);
 	init_irq_work(&ks->wake_work, ksnap_wake_fn);
+	ksnap_follow_init(ks);
 	hrtimer_setup(&ks->timer, ksnap_timer_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
@@ -647,9 +650,13 @@ int ksnap_sampler_start(struct ksnap *ks)
 		goto out;
 	}
 	ksnap_run_reset(ks);
+	ks->run.cap_columns =
+		ksnap_follow_fit_columns(ks, estimate_ns,
+					 ksnap_read_bound_ns(ks->period_ns));
 	ksnap_ctrl_publish_start(ks, estimate_ns,
 				 ksnap_read_bound_ns(ks->period_ns));
 	WRITE_ONCE(ks->running, true);
+	ksnap_follow_start(ks);
 	/* Armed from its CPU: a pinned timer fires where it was started. */
 	smp_call_function_single(cpu, ksnap_timer_arm, ks, true);
 	wake_up_interruptible(&ks->wait);
@@ -704,4 +711,5 @@ void ksnap_sampler_uninit(struct ksnap *ks)
 	cancel_work_sync(&ks->gone_work);
 	/* Stopped: it finds nothing to do if it runs. */
 	cancel_work_sync(&ks->overrun_work);
+	ksnap_follow_uninit(ks);
 }

@@ -550,6 +550,38 @@ static ssize_t stats_stop_reason_show(struct device *dev,
 static struct device_attribute ksnap_stat_attr_stop_reason =
 	__ATTR(stop_reason, 0444, stats_stop_reason_show, NULL);
 
+/* The set followed while running (follow.c): read under ks->lock. */
+struct ksnap_follow_attr {
+	struct device_attribute attr;
+	size_t offset;		/* of the u64 in struct ksnap_follow_stats */
+};
+
+static ssize_t ksnap_follow_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	const struct ksnap_follow_attr *fa =
+		container_of(attr, struct ksnap_follow_attr, attr);
+	struct ksnap *ks = ksnap_from_dev(dev);
+	u64 v;
+
+	mutex_lock(&ks->lock);
+	v = *(const u64 *)((const void *)&ks->follow + fa->offset);
+	mutex_unlock(&ks->lock);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+#define KSNAP_FOLLOW_ATTR(_name)					\
+	struct ksnap_follow_attr ksnap_stat_attr_##_name = {		\
+		.attr.attr = { .name = #_name, .mode = 0444 },		\
+		.attr.show = ksnap_follow_show,				\
+		.offset = offsetof(struct ksnap_follow_stats, _name),	\
+	}
+
+static KSNAP_FOLLOW_ATTR(set_changes);
+static KSNAP_FOLLOW_ATTR(cgroups_found);
+static KSNAP_FOLLOW_ATTR(cgroups_removed);
+static KSNAP_FOLLOW_ATTR(cgroups_skipped);
+
 static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_taken.attr.attr,
 	&ksnap_stat_attr_lost.attr.attr,
@@ -568,6 +600,10 @@ static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_read_bound_ns.attr.attr,
 	&ksnap_stat_attr_read_recent_ns.attr.attr,
 	&ksnap_stat_attr_stop_reason.attr,
+	&ksnap_stat_attr_set_changes.attr.attr,
+	&ksnap_stat_attr_cgroups_found.attr.attr,
+	&ksnap_stat_attr_cgroups_removed.attr.attr,
+	&ksnap_stat_attr_cgroups_skipped.attr.attr,
 	NULL,
 };
 

@@ -73,6 +73,11 @@
  *   guestprobe reads SECONDS         the same reader, one line per record
  *                                    "seq read_ns" (the time the kernel
  *                                    spent reading it)
+ *   guestprobe sets SECONDS          the same reader, one line per record
+ *                                    "seq set_id flags", and before a
+ *                                    set's first record, the cgroups of
+ *                                    its cpu.stat.usage columns, asked
+ *                                    for then: "set ID cgroups A B ..."
  *   guestprobe write-n FILE CHAR N   one write(2) of N times CHAR
  *   guestprobe write-hex FILE HEX    one write(2) of the bytes HEX ("" is
  *                                    a zero-length write)
@@ -415,8 +420,42 @@ static double now_s(void)
 }
 
 /* A minimal reader, for the record headers ksnapd does not write out. */
-static int cmd_records(double secs, bool reads)
+/*
+ * The cgroups of set @set_id's cpu.stat.usage columns, as its reader asks
+ * for them when it first meets the set in a record: "set ID cgroups A B",
+ * or "set ID ERRNAME".
+ */
+static void print_set(int fd, uint32_t set_id)
 {
+	struct ksnap_column_info *ci = calloc(1, sizeof(*ci));
+	uint32_t i;
+	int e = 0;
+
+	if (!ci)
+		return;
+	printf("set %u cgroups", set_id);
+	for (i = 0; ; i++) {
+		memset(ci, 0, sizeof(*ci));
+		ci->set_id = set_id;
+		ci->index = i;
+		if (ioctl(fd, KSNAP_IOC_COLUMN, ci)) {
+			e = errno;
+			break;
+		}
+		if (!strcmp(ci->metric, "cpu.stat.usage") &&
+		    !strcmp(ci->field, "cgroup"))
+			printf(" %s", ci->value);
+	}
+	if (e != ENOENT)
+		printf(" %s", errname(e));
+	printf("\n");
+	fflush(stdout);
+	free(ci);
+}
+
+static int cmd_records(double secs, bool reads, bool sets)
+{
+	uint32_t last_set = 0;
 	double end = now_s() + secs;
 	uint64_t n = 0;
 	struct dev d;
@@ -449,6 +488,15 @@ static int cmd_records(double secs, bool reads)
 			if (reads) {
 				printf("%llu %u\n", (unsigned long long)r->seq,
 				       r->read_ns);
+				n++;
+				continue;
+			}
+			if (sets) {
+				if (r->set_id != last_set)
+					print_set(d.fd, r->set_id);
+				last_set = r->set_id;
+				printf("%llu %u %u\n", (unsigned long long)r->seq,
+				       r->set_id, r->flags);
 				n++;
 				continue;
 			}
@@ -1171,9 +1219,11 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "set-tail") && argc == 4)
 		return cmd_set_tail(argv[2], strtoull(argv[3], NULL, 10));
 	if (!strcmp(cmd, "records") && argc == 3)
-		return cmd_records(atof(argv[2]), false);
+		return cmd_records(atof(argv[2]), false, false);
 	if (!strcmp(cmd, "reads") && argc == 3)
-		return cmd_records(atof(argv[2]), true);
+		return cmd_records(atof(argv[2]), true, false);
+	if (!strcmp(cmd, "sets") && argc == 3)
+		return cmd_records(atof(argv[2]), false, true);
 	if (!strcmp(cmd, "write-hex") && argc == 4)
 		return cmd_write_hex(argv[2], argv[3]);
 	if (!strcmp(cmd, "write-n") && argc == 5)

@@ -5,7 +5,7 @@
  * one), with fake metrics whose values the test knows.  The test plays the
  * reader: it writes the consumer page as ksnapd would.  The code under
  * test is compiled into this module from kmod/sampler.c, ctrl.c, device.c,
- * plan.c, snapshot.c and cpus.c; ring, metric and cgroup helpers come from
+ * plan.c, snapshot.c, cpus.c and follow.c; ring, metric and cgroup helpers come from
  * the other suites' objects.
  */
 #include <kunit/test.h>
@@ -22,6 +22,7 @@
 #include "../../kmod/plan.c"
 #include "../../kmod/snapshot.c"
 #include "../../kmod/cpus.c"
+#include "../../kmod/follow.c"
 
 /* Fake metrics: item + the number of reads so far, so values move. */
 static u64 ksnap_fake_reads;
@@ -934,6 +935,97 @@ static void ksnap_ctrl_reconfig_starts_empty_collection(struct kunit *test)
 	ksnap_fixture_free(f);
 }
 
+/*
+ * A set change (follow.c): the new set's cgroups and columns are found in
+ * the old one by cgroup and by metric, field and CPU; what is new has no
+ * old index.
+ */
+static void ksnap_follow_maps_columns(struct kunit *test)
+{
+	static const struct ksnap_metric g = { .name = "g" };
+	static const struct ksnap_metric p = { .name = "p", .per_cgroup = true };
+	struct ksnap_config *old = kvzalloc(sizeof(*old), GFP_KERNEL);
+	struct ksnap_config *new = kvzalloc(sizeof(*new), GFP_KERNEL);
+	/* Paths of 4 KiB each: not on the stack. */
+	struct ksnap_cgroup *ocg = kunit_kcalloc(test, 2, sizeof(*ocg),
+						 GFP_KERNEL);
+	struct ksnap_cgroup *ncg = kunit_kcalloc(test, 2, sizeof(*ncg),
+						 GFP_KERNEL);
+	int cg_from[2], i;
+
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	KUNIT_ASSERT_NOT_NULL(test, new);
+	KUNIT_ASSERT_NOT_NULL(test, ocg);
+	KUNIT_ASSERT_NOT_NULL(test, ncg);
+	ocg[0].cgrp = (struct cgroup *)0x100;
+	strscpy(ocg[0].path, "/a", sizeof(ocg[0].path));
+	ocg[1].cgrp = (struct cgroup *)0x200;
+	strscpy(ocg[1].path, "/b", sizeof(ocg[1].path));
+	ncg[0].cgrp = (struct cgroup *)0x200;
+	strscpy(ncg[0].path, "/b", sizeof(ncg[0].path));
+	ncg[1].cgrp = (struct cgroup *)0x300;
+	strscpy(ncg[1].path, "/c", sizeof(ncg[1].path));
+	old->cgroups = ocg;
+	old->nr_cgroups = 2;
+	new->cgroups = ncg;
+	new->nr_cgroups = 2;
+	/* old: g, p[/a], p[/b]; new: g, p[/b], p[/c] */
+	old->col[0] = (struct ksnap_source){ .metric = &g, .cpu = KSNAP_CPU_SUM };
+	new->col[0] = old->col[0];
+	for (i = 0; i < 2; i++) {
+		old->col[1 + i] = (struct ksnap_source){ .metric = &p,
+			.cg = &ocg[i], .cg_idx = i, .cpu = KSNAP_CPU_SUM };
+		new->col[1 + i] = (struct ksnap_source){ .metric = &p,
+			.cg = &ncg[i], .cg_idx = i, .cpu = KSNAP_CPU_SUM };
+	}
+	old->nr_columns = 3;
+	new->nr_columns = 3;
+	for (i = 0; i < 2; i++)
+		cg_from[i] = ksnap_follow_cg_from(old, &ncg[i]);
+	KUNIT_EXPECT_EQ(test, cg_from[0], 1);
+	KUNIT_EXPECT_EQ(test, cg_from[1], -1);
+	KUNIT_EXPECT_EQ(test, ksnap_follow_col_from(old, &new->col[0], cg_from), 0);
+	KUNIT_EXPECT_EQ(test, ksnap_follow_col_from(old, &new->col[1], cg_from), 2);
+	KUNIT_EXPECT_EQ(test, ksnap_follow_col_from(old, &new->col[2], cg_from), -1);
+	/* One new cgroup, one gone. */
+	KUNIT_EXPECT_EQ(test, ksnap_follow_count_new(new, old), 1U);
+	KUNIT_EXPECT_EQ(test, ksnap_follow_count_new(old, new), 1U);
+	kvfree(old);
+	kvfree(new);
+}
+
+/*
+ * The records' room: the columns not per cgroup, and each per-cgroup
+ * metric once per cgroup for max(matches, cgroups_max) cgroups, at most
+ * the ring's columns; and how many cgroups a room holds.
+ */
+static void ksnap_follow_capacity(struct kunit *test)
+{
+	struct ksnap_config *cfg = kvzalloc(sizeof(*cfg), GFP_KERNEL);
+	struct ksnap_layout l = { .max_columns = 4096 };
+	int g = ksnap_metric_lookup("pgfault");
+	int p = ksnap_metric_lookup("memory.current");
+	unsigned int max = ksnap_follow_cgroups_max();
+
+	KUNIT_ASSERT_NOT_NULL(test, cfg);
+	KUNIT_ASSERT_GE(test, g, 0);
+	KUNIT_ASSERT_GE(test, p, 0);
+	cfg->metrics_arg = "pgfault,memory.current";
+	cfg->metric[0] = g;
+	cfg->metric[1] = p;
+	cfg->nr_metrics = 2;
+	cfg->nr_cgroups = 1;
+	cfg->nr_columns = 2;
+	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l),
+			1 + max_t(unsigned int, max, 1));
+	l.max_columns = 2;
+	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l), 2U);
+	/* 10 columns: pgfault and 9 cgroups' memory.current. */
+	KUNIT_EXPECT_EQ(test, ksnap_follow_cg_limit(cfg, 10), 9U);
+	KUNIT_EXPECT_EQ(test, ksnap_follow_cg_limit(cfg, 1), 0U);
+	kvfree(cfg);
+}
+
 static struct kunit_case ksnap_sampler_cases[] = {
 	KUNIT_CASE(ksnap_sampler_records_carry_positions),
 	KUNIT_CASE(ksnap_sampler_column_info),
@@ -953,6 +1045,8 @@ static struct kunit_case ksnap_sampler_cases[] = {
 	KUNIT_CASE(ksnap_sampler_reader_session),
 	KUNIT_CASE(ksnap_cpus_base_follows_hotplug),
 	KUNIT_CASE(ksnap_cpus_real_sums_match),
+	KUNIT_CASE(ksnap_follow_maps_columns),
+	KUNIT_CASE(ksnap_follow_capacity),
 	{}
 };
 

@@ -234,6 +234,7 @@ static int begin(struct ksnapd_collect *c)
 			(unsigned long long)c->first_position);
 	c->overwritten = 0;
 	c->foreign = 0;
+	c->skip_set = 0;
 	ret = each_begin(c);
 	if (ret)
 		return ret;
@@ -332,7 +333,10 @@ static const struct ksnap_record *of_set(struct ksnapd_collect *c,
 
 	v = ksnap_ring_values(c->ring, rec, c->coll.set_id,
 			      c->coll.nr_columns, c->norm);
-	if (!v)
+	if (!v && rec->set_id > c->coll.set_id &&
+	    rec->set_id != c->skip_set)
+		c->next_set = rec->set_id;
+	else if (!v)
 		c->foreign++;
 	return v;
 }
@@ -376,6 +380,8 @@ static int read_records(struct ksnapd_collect *c, bool stopped)
 	}
 	for (; tail != head; tail++) {
 		rec = record(c, tail, stopped);
+		if (c->next_set)
+			break;
 		if (!rec)
 			continue;
 		ret = each_row(c, rec);
@@ -391,6 +397,81 @@ static int read_records(struct ksnapd_collect *c, bool stopped)
 		c->tail = tail;
 	}
 	return 0;
+}
+
+static void collection_stats(const struct ksnapd_collect *c,
+			     struct ksnap_stream_stats *st);
+
+/*
+ * The records at tail are of set c->next_set: the consumers end the
+ * stream of the collection's set (STATS of its rows: taken is the
+ * position it ends at, the module's losses so far go to the last stream)
+ * and begin one of the next set there.  Returns 0, 1 while a consumer
+ * has not ended (the record is met again at the next wake-up), or -errno.
+ */
+static int split_set(struct ksnapd_collect *c)
+{
+	struct ksnapd_end e = { .coll = &c->coll, .stopping = c->stop,
+				.split = true };
+	uint64_t pos = c->tail - c->coll.start_position;
+	struct ksnap_coll next = c->coll;
+	int ret;
+
+	next.set_id = c->next_set;
+	next.columns = NULL;
+	ret = ksnap_ring_set_columns(c->ring, next.set_id, &next.nr_columns);
+	if (!ret)
+		ret = ksnap_ring_read_columns(c->ring, &next);
+	if (ret == -ESTALE) {
+		/* Too far behind: the module no longer names that set. */
+		free(next.columns);
+		if (c->cfg.log)
+			fprintf(c->cfg.log, "ksnapd: collection %u: column "
+				"set %u is no longer known to the module: "
+				"its records are skipped\n",
+				c->coll.generation, c->next_set);
+		c->skip_set = c->next_set;
+		c->next_set = 0;
+		return 0;
+	}
+	if (ret) {
+		free(next.columns);
+		return columns_failed(c, ret, &next);
+	}
+	collection_stats(c, &e.stats);
+	e.stats.ksnap_snapshots_taken = pos;
+	e.stats.ksnap_snapshots_lost = 0;
+	ret = each_end(c, &e);
+	if (ret) {
+		free(next.columns);
+		return ret;
+	}
+	free(c->coll.columns);
+	c->coll = next;
+	c->next_set = 0;
+	c->first_position = pos;
+	c->overwritten = 0;
+	if (c->cfg.log)
+		fprintf(c->cfg.log, "ksnapd: collection %u: column set %u "
+			"from position %llu: a new stream\n",
+			c->coll.generation, c->coll.set_id,
+			(unsigned long long)pos);
+	return each_begin(c);
+}
+
+/* The records to the consumers, a stream per column set met. */
+static int read_sets(struct ksnapd_collect *c, bool stopped)
+{
+	int ret;
+
+	for (;;) {
+		ret = read_records(c, stopped);
+		if (ret || !c->next_set)
+			return ret;
+		ret = split_set(c);
+		if (ret)
+			return ret;
+	}
 }
 
 /* --- END ---------------------------------------------------------------- */
@@ -490,7 +571,12 @@ static int stream(struct ksnapd_collect *c)
 	if (!ret)
 		ret = each_hook(c, false);
 	if (!ret)
-		ret = read_records(c, now.state == KSNAP_STATE_STOPPED);
+		ret = read_sets(c, now.state == KSNAP_STATE_STOPPED);
+	/* A consumer has not ended the last set's stream: the next wake-up. */
+	if (ret > 0) {
+		c->next_set = 0;
+		return 0;
+	}
 	if (ret)
 		return ret;
 	if (now.state == KSNAP_STATE_STOPPED &&

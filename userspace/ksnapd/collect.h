@@ -33,7 +33,14 @@
  * Each record goes to the consumers with its values at values[] (a newer
  * module's longer header is skipped: values_offset); one of another
  * column set than the collection's is counted (foreign) and logged at
- * the end, never read under the collection's columns.
+ * the end, never read under the collection's columns; but one of a later
+ * set (a running collection's cgroup patterns matched other cgroups)
+ * ends the stream there and begins the next under the new set's columns
+ * (each consumer's end() with split, then begin()), with no row between
+ * them lost; a later set the module no longer names (ESTALE: ksnapd fell
+ * more sets behind than it keeps) is skipped and counted as foreign.  Each stream's STATS count its own rows; the last one's
+ * the collection's totals, the rows before it counted as before its
+ * first position (ksnapd_first_position).
  * With stop_collection set (--stop-on-exit), a stop signal first stops
  * the collection in the kernel, so that the drain ends with its last
  * snapshot (KSNAP_REC_LAST) and the collection is handed back.
@@ -108,6 +115,13 @@ struct ksnapd_collect {
 	/* Records of another column set than the collection's, or with a
 	 * values_offset this reader cannot follow: skipped. */
 	uint64_t foreign;
+	/* A record of a later column set met at tail: the stream of the
+	 * collection's set ends there and one of this set begins
+	 * (split_set()); 0 when none. */
+	uint32_t next_set;
+	/* A later set the module no longer answers for (the reader fell
+	 * behind): its records are skipped, counted as foreign. */
+	uint32_t skip_set;
 
 	struct ksnapd_consumer consumers[KSNAPD_MAX_CONSUMERS];
 	unsigned int nr_consumers;

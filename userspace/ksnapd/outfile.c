@@ -205,6 +205,23 @@ static int open_resumed(struct ksnapd_outfile *o, const char *base)
 		    KSNAPD_RESUMED_MAX);
 }
 
+/*
+ * A later column set's stream (split): FILE.N names it already (N counts
+ * streams), but a name by generation (%g) gets ".S", its set's number
+ * within the collection, from 2.
+ */
+static int split_name(const struct ksnapd_outfile *o, char *base,
+		      size_t size)
+{
+	size_t len = strlen(base);
+	int w;
+
+	if (o->streams < 2 || !strstr(o->cfg.path, "%g"))
+		return 0;
+	w = snprintf(base + len, size - len, ".%u", o->streams);
+	return w < 0 || (size_t)w >= size - len ? -ENAMETOOLONG : 0;
+}
+
 /* The collection's file, truncated as gVisor does at a start. */
 static int open_collection_file(struct ksnapd_outfile *o, uint32_t gen,
 				uint64_t first_position)
@@ -214,6 +231,8 @@ static int open_collection_file(struct ksnapd_outfile *o, uint32_t gen,
 
 	ret = ksnapd_output_name(base, sizeof(base), o->cfg.path,
 				 o->collections, gen);
+	if (!ret)
+		ret = split_name(o, base, sizeof(base));
 	if (ret)
 		return fail(o, ret, "%.200s: output file name too long",
 			    o->cfg.path);
@@ -251,11 +270,15 @@ int ksnapd_outfile_begin(void *self, const struct ksnap_coll *c,
 
 	o->coll = c;
 	o->collections++;
+	o->streams = o->split ? o->streams + 1 : 1;
 	if (o->cfg.path) {
-		ret = open_collection_file(o, c->generation, first_position);
+		/* A split's rows before first_position are in our files. */
+		ret = open_collection_file(o, c->generation,
+					   o->split ? 0 : first_position);
 		if (ret)
 			return ret;
 	}
+	o->split = false;
 	ret = stream_head(o);
 	if (ret)
 		return ret;
@@ -517,6 +540,7 @@ int ksnapd_outfile_end(void *self, const struct ksnapd_end *e)
 		return ret;
 	o->state = KSNAPD_OUT_IDLE;
 	o->reopen = false;
+	o->split = e->split;
 	ksnapd_summary(o->cfg.log, e->coll->generation, &o->final);
 	return 0;
 }

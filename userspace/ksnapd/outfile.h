@@ -85,6 +85,10 @@ struct ksnapd_outfile {
 	struct ksnap_stream stream;
 	const struct ksnap_coll *coll;	/* the collection, from begin */
 	unsigned int collections;	/* begun in this run: FILE, FILE.2 */
+	/* The last end() was a column set change (consumer.h): the next
+	 * stream is the same collection's, in a file of its own. */
+	bool split;
+	unsigned int streams;		/* of this collection, its sets */
 	char path[PATH_MAX];		/* the file being written */
 
 	/* The rows of this collection, for STATS; zeroed at its begin. */

@@ -64,6 +64,14 @@ struct ksnapd_end {
 	 */
 	struct ksnap_stream_stats stats;
 	bool stopping;			/* a stop signal: finish now or fail */
+	/*
+	 * The collection goes on under another column set (ksnap_abi.h
+	 * "Column sets"): begin() follows at once with the new set's
+	 * columns, its rows starting at first_position (the rows before
+	 * were this stream's and earlier ones': not an earlier reader's).
+	 * stats: this stream's share, taken = its last position.
+	 */
+	bool split;
 };
 
 struct ksnapd_consumer_ops {

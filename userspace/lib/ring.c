@@ -426,6 +426,26 @@ int ksnap_ring_read_columns(const struct ksnap_ring *r, struct ksnap_coll *c)
 	return ret;
 }
 
+int ksnap_ring_set_columns(const struct ksnap_ring *r, uint32_t set_id,
+			   uint32_t *nr_columns)
+{
+	struct ksnap_column_info *info = calloc(1, sizeof(*info));
+	int ret;
+
+	if (!info)
+		return -ENOMEM;
+	info->set_id = set_id;
+	ret = ksnap_sys_ioctl(r->fd, KSNAP_IOC_COLUMN, info);
+	if (!ret && (!info->nr_columns ||
+		     KSNAP_RECORD_SIZE((uint64_t)info->nr_columns) >
+		     r->record_size))
+		ret = -EPROTO;
+	if (!ret)
+		*nr_columns = info->nr_columns;
+	free(info);
+	return ret < 0 ? ret : 0;
+}
+
 int ksnap_ring_read_coll_columns(const struct ksnap_ring *r,
 				 struct ksnap_coll *c)
 {

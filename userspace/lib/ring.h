@@ -157,6 +157,15 @@ int ksnap_ring_read_coll(const struct ksnap_ring *r, struct ksnap_coll *c);
 int ksnap_ring_read_columns(const struct ksnap_ring *r, struct ksnap_coll *c);
 
 /*
+ * How many columns set set_id has, as the module answers for it (a set a
+ * running collection changed to: ksnap_abi.h "Column sets"), into
+ * *nr_columns.  Returns 0; -ESTALE when the module no longer answers for
+ * it; -EPROTO when its records could not hold them; or the ioctl's -errno.
+ */
+int ksnap_ring_set_columns(const struct ksnap_ring *r, uint32_t set_id,
+			   uint32_t *nr_columns);
+
+/*
  * The collection fields and their columns, consistent: ksnap_ring_read_coll()
  * then ksnap_ring_read_columns(), again while the set is replaced in
  * between (up to KSNAP_SET_RETRIES times, then -ESTALE).

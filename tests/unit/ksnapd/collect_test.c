@@ -793,8 +793,8 @@ static void a_stop_by_the_kernel_on_overrun_is_reported(void **s)
 
 /*
  * A newer module's record, its header one u64 longer (values_offset 48):
- * its values are read from there; a record of a column set the
- * collection is not of is skipped and counted, never written under the
+ * its values are read from there; a record of an earlier column set than
+ * the collection's is skipped and counted, never written under the
  * collection's columns.
  */
 static void push_other_layouts_and_stop(int call)
@@ -812,7 +812,7 @@ static void push_other_layouts_and_stop(int call)
 	raw[7] = 21;
 	r->values_offset = 48;
 	fake_ring_push(&fr, 3000, 30);
-	fake_ring_slot(&fr, fr.ctrl->head - 1)->set_id = 9;
+	fake_ring_slot(&fr, fr.ctrl->head - 1)->set_id = 0;
 	fake_ring_push(&fr, 4000, 40);
 	fake_ring_stop(&fr);
 }
@@ -841,6 +841,145 @@ static void records_are_read_by_values_offset_and_set_id(void **s)
 	/* Skipped, yet read: the tail is past it and the collection done. */
 	assert_int_equal(fr.cons->tail, 4);
 	assert_int_equal(fr.reader_done, 6);
+	free(log);
+}
+
+/*
+ * The set changes while the collection runs (kmod/follow.c): two columns,
+ * then three (a cgroup came), then two again (another went).
+ */
+static void change_sets_and_stop(int call)
+{
+	if (call == 1) {
+		fake_ring_push(&fr, 2000, 20);
+		fake_ring_set_change(&fr, 3);
+		fake_ring_push(&fr, 3000, 30);
+		fake_ring_push(&fr, 4000, 40);
+	} else if (call == 2) {
+		fake_ring_set_change(&fr, 2);
+		fake_ring_push(&fr, 5000, 50);
+		fr.ctrl->stats.taken += 2;	/* two lost, ring full */
+		fr.ctrl->stats.lost = 2;
+		fake_ring_stop(&fr);
+	}
+}
+
+/* "key":N in the STATS line number n (from 1) of out, or -1. */
+static long long stats_value(const char *out, int n, const char *key)
+{
+	const char *p = out;
+	char want[64];
+
+	while (n-- > 0 && p) {
+		p = strstr(p, "STATS\t");
+		if (p && n)
+			p++;
+	}
+	if (!p)
+		return -1;
+	snprintf(want, sizeof(want), "\"%s\":", key);
+	p = strstr(p, want);
+	return p ? strtoll(p + strlen(want), NULL, 10) : -1;
+}
+
+/*
+ * Each set gets a stream of its own: the old one ends with its STATS,
+ * the next begins (META, START_TIME, header of the new set's columns)
+ * with the very next record: no row lost between them.  Each stream's
+ * taken = rows + lost + first_position holds; the last one carries the
+ * collection's totals.
+ */
+static void a_set_change_ends_the_stream_and_begins_the_next(void **s)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+	const char *out;
+
+	assert_non_null(f);
+	cfg.log = f;
+	fake_ring_start(&fr, 7, 2, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(false);
+	script = change_sets_and_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	fclose(f);
+	out = output();
+	assert_contains(out, "Time (ns)\t/ksnap/mem\t/ksnap/cpu[/a]\n"
+			"1000\t10\t11\n2000\t20\t21\nSTATS\t");
+	assert_contains(out, "Time (ns)\t/ksnap/mem\t/ksnap/cpu[/a]\t"
+			"/ksnap/cpu[/b]\n3000\t30\t31\t32\n4000\t40\t41\t42\n"
+			"STATS\t");
+	assert_contains(out, "Time (ns)\t/ksnap/mem\t/ksnap/cpu[/a]\n"
+			"5000\t50\t51\nSTATS\t");
+	assert_int_equal(count_lines_starting(out, "STATS\t"), 3);
+	assert_int_equal(count_lines_starting(out, "START_TIME\t1\n"), 3);
+	/* Stream 1: positions 0..1; stream 2: 2..3; stream 3: 4. */
+	assert_int_equal(stats_value(out, 1, "total_snapshots"), 2);
+	assert_int_equal(stats_value(out, 1, "ksnap_snapshots_taken"), 2);
+	assert_int_equal(stats_value(out, 1, "ksnap_snapshots_lost"), 0);
+	assert_int_equal(stats_value(out, 1, "ksnapd_first_position"), 0);
+	assert_int_equal(stats_value(out, 2, "total_snapshots"), 2);
+	assert_int_equal(stats_value(out, 2, "ksnap_snapshots_taken"), 4);
+	assert_int_equal(stats_value(out, 2, "ksnapd_first_position"), 2);
+	assert_int_equal(stats_value(out, 3, "total_snapshots"), 1);
+	assert_int_equal(stats_value(out, 3, "ksnap_snapshots_taken"), 7);
+	assert_int_equal(stats_value(out, 3, "ksnap_snapshots_lost"), 2);
+	assert_int_equal(stats_value(out, 3, "ksnapd_first_position"), 4);
+	assert_contains(log, "ksnapd: collection 7: column set 2 from "
+			"position 2: a new stream");
+	assert_int_equal(count_lines_starting(log, "ksnapd: collection 7: "
+					      "column set"), 2);
+	assert_int_equal(fr.cons->tail, 5);
+	assert_int_equal(fr.cons->done_generation, 7);
+	free(log);
+}
+
+static void change_sets_twice_and_stop(int call)
+{
+	if (call != 1)
+		return;
+	fake_ring_set_change(&fr, 3);
+	fake_ring_push(&fr, 2000, 20);
+	fake_ring_set_change(&fr, 2);
+	fake_ring_push(&fr, 3000, 30);
+	fake_ring_stop(&fr);
+}
+
+/*
+ * A reader too far behind: the module no longer names the set it meets
+ * (ESTALE).  Its records are skipped and counted, never written under
+ * other columns; the next set it names begins the next stream.
+ */
+static void a_set_no_longer_known_is_skipped(void **s)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+	const char *out;
+
+	assert_non_null(f);
+	cfg.log = f;
+	fake_ring_start(&fr, 8, 2, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(false);
+	script = change_sets_twice_and_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	fclose(f);
+	out = output();
+	assert_contains(out, "1000\t10\t11\nSTATS\t");
+	assert_contains(out, "Time (ns)\t/ksnap/mem\t/ksnap/cpu[/a]\n"
+			"3000\t30\t31\nSTATS\t");
+	assert_int_equal(count_lines_starting(out, "2000\t"), 0);
+	assert_int_equal(count_lines_starting(out, "STATS\t"), 2);
+	assert_contains(log, "ksnapd: collection 8: column set 2 is no "
+			"longer known to the module: its records are skipped");
+	assert_contains(log, "ksnapd: collection 8: 1 records not of its "
+			"column set 3");
+	assert_int_equal(fr.cons->tail, 3);
+	assert_int_equal(fr.cons->done_generation, 8);
 	free(log);
 }
 
@@ -965,6 +1104,8 @@ int main(void)
 		T(generation_change_mid_stream_is_a_protocol_error),
 		T(regular_file_device_is_read_like_the_device),
 		T(records_are_read_by_values_offset_and_set_id),
+		T(a_set_change_ends_the_stream_and_begins_the_next),
+		T(a_set_no_longer_known_is_skipped),
 		T(columns_come_through_the_device_ioctl),
 		T(seen_and_done_are_reported_by_ioctl_once_each),
 		T(a_refused_done_is_an_error_that_says_so),

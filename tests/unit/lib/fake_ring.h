@@ -142,6 +142,16 @@ static inline void fake_ring_start(struct fake_ring *f, uint32_t gen,
 	f->ctrl->seq++;
 }
 
+/* A running collection's new column set of ncols columns (kmod/follow.c):
+ * the next record pushed is its first, flagged so. */
+static inline void fake_ring_set_change(struct fake_ring *f, uint32_t ncols)
+{
+	f->ctrl->seq++;
+	f->ctrl->set_id++;
+	f->ctrl->nr_columns = ncols;
+	f->ctrl->seq++;
+}
+
 static inline void fake_ring_stop(struct fake_ring *f)
 {
 	f->ctrl->seq++;

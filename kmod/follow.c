@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Following the cgroup patterns while a collection runs.  A worker
+ * (process context, never the timer) expands the patterns again every
+ * discover_ms; when they match other cgroups it builds the new set's
+ * configuration and swaps it in between two snapshots, at most once per
+ * interval:
+ *
+ *  - the timer is cancelled (hrtimer_cancel(): its callback has returned
+ *    and does not run again), with ks->lock held (no stop, no start) and
+ *    cpus_read_lock() (no hotplug callback reads the configuration);
+ *  - what the run keeps by column (last values, the offline CPUs' base, a
+ *    CPU's held VM events) and by cgroup (seen removed) moves to the new
+ *    indices; a new column's base is what the offline CPUs hold now;
+ *  - ks->cfg, the set number and the control page's set change, the next
+ *    record is flagged KSNAP_REC_SET_CHANGED, and the timer is armed
+ *    again, on its CPU, for the expiry it had: no period is skipped that
+ *    the swap did not itself delay (the timer counts those in missed);
+ *  - the old configuration is freed there and then: nothing can read it
+ *    any more, so the cgroups it alone held are released at once and no
+ *    dying cgroup stays behind.
+ *
+ * The record geometry cannot change while a reader maps the ring, so a
+ * configuration with patterns lays its records out for more cgroups than
+ * it matches (cgroups_max, ksnap_follow_cap_columns()); at start the
+ * capacity is lowered to what the read's bound pays for (cost.h), and a
+ * set that would hold more columns is truncated, its other matches
+ * skipped and counted (stats/cgroups_skipped).
+ *
+ * The last KSNAP_OLD_SETS sets swapped out keep their columns' names for
+ * KSNAP_IOC_COLUMN, so that a reader behind by a few set changes can name
+ * their records.
+ */
+#include <linux/cpu.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "cost.h"
+#include "ksnap.h"
+
+#define KSNAP_DISCOVER_MS_MIN		100
+#define KSNAP_DISCOVER_MS_MAX		60000
+#define KSNAP_DISCOVER_MS_DEFAULT	1000
+#define KSNAP_CGROUPS_MAX_DEFAULT	8
+
+static unsigned int ksnap_discover_ms = KSNAP_DISCOVER_MS_DEFAULT;
+static unsigned int ksnap_cgroups_max = KSNAP_CGROUPS_MAX_DEFAULT;
+
+static int ksnap_follow_param(const char *val, const struct kernel_param *kp,
+			      unsigned int min, unsigned int max,
+			      const char *unit)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 10, &n) || n < min || n > max) {
+		pr_err("%s: '%*pE' is not a %s in %u..%u\n", kp->name,
+		       (int)min_t(size_t, strcspn(val, "\n"), 64), val, unit,
+		       min, max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static int ksnap_discover_ms_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	return ksnap_follow_param(val, kp, KSNAP_DISCOVER_MS_MIN,
+				  KSNAP_DISCOVER_MS_MAX,
+				  "number of milliseconds");
+}
+
+static int ksnap_cgroups_max_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	return ksnap_follow_param(val, kp, 0, KSNAP_MAX_CGROUPS,
+				  "number of cgroups");
+}
+
+static const struct kernel_param_ops ksnap_discover_ms_ops = {
+	.set = ksnap_discover_ms_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops ksnap_cgroups_max_ops = {
+	.set = ksnap_cgroups_max_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(discover_ms, &ksnap_discover_ms_ops, &ksnap_discover_ms,
+		0644);
+MODULE_PARM_DESC(discover_ms,
+		 "how often a running collection expands its cgroup patterns again, milliseconds (100..60000, default 1000); at most one set change per interval");
+module_param_cb(cgroups_max, &ksnap_cgroups_max_ops, &ksnap_cgroups_max,
+		0644);
+MODULE_PARM_DESC(cgroups_max,
+		 "cgroups the records of a configuration with cgroup patterns have room for, beyond what the patterns match then (0..1024, default 8); read when a configuration is built");
+
+unsigned int ksnap_follow_cgroups_max(void)
+{
+	return READ_ONCE(ksnap_cgroups_max);
+}
+
+/* The per-cgroup metrics of @cfg, or the default ones when it has none. */
+static unsigned int ksnap_follow_per_cgroup(const struct ksnap_config *cfg)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < cfg->nr_metrics; i++)
+		k += ksnap_metrics[cfg->metric[i]].per_cgroup;
+	if (k || cfg->nr_cgroups || cfg->metrics_arg[0])
+		return k;
+	for (i = 0; i < ksnap_nr_metrics; i++)
+		k += ksnap_metrics[i].by_default &&
+		     ksnap_metrics[i].per_cgroup &&
+		     ksnap_metric_offered(&ksnap_metrics[i]);
+	return k;
+}
+
+/**
+ * ksnap_follow_cap_columns() - the columns a pattern set's records hold
+ * @cfg: being built, with patterns; nr_columns is the set's now
+ * @l: the ring layout
+ *
+ * Its columns with room for max(its cgroups, cgroups_max) cgroups, at
+ * most l->max_columns.  A group named in metrics= whose per-cgroup
+ * metrics were not selected (no cgroup matched) counts for nothing.
+ */
+unsigned int ksnap_follow_cap_columns(const struct ksnap_config *cfg,
+				      const struct ksnap_layout *l)
+{
+	unsigned int k = ksnap_follow_per_cgroup(cfg);
+	unsigned int own = 0, i, want;
+
+	for (i = 0; i < cfg->nr_metrics; i++)
+		own += ksnap_metrics[cfg->metric[i]].per_cgroup;
+	own *= cfg->nr_cgroups;
+	want = cfg->nr_columns - own +
+	       k * max(cfg->nr_cgroups, ksnap_follow_cgroups_max());
+	return clamp(want, max(cfg->nr_columns, 1U), l->max_columns);
+}
+
+/**
+ * ksnap_follow_fit_columns() - a running collection's most columns
+ * @ks: starting, ks->cfg built
+ * @estimate_ns: the read's estimate for its nr_columns
+ * @bound_ns: the bound on a read
+ *
+ * The records' room, less when the bound pays for fewer columns at the
+ * estimate's cost per column (ksnap_cost_fit_columns()): a set change
+ * never makes a read the bound refused at start.
+ */
+unsigned int ksnap_follow_fit_columns(const struct ksnap *ks, u64 estimate_ns,
+				      u64 bound_ns)
+{
+	const struct ksnap_config *cfg = ks->cfg;
+	unsigned int room = (cfg->record_size - KSNAP_RECORD_SIZE(0)) /
+			    sizeof(__u64);
+	u64 fit;
+
+	if (!estimate_ns || !cfg->nr_columns)
+		return room;
+	fit = div64_u64((u64)cfg->nr_columns * bound_ns, estimate_ns);
+	return max_t(u64, min_t(u64, room, fit), cfg->nr_columns);
+}
+
+/* An old set's slot emptied. */
+static void ksnap_old_set_free(struct ksnap_old_set *o)
+{
+	kvfree(o->col);
+	kvfree(o->paths);
+	memset(o, 0, sizeof(*o));
+}
+
+/* @cfg's columns' names kept as set @set_id, in the oldest slot. */
+static void ksnap_old_set_keep(struct ksnap *ks, const struct ksnap_config *cfg,
+			       u32 set_id)
+{
+	struct ksnap_old_set *o = &ks->old_sets[ks->old_next];
+	unsigned int i;
+
+	ksnap_old_set_free(o);
+	o->col = kvcalloc(cfg->nr_columns ?: 1, sizeof(*o->col), GFP_KERNEL);
+	o->paths = kvcalloc(cfg->nr_cgroups ?: 1, sizeof(*o->paths),
+			    GFP_KERNEL);
+	if (!o->col || !o->paths) {
+		/* Its records then read as ESTALE: a reader skips them. */
+		ksnap_old_set_free(o);
+		return;
+	}
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		strscpy(o->paths[i], cfg->cgroups[i].path, sizeof(o->paths[i]));
+	for (i = 0; i < cfg->nr_columns; i++) {
+		o->col[i].metric = cfg->col[i].metric;
+		o->col[i].cpu = cfg->col[i].cpu;
+		o->col[i].cg = cfg->col[i].cg ? cfg->col[i].cg_idx : -1;
+	}
+	o->nr_columns = cfg->nr_columns;
+	o->set_id = set_id;
+	ks->old_next = (ks->old_next + 1) % KSNAP_OLD_SETS;
+}
+
+/**
+ * ksnap_follow_column() - column @col->index of a set swapped out
+ * @ks: with ks->lock held
+ * @col: as for ksnap_ctrl_column()
+ *
+ * Return: 0, -ESTALE when the set is none of the last KSNAP_OLD_SETS
+ * swapped out, -ENOENT past its last column.
+ */
+int ksnap_follow_column(const struct ksnap *ks, struct ksnap_column_info *col)
+{
+	const struct ksnap_old_set *o = NULL;
+	const struct ksnap_old_col *c;
+	u32 set_id = col->set_id, index = col->index;
+	unsigned int i;
+
+	lockdep_assert_held(&ks->lock);
+	for (i = 0; i < KSNAP_OLD_SETS; i++)
+		if (set_id && ks->old_sets[i].set_id == set_id)
+			o = &ks->old_sets[i];
+	if (!o)
+		return -ESTALE;
+	if (index >= o->nr_columns)
+		return -ENOENT;
+	c = &o->col[index];
+	memset(col, 0, sizeof(*col));
+	col->set_id = set_id;
+	col->index = index;
+	col->nr_columns = o->nr_columns;
+	strscpy(col->metric, c->metric->name, sizeof(col->metric));
+	strscpy(col->description, ksnap_metric_desc(c->metric),
+		sizeof(col->description));
+	col->flags = c->metric->flags;
+	col->freshness = c->metric->freshness;
+	if (c->cg >= 0) {
+		strscpy(col->field, "cgroup", sizeof(col->field));
+		strscpy(col->value, o->paths[c->cg], sizeof(col->value));
+	} else if (c->cpu >= 0) {
+		strscpy(col->field, "cpu", sizeof(col->field));
+		snprintf(col->value, sizeof(col->value), "%d", c->cpu);
+	}
+	return 0;
+}
+
+/* The index in @old of @cgrp, or -1. */
+static int ksnap_follow_cg_from(const struct ksnap_config *old,
+				const struct ksnap_cgroup *cg)
+{
+	unsigned int i;
+
+	for (i = 0; i < old->nr_cgroups; i++)
+		if (old->cgroups[i].cgrp == cg->cgrp &&
+		    !strcmp(old->cgroups[i].path, cg->path))
+			return i;
+	return -1;
+}
+
+/* The column of @old that @src is, or -1 (@cg_from: new to old cgroup). */
+static int ksnap_follow_col_from(const struct ksnap_config *old,
+				 const struct ksnap_source *src,
+				 const int *cg_from)
+{
+	unsigned int i;
+	int cg = src->cg ? cg_from[src->cg_idx] : -1;
+
+	if (src->cg && cg < 0)
+		return -1;
+	for (i = 0; i < old->nr_columns; i++) {
+		const struct ksnap_source *o = &old->col[i];
+
+		if (o->metric == src->metric && o->cpu == src->cpu &&
+		    (src->cg ? o->cg && o->cg_idx == cg : !o->cg))
+			return i;
+	}
+	return -1;
+}
+
+/* What the run kept by column and by cgroup, at their new indices. */
+struct ksnap_follow_move {
+	DECLARE_BITMAP(gone, KSNAP_MAX_CGROUPS);
+	DECLARE_BITMAP(memory_gone, KSNAP_MAX_CGROUPS);
+	DECLARE_BITMAP(gone_logged, KSNAP_MAX_CGROUPS);
+	DECLARE_BITMAP(memory_gone_logged, KSNAP_MAX_CGROUPS);
+	int cg_from[KSNAP_MAX_CGROUPS];
+	int col_from[KSNAP_MAX_COLUMNS];
+	u64 last[KSNAP_MAX_COLUMNS];
+	u64 base[KSNAP_MAX_COLUMNS];
+	u64 vm_offset[KSNAP_MAX_COLUMNS];
+	u64 offline[KSNAP_MAX_COLUMNS];	/* a new column's base */
+};
+
+/*
+ * Move the run's and the CPUs' per-column and per-cgroup state from ks->cfg
+ * to @cfg, and make @cfg current.  The timer cancelled, cpus_read_lock()
+ * and ks->lock held.
+ */
+static void ksnap_follow_move(struct ksnap *ks, const struct ksnap_config *cfg,
+			      struct ksnap_follow_move *mv)
+{
+	const struct ksnap_config *old = ks->cfg;
+	struct ksnap_run *run = &ks->run;
+	struct ksnap_cpus *cpus = &ks->cpus;
+	unsigned int i;
+	int cpu;
+
+	bitmap_zero(mv->gone, KSNAP_MAX_CGROUPS);
+	bitmap_zero(mv->memory_gone, KSNAP_MAX_CGROUPS);
+	bitmap_zero(mv->gone_logged, KSNAP_MAX_CGROUPS);
+	bitmap_zero(mv->memory_gone_logged, KSNAP_MAX_CGROUPS);
+	for (i = 0; i < cfg->nr_cgroups; i++) {
+		int from = ksnap_follow_cg_from(old, &cfg->cgroups[i]);
+
+		mv->cg_from[i] = from;
+		if (from < 0)
+			continue;
+		if (test_bit(from, run->gone))
+			__set_bit(i, mv->gone);
+		if (test_bit(from, run->memory_gone))
+			__set_bit(i, mv->memory_gone);
+		if (test_bit(from, ks->gone_logged))
+			__set_bit(i, mv->gone_logged);
+		if (test_bit(from, ks->memory_gone_logged))
+			__set_bit(i, mv->memory_gone_logged);
+	}
+	for (i = 0; i < cfg->nr_columns; i++)
+		mv->col_from[i] = ksnap_follow_col_from(old, &cfg->col[i],
+							mv->cg_from);
+
+	raw_spin_lock_irq(&cpus->lock);
+	memset(mv->offline, 0, sizeof(mv->offline));
+	for_each_possible_cpu(cpu)
+		if (!cpumask_test_cpu(cpu, &cpus->live))
+			ksnap_snapshot_cpu(cfg, cpu, false, true, mv->offline);
+	for (i = 0; i < cfg->nr_columns; i++) {
+		int from = mv->col_from[i];
+
+		mv->last[i] = from < 0 ? 0 : run->last[from];
+		mv->base[i] = from < 0 ? mv->offline[i] : cpus->base[from];
+		mv->vm_offset[i] = from < 0 ? 0 : cpus->vm_offset[from];
+	}
+	memcpy(run->last, mv->last, sizeof(run->last));
+	memcpy(cpus->base, mv->base, sizeof(cpus->base));
+	memcpy(cpus->vm_offset, mv->vm_offset, sizeof(cpus->vm_offset));
+	bitmap_copy(run->gone, mv->gone, KSNAP_MAX_CGROUPS);
+	bitmap_copy(run->memory_gone, mv->memory_gone, KSNAP_MAX_CGROUPS);
+	ks->cfg = cfg;
+	raw_spin_unlock_irq(&cpus->lock);
+	bitmap_copy(ks->gone_logged, mv->gone_logged, KSNAP_MAX_CGROUPS);
+	bitmap_copy(ks->memory_gone_logged, mv->memory_gone_logged,
+		    KSNAP_MAX_CGROUPS);
+}
+
+struct ksnap_follow_arm {
+	struct ksnap *ks;
+	ktime_t expires;
+};
+
+/* On the sampler's CPU, from an IPI: the expiry the timer had. */
+static void ksnap_follow_arm_fn(void *arg)
+{
+	struct ksnap_follow_arm *a = arg;
+
+	hrtimer_start(&a->ks->timer, a->expires,
+		      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/* Cgroups of @a not in @b. */
+static unsigned int ksnap_follow_count_new(const struct ksnap_config *a,
+					   const struct ksnap_config *b)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < a->nr_cgroups; i++)
+		n += ksnap_follow_cg_from(b, &a->cgroups[i]) < 0;
+	return n;
+}
+
+/*
+ * Swap @cfg in, between two snapshots (the top of this file).  Returns
+ * false when the collection is stopping on an overrun: @cfg is not used.
+ */
+static bool ksnap_follow_swap(struct ksnap *ks, struct ksnap_config *cfg)
+{
+	const struct ksnap_config *old = ks->cfg;
+	struct ksnap_follow_move *mv;
+	struct ksnap_follow_arm arm = { .ks = ks };
+	u32 old_set = ks->set_id;
+	int cpu;
+
+	mv = kvmalloc(sizeof(*mv), GFP_KERNEL);
+	if (!mv)
+		return false;
+	cpus_read_lock();
+	hrtimer_cancel(&ks->timer);
+	/* The timer stopped rearming: the overrun worker stops it. */
+	if (READ_ONCE(ks->run.overrun)) {
+		cpus_read_unlock();
+		kvfree(mv);
+		return false;
+	}
+	arm.expires = hrtimer_get_expires(&ks->timer);
+	/* It reads ks->cfg without ks->lock; nothing queues it now. */
+	cancel_work_sync(&ks->gone_work);
+
+	ks->follow.set_changes++;
+	ks->follow.cgroups_found += ksnap_follow_count_new(cfg, old);
+	ks->follow.cgroups_removed += ksnap_follow_count_new(old, cfg);
+	ksnap_follow_move(ks, cfg, mv);
+	ks->set_id++;
+	ks->run.set_id = ks->set_id;
+	ks->run.set_flags = KSNAP_REC_SET_CHANGED;
+	ksnap_ctrl_publish_set(ks);
+
+	cpu = ks->cpus.armed;
+	if (cpu < 0 || !cpu_online(cpu))
+		ksnap_cpus_pick(ks, &cpu);
+	if (cpu < 0 || !cpu_online(cpu))
+		cpu = cpumask_first(cpu_online_mask);
+	ks->cpus.armed = cpu;
+	smp_call_function_single(cpu, ksnap_follow_arm_fn, &arm, true);
+	cpus_read_unlock();
+
+	/* Logged what the old set saw removed; the worker may run again. */
+	ksnap_old_set_keep(ks, old, old_set);
+	ksnap_config_free(old);
+	kvfree(mv);
+	return true;
+}
+
+/*
+ * The most cgroups a set of @cap columns holds, with @cfg's metrics: its
+ * columns not per cgroup, and the per-cgroup metrics once per cgroup.
+ */
+static unsigned int ksnap_follow_cg_limit(const struct ksnap_config *cfg,
+					  unsigned int cap)
+{
+	unsigned int k = ksnap_follow_per_cgroup(cfg), own = 0, i;
+
+	for (i = 0; i < cfg->nr_metrics; i++)
+		own += ksnap_metrics[cfg->metric[i]].per_cgroup;
+	own *= cfg->nr_cgroups;
+	if (!k)
+		return KSNAP_MAX_CGROUPS;
+	return min_t(unsigned int, KSNAP_MAX_CGROUPS,
+		     (cap - min(cap, cfg->nr_columns - own)) / k);
+}
+
+/* Expand the patterns again; a new set is swapped in.  ks->lock held. */
+static void ksnap_follow_rescan(struct ksnap *ks)
+{
+	const struct ksnap_config *old = ks->cfg;
+	unsigned int cap = ks->run.cap_columns;
+	struct ksnap_config *cfg;
+
+	cfg = ksnap_config_rebuild(old, &ks->layout,
+				   ksnap_follow_cg_limit(old, cap));
+	if (IS_ERR(cfg))
+		return;
+	if (cfg->nr_columns > cap) {
+		/* Its metrics differ from the old set's: fit them. */
+		unsigned int limit = ksnap_follow_cg_limit(cfg, cap);
+
+		ksnap_config_free(cfg);
+		cfg = ksnap_config_rebuild(old, &ks->layout, limit);
+		if (IS_ERR(cfg))
+			return;
+	}
+	ks->follow.cgroups_skipped = cfg->nr_skipped;
+	if (cfg->nr_columns > cap || !cfg->nr_columns ||
+	    ksnap_cgpattern_same(cfg, old)) {
+		ksnap_config_free(cfg);
+		return;
+	}
+	cfg->record_size = old->record_size;
+	cfg->nr_records = old->nr_records;
+	if (!ksnap_follow_swap(ks, cfg))
+		ksnap_config_free(cfg);
+}
+
+static void ksnap_follow_fn(struct work_struct *work)
+{
+	struct ksnap *ks = container_of(to_delayed_work(work), struct ksnap,
+					follow_work);
+
+	mutex_lock(&ks->lock);
+	if (ks->running && ks->cfg->nr_patterns) {
+		ksnap_follow_rescan(ks);
+		queue_delayed_work(system_wq, &ks->follow_work,
+				   msecs_to_jiffies(READ_ONCE(ksnap_discover_ms)));
+	}
+	mutex_unlock(&ks->lock);
+}
+
+void ksnap_follow_init(struct ksnap *ks)
+{
+	INIT_DELAYED_WORK(&ks->follow_work, ksnap_follow_fn);
+}
+
+/* A collection started: its counters from 0, and the worker queued. */
+void ksnap_follow_start(struct ksnap *ks)
+{
+	lockdep_assert_held(&ks->lock);
+	memset(&ks->follow, 0, sizeof(ks->follow));
+	if (ks->cfg->nr_patterns)
+		mod_delayed_work(system_wq, &ks->follow_work,
+				 msecs_to_jiffies(READ_ONCE(ksnap_discover_ms)));
+}
+
+/* Stopped for good (unload): the worker gone, the old sets freed. */
+void ksnap_follow_uninit(struct ksnap *ks)
+{
+	unsigned int i;
+
+	cancel_delayed_work_sync(&ks->follow_work);
+	for (i = 0; i < KSNAP_OLD_SETS; i++)
+		ksnap_old_set_free(&ks->old_sets[i]);
+}

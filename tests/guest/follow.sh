@@ -1,0 +1,184 @@
+# Guest half of the followed-set test.  A running collection whose cgroups
+# are patterns expands them again every discover_ms: cgroups made under
+# the pattern become columns of a new column set, removed ones leave it
+# (and are not held: nr_dying_descendants comes back), each change at a
+# snapshot boundary with its first record flagged KSNAP_REC_SET_CHANGED.
+# The records have room for cgroups_max cgroups beyond the first matches;
+# matches past the room are skipped and counted.  ksnapd writes each set
+# as a stream of its own, in FILE, FILE.2, ...; ksnap-verify accepts each,
+# and no snapshot is lost between them.
+TEST=follow
+. /guest/tests/lib.sh
+S=$KSNAP_SYS
+P=/sys/module/ksnap/parameters
+WAIT_S=${WAIT_S:-30}
+D=/ksf
+
+# dying: the root's nr_dying_descendants.
+dying() {
+	sed -n 's/^nr_dying_descendants //p' $CG/cgroup.stat
+}
+
+dying_at_most() {
+	_d=$(dying)
+	echo "nr_dying_descendants ${_d:-none} (want <= $1)"
+	[ "${_d:-999999}" -le "$1" ]
+}
+
+# last_set: the cgroups of the cpu.stat.usage columns of the last set the
+# reader (guestprobe sets) met in a record, as it asked for them then.
+last_set() {
+	sed -n 's/^set [0-9]* cgroups *//p' /out/follow.sets | tail -n 1
+}
+
+# cgroups_are LIST: the last set the reader met names exactly LIST.
+cgroups_are() {
+	_s=$(last_set)
+	echo "the reader's last set names '$_s'"
+	[ "$_s" = "$1" ]
+}
+
+# stat_is KEY VALUE: stats/KEY reads VALUE.
+stat_is() {
+	_v=$(ksnap_stat "$1")
+	echo "$1 ${_v:-none} (want $2)"
+	[ "$_v" = "$2" ]
+}
+
+unload
+mkdir -p $CG$D
+echo +memory > $CG$D/cgroup.subtree_control
+check "$D's subtree_control has memory" yes \
+	"$(grep -qw memory $CG$D/cgroup.subtree_control && echo yes || echo no)"
+mkdir $CG$D/a
+base=$(dying)
+info "nr_dying_descendants at the start: $base"
+
+# --- the knobs --------------------------------------------------------------
+modprobe ksnap metrics=pgfault,cpu.stat.usage,memory.current \
+	"cgroups=$D/*" period_us=2000 discover_ms=100 cgroups_max=3
+check "load with a pattern, discover_ms and cgroups_max" 0 $?
+check "discover_ms reads back" 100 "$(cat $P/discover_ms)"
+check "cgroups_max reads back" 3 "$(cat $P/cgroups_max)"
+check "a discover_ms below 100 is refused" EINVAL \
+	"$(guestprobe write $P/discover_ms 99)"
+check "a discover_ms above 60000 is refused" EINVAL \
+	"$(guestprobe write $P/discover_ms 60001)"
+check "a cgroups_max above 1024 is refused" EINVAL \
+	"$(guestprobe write $P/cgroups_max 1025)"
+check "discover_ms unchanged by the refusals" 100 "$(cat $P/discover_ms)"
+
+# --- cgroups come and go while sampled --------------------------------------
+guestprobe sets 600 > /out/follow.sets 2> /out/follow.sets.err &
+rpid=$!
+wait_attached
+check "start" ok "$(guestprobe write $S/enable 1)"
+wait_samples 5
+check_wait "the first set names the one match" $WAIT_S cgroups_are "$D/a"
+mkdir $CG$D/b $CG$D/c
+check_wait "cgroups made while sampled become columns of a new set" \
+	$WAIT_S cgroups_are "$D/a $D/b $D/c"
+check "stats: cgroups_found" 2 "$(ksnap_stat cgroups_found)"
+check "a set change is counted" yes \
+	"$([ "$(ksnap_stat set_changes)" -ge 1 ] && echo yes || echo no)"
+wait_samples 5
+rmdir $CG$D/b
+check_wait "a cgroup removed while sampled leaves the set" \
+	$WAIT_S cgroups_are "$D/a $D/c"
+check_wait "stats: cgroups_removed" $WAIT_S stat_is cgroups_removed 1
+check_wait "the removed cgroup is not held while the collection runs: nr_dying_descendants back to $base" \
+	$WAIT_S dying_at_most "$base"
+wait_samples 5
+
+# --- more matches than the records hold -------------------------------------
+# Room for max(1, cgroups_max) = 3 cgroups: a c d e f match, 2 skipped.
+mkdir $CG$D/d $CG$D/e $CG$D/f
+check_wait "matches past the room are skipped and counted" \
+	$WAIT_S stat_is cgroups_skipped 2
+check_wait "the set holds as many cgroups as the records have room for" \
+	$WAIT_S cgroups_are "$D/a $D/c $D/d"
+rmdir $CG$D/d $CG$D/e $CG$D/f
+check_wait "once they go, the set is the two left" \
+	$WAIT_S cgroups_are "$D/a $D/c"
+check_wait "stats: cgroups_skipped back to 0" $WAIT_S stat_is cgroups_skipped 0
+wait_samples 5
+changes=$(ksnap_stat set_changes)
+info "set changes: $changes"
+check "stop" ok "$(guestprobe write $S/enable 0)"
+wait_pid $rpid $WAIT_S
+check "the reader ends after the stop" 0 $?
+
+# --- the records ------------------------------------------------------------
+# "seq set_id flags": set ids never step back, and the first record of
+# each set after the first is flagged KSNAP_REC_SET_CHANGED (16), no other.
+n=$(grep -c '^[0-9]' /out/follow.sets)
+check "the reader named every set's columns when it met the set" 0 \
+	"$(grep '^set ' /out/follow.sets | grep -vc ' cgroups\( /[^ ]*\)*$')"
+check "every snapshot taken is a record (none lost)" "$(ksnap_stat taken)" "$n"
+check "the records' sets never step back" 0 \
+	"$(awk '/^[0-9]/ { if (++k > 1 && $2 < s) b++; s = $2 } END { print b + 0 }' /out/follow.sets)"
+check "as many sets in the records as set changes, plus the first" \
+	$((changes + 1)) "$(awk '/^[0-9]/ { print $2 }' /out/follow.sets | sort -u | wc -l)"
+check "each set's first record, and only it, is flagged set-changed" 0 \
+	"$(awk '/^[0-9]/ { f = int($3 / 16) % 2; first = (++k > 1 && $2 != s); if (f != first) b++; s = $2 } END { print b + 0 }' /out/follow.sets)"
+
+# --- ksnapd: a stream per set ---------------------------------------------
+# header_cgroups FILE: the cgroups its header's cpu.stat.usage columns name.
+header_cgroups() {
+	grep '^Time (ns)' "$1" | tr '\t' '\n' |
+		sed -n 's/^cpu\.stat\.usage\[\(.*\)\]$/\1/p' | sort | tr '\n' ' ' |
+		sed 's/ $//'
+}
+
+# stat_of FILE KEY: KEY of FILE's STATS line.
+stat_of() {
+	grep 'STATS	' "$1" | tail -n 1 | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"
+}
+
+rm -f /out/s.tsv*
+ksnapd --once -o /out/s.tsv 2> /out/s.err &
+kpid=$!
+wait_attached
+check "ksnapd: start" ok "$(guestprobe write $S/enable 1)"
+wait_rows /out/s.tsv 3
+mkdir $CG$D/g
+wait_line /out/s.tsv.2 "cpu.stat.usage[$D/g]"
+wait_rows /out/s.tsv.2 3
+rmdir $CG$D/g
+wait_line /out/s.tsv.3 "Time (ns)"
+wait_rows /out/s.tsv.3 3
+check "ksnapd: stop" ok "$(guestprobe write $S/enable 0)"
+wait_pid $kpid $WAIT_S
+st=$?
+[ $st -eq 0 ] || info "ksnapd said: $(tr '\n' ' ' < /out/s.err)"
+check "ksnapd --once writes every set of the collection and exits 0" 0 $st
+check "the first stream names the cgroups at the start" "$D/a $D/c" \
+	"$(header_cgroups /out/s.tsv)"
+check "the second stream names the one made while sampled" "$D/a $D/c $D/g" \
+	"$(header_cgroups /out/s.tsv.2)"
+check "the third stream no longer names the removed one" "$D/a $D/c" \
+	"$(header_cgroups /out/s.tsv.3)"
+total=0
+for f in /out/s.tsv /out/s.tsv.2 /out/s.tsv.3; do
+	check "${f#/out/}: one STATS line" 1 "$(grep -c 'STATS	' $f)"
+	ksnap-verify $f > $f.verify 2>&1
+	st=$?
+	check "ksnap-verify accepts ${f#/out/} ($(tail -n 1 $f.verify))" 0 $st
+	r=$(rows $f)
+	check "${f#/out/}: taken = its rows + lost + rows before it" \
+		"$(stat_of $f ksnap_snapshots_taken)" \
+		"$((r + $(stat_of $f ksnap_snapshots_lost) + $(stat_of $f ksnapd_first_position)))"
+	check "${f#/out/}: it begins where the last one ended" $total \
+		"$(stat_of $f ksnapd_first_position)"
+	total=$((total + r))
+done
+check "the rows of the three streams and the last one's lost are the collection's taken" \
+	"$(ksnap_stat taken)" "$((total + $(stat_of /out/s.tsv.3 ksnap_snapshots_lost)))"
+
+rmdir $CG$D/c
+unload
+rmdir $CG$D/a
+check_wait "after unload, nr_dying_descendants back to $base" \
+	$WAIT_S dying_at_most "$base"
+rmdir $CG$D
+finish
