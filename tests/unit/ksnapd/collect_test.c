@@ -932,7 +932,7 @@ static void a_set_change_ends_the_stream_and_begins_the_next(void **s)
 	assert_int_equal(count_lines_starting(log, "ksnapd: collection 7: "
 					      "column set"), 2);
 	assert_int_equal(fr.cons->tail, 5);
-	assert_int_equal(fr.cons->done_generation, 7);
+	assert_int_equal(fr.reader_done, 7);
 	free(log);
 }
 
@@ -979,7 +979,7 @@ static void a_set_no_longer_known_is_skipped(void **s)
 	assert_contains(log, "ksnapd: collection 8: 1 records not of its "
 			"column set 3");
 	assert_int_equal(fr.cons->tail, 3);
-	assert_int_equal(fr.cons->done_generation, 8);
+	assert_int_equal(fr.reader_done, 8);
 	free(log);
 }
 
