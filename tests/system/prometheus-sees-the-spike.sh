@@ -1,0 +1,153 @@
+# Debian's own Prometheus scrapes the packaged ksnapd's endpoint, opened by
+# README.md's drop-in (taken from the README, not copied), every 5 s, and a
+# second one every 15 s.  A transient service takes a 64 MiB spike for
+# about 50 ms between two scrapes of the first (the test times the spike
+# against the scrape times Prometheus records, and tries again if a
+# scrape fell inside it).  Then PromQL through the HTTP API shows:
+#   - the spike in max_over_time(..._window_max_bytes[1m]);
+#   - the last-value series' maximum over the same range without it;
+#   - the same window maximum in the 15 s Prometheus.
+TEST=prometheus-sees-the-spike
+. /guest/tests/syslib.sh
+MIB64=67108864
+svc=ksnapt-spike
+cg=/system.slice/$svc.service
+fifo=/run/ksnapt-spike.fifo
+out=/out/prometheus
+port=10109
+dropin=/etc/systemd/system/ksnapd.service.d/web.conf
+readme=/guest/files/README.md
+
+# --- the endpoint, as the README opens it --------------------------------
+if [ ! -f $readme ]; then
+	fail "README.md is in the guest" "/guest/files/README.md" "missing"
+	exit 1
+fi
+mkdir -p "$(dirname $dropin)"
+awk -v f="# $dropin" '$0 == f { on = 1; next } on && /^```/ { exit } on' $readme > $dropin
+check "README.md has the drop-in ($dropin)" yes "$(grep -q '^ExecStart=.*--web.listen-address' $dropin && echo yes || echo no)"
+sed 's/^/#   /' $dropin | tee -a "$RESULTS"
+
+# The spike's service, idle until the test writes to its FIFO: then it
+# writes 64 MiB into a tmpfs of its own, holds it about 50 ms, frees it,
+# and writes the times around the hold to $out.spikes.
+rm -f $fifo && mkfifo $fifo
+systemd-run --unit=$svc --slice=system.slice -p TemporaryFileSystem=/run/spike \
+	sh -c "while read -r _ < $fifo; do head -c $MIB64 /dev/zero > /run/spike/x; a=\$(date +%s.%N); sleep 0.05; b=\$(date +%s.%N); rm -f /run/spike/x; echo \"\$a \$b\" >> $out.spikes; done" \
+	> $out.systemd-run.log 2>&1
+check_st "systemd-run starts the spike's service" 0 $? $out.systemd-run.log
+: > $out.spikes
+
+systemctl stop ksnapd
+echo $cg > $KSNAP_SYS/cgroups && echo memory.current > $KSNAP_SYS/metrics &&
+	echo 10000 > $KSNAP_SYS/period_us
+check_st "the module samples memory.current[$cg] every 10 ms" 0 $?
+systemctl daemon-reload
+systemctl start ksnapd
+poll 60 attached || fail "ksnapd holds the device" "attached" "$(ksnap_stat reader)"
+echo 1 > $KSNAP_SYS/enable
+
+endpoint_up() { curl -sf -o /dev/null http://127.0.0.1:$port/metrics; }
+if poll 60 endpoint_up; then
+	pass "the unit with the drop-in serves http://127.0.0.1:$port/metrics"
+else
+	fail "the unit with the drop-in serves /metrics within 60 s" "HTTP 200" \
+		"$(curl -sS http://127.0.0.1:$port/metrics 2>&1 | head -n 2); $(journalctl -u ksnapd -n 5 -o cat --no-pager)"
+fi
+curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' http://127.0.0.1:$port/metrics > $out.om
+check "OpenMetrics ends in # EOF" "# EOF" "$(tail -n 1 $out.om)"
+if grep -q "^ksnap_cgroup_memory_current_window_max_bytes{.*cgroup=\"$cg\"" $out.om; then
+	pass "the endpoint has the cgroup's window maximum"
+else
+	fail "the endpoint has ksnap_cgroup_memory_current_window_max_bytes{cgroup=\"$cg\"}" "that series" "$(grep memory_current $out.om | head -n 3)"
+fi
+
+# --- two Prometheus servers ---------------------------------------------------
+start_prometheus() { # NAME PORT INTERVAL
+	mkdir -p /tmp/$1
+	cat > /tmp/$1/prometheus.yml <<EOF
+global:
+  scrape_interval: $3
+  scrape_timeout: 4s
+scrape_configs:
+  - job_name: ksnapd
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+EOF
+	systemd-run --unit=ksnapt-$1 prometheus --config.file=/tmp/$1/prometheus.yml \
+		--storage.tsdb.path=/tmp/$1/data --web.listen-address=127.0.0.1:$2 \
+		> $out.$1.log 2>&1
+}
+start_prometheus prom5 9090 5s
+check_st "Prometheus (5 s) starts" 0 $? $out.prom5.log
+start_prometheus prom15 9091 15s
+check_st "a second Prometheus (15 s) starts" 0 $? $out.prom15.log
+
+# query PORT EXPR: the API's answer (JSON).
+query() { curl -s "http://127.0.0.1:$1/api/v1/query" --data-urlencode "query=$2"; }
+# The value of a one-sample vector answer, or nothing.
+value_of() { sed -n 's/.*"value":\[[0-9.]*,"\([^"]*\)"\].*/\1/p'; }
+# The times of PORT's scrapes of ksnapd in the last minute, one a line.
+scrape_times() { # PORT
+	query "$1" 'up{job="ksnapd"}[1m]' | grep -o '\[[0-9.]*,"[01]"\]' | sed 's/^\[\([0-9.]*\),.*/\1/'
+}
+scraped() { [ "$(query "$1" 'up{job="ksnapd"}' | value_of)" = 1 ]; }
+poll 120 scraped 9090 || fail "Prometheus (5 s) scrapes ksnapd" "up 1" "$(query 9090 'up' | head -c 300)"
+poll 120 scraped 9091 || fail "Prometheus (15 s) scrapes ksnapd" "up 1" "$(query 9091 'up' | head -c 300)"
+
+# --- the spike, between two scrapes ------------------------------------------
+# Right after a scrape of the 5 s Prometheus, spike; then wait for the
+# next scrape and check that none fell within the spike.
+newer_scrape() { # AFTER: a scrape later than AFTER exists
+	[ -n "$(scrape_times 9090 | awk -v t="$1" '$1 > t' | head -n 1)" ]
+}
+between=no s_start=0 s_end=0
+for try in 1 2 3 4 5; do
+	last=$(scrape_times 9090 | tail -n 1)
+	poll 20 newer_scrape "$last" || continue
+	echo go > $fifo
+	n=$(wc -l < $out.spikes)
+	spiked() { [ "$(wc -l < $out.spikes)" -gt "$1" ]; }
+	poll 60 spiked "$n" || continue
+	set -- $(tail -n 1 $out.spikes)
+	s_start=$1 s_end=$2
+	poll 20 newer_scrape "$s_end" || continue
+	inside=$(scrape_times 9090 | awk -v a="$s_start" -v b="$s_end" '$1 >= a - 0.5 && $1 <= b + 0.5' | wc -l)
+	info "try $try: spike held $s_start..$s_end; scrapes within 0.5 s of it: $inside"
+	if [ "$inside" -eq 0 ]; then
+		between=yes
+		break
+	fi
+done
+check "the spike fell between two scrapes of the 5 s Prometheus" yes $between
+# The 15 s one scrapes again within its interval.
+newer_scrape_15() { [ -n "$(scrape_times 9091 | awk -v t="$1" '$1 > t' | head -n 1)" ]; }
+poll 40 newer_scrape_15 "$s_end" || fail "the 15 s Prometheus scrapes after the spike" "a scrape" "none within 40 s"
+
+sel="{cgroup=\"$cg\"}"
+wmax=$(query 9090 "max_over_time(ksnap_cgroup_memory_current_window_max_bytes$sel[1m])" | value_of)
+last=$(query 9090 "max_over_time(ksnap_cgroup_memory_current_bytes$sel[1m])" | value_of)
+wmax15=$(query 9091 "max_over_time(ksnap_cgroup_memory_current_window_max_bytes$sel[1m])" | value_of)
+figure "promql-window-max" "$wmax"
+figure "promql-last-value-max" "$last"
+figure "promql-window-max-15s" "$wmax15"
+ge "max_over_time(window_max[1m]) shows the 64 MiB spike" "$(printf '%.0f' "${wmax:-0}")" $MIB64
+if [ -n "$last" ] && [ "$(printf '%.0f' "$last")" -lt $MIB64 ]; then
+	pass "max_over_time of the last-value series misses it ($last)"
+else
+	fail "max_over_time of the last-value series misses the spike" "< $MIB64" "'$last'"
+fi
+check "the 15 s Prometheus sees the same window maximum" "$wmax" "$wmax15"
+
+# --- back as it was -----------------------------------------------------------
+systemctl stop ksnapt-prom5 ksnapt-prom15 $svc > /dev/null 2>&1
+echo 0 > $KSNAP_SYS/enable
+systemctl stop ksnapd
+rm -f $dropin $fifo
+rmdir "$(dirname $dropin)" 2>/dev/null
+rm -rf /tmp/prom5 /tmp/prom15
+echo "$TEST_METRICS" > $KSNAP_SYS/metrics && echo > $KSNAP_SYS/cgroups &&
+	echo "$TEST_PERIOD_US" > $KSNAP_SYS/period_us
+systemctl daemon-reload
+systemctl start ksnapd
+[ $nfail -eq 0 ]
