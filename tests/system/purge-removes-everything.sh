@@ -1,12 +1,13 @@
-# Test 6: apt-get purge ksnapd ksnap-dkms: the service stops, and the
-# module, the DKMS tree, the unit and the configuration files are gone.
+# Test 6: apt-get purge --autoremove ksnapd ksnap-dkms: the service stops,
+# and the module, the DKMS tree, the unit, the configuration files and the
+# libraries apt installed for them (libmicrohttpd) are gone.
 # The files list (syslib.sh: file_list) after the purge is compared with
 # the one taken in the chroot before the install.
 TEST=purge-removes-everything
 . /guest/tests/syslib.sh
 st=0
-apt-get purge -y ksnapd ksnap-dkms > /out/purge.log 2>&1 || st=$?
-check_st "apt-get purge ksnapd ksnap-dkms succeeds" 0 $st /out/purge.log
+apt-get purge -y --autoremove ksnapd ksnap-dkms > /out/purge.log 2>&1 || st=$?
+check_st "apt-get purge --autoremove ksnapd ksnap-dkms succeeds" 0 $st /out/purge.log
 for p in ksnapd ksnap-dkms; do
 	s=$(dpkg-query -W -f '${Status}' $p 2>/dev/null) || s="no record"
 	check_in "$p is purged" "$s" "no record" "unknown ok not-installed"
