@@ -4,7 +4,7 @@
 .PHONY: all setup debug-kernel modules modules-all modules-debug modules-arm64 \
 	tools unit \
 	plot-check fuzz kunit guest-tests check demo bench style sparse install \
-	clean deb system-tests check-quick check-all setup-demo
+	clean deb system-tests check-quick check-all setup-demo update-kernels
 
 # The kernel `make` builds ksnap.ko for, and the kernels the guest and
 # KUnit targets test (scripts/kernel --list): Debian's are fetched into
@@ -55,6 +55,12 @@ modules-arm64:
 		if grep -E '(warning|error|WARNING):' build/module-$$k.log; then echo "ksnap.ko: findings above for $$k (build/module-$$k.log)"; exit 1; fi; \
 		echo "ksnap.ko: clean on $$k (cross-built, W=1, sparse)"; \
 	done
+
+# Rewrite scripts/kernel-pins with the newest version of each Debian
+# kernel's suites, for a person to review and commit; the next build or
+# test run fetches what changed.
+update-kernels:
+	scripts/kernel --update-pins
 
 # ksnap.ko and the KUnit module against the 6.1 debug kernel: build/mod/debug/
 modules-debug:
