@@ -115,6 +115,16 @@
 	.read = ksnap_read_node_state, .groups = KSNAP_GROUP_VMSTAT,	\
 }
 
+/*
+ * The reclaim counters (pgrefill, pgsteal_*, pgscan_*): VM events, node
+ * stats since about 7.1 (compat.h), with the freshness of their kind.
+ */
+#if KSNAP_RECLAIM_NODE_STATS
+#define KSNAP_RECLAIM_EVENT(_name, _item) KSNAP_NODE_EVENT(_name, _item)
+#else
+#define KSNAP_RECLAIM_EVENT(_name, _item) KSNAP_VM_EVENT(_name, _item)
+#endif
+
 #define __KSNAP_CPU_TIME(_key, _item, _desc, _monotonic) {		\
 	.name = "cpu." _key, .item.cpu = _item, .unit = "ns",		\
 	.desc = _desc ", /proc/stat cpu line, all CPUs, ns",		\
@@ -254,28 +264,28 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT_DEFAULT("pgfault", PGFAULT),
 	KSNAP_VM_EVENT_DEFAULT("pgmajfault", PGMAJFAULT),
 	KSNAP_VM_EVENT("pglazyfreed", PGLAZYFREED),
-	KSNAP_VM_EVENT("pgrefill", PGREFILL),
+	KSNAP_RECLAIM_EVENT("pgrefill", PGREFILL),
 	KSNAP_VM_EVENT("pgreuse", PGREUSE),
-	KSNAP_VM_EVENT("pgsteal_kswapd", PGSTEAL_KSWAPD),
-	KSNAP_VM_EVENT("pgsteal_direct", PGSTEAL_DIRECT),
+	KSNAP_RECLAIM_EVENT("pgsteal_kswapd", PGSTEAL_KSWAPD),
+	KSNAP_RECLAIM_EVENT("pgsteal_direct", PGSTEAL_DIRECT),
 #if KSNAP_SINCE(6, 5)
-	KSNAP_VM_EVENT("pgsteal_khugepaged", PGSTEAL_KHUGEPAGED),
+	KSNAP_RECLAIM_EVENT("pgsteal_khugepaged", PGSTEAL_KHUGEPAGED),
 #endif
 #if KSNAP_SINCE(5, 18) && !KSNAP_SINCE(6, 11)
 	/* VM events until they became node stats (below). */
 	KSNAP_VM_EVENT("pgdemote_kswapd", PGDEMOTE_KSWAPD),
 	KSNAP_VM_EVENT("pgdemote_direct", PGDEMOTE_DIRECT),
 #endif
-	KSNAP_VM_EVENT("pgscan_kswapd", PGSCAN_KSWAPD),
-	KSNAP_VM_EVENT("pgscan_direct", PGSCAN_DIRECT),
+	KSNAP_RECLAIM_EVENT("pgscan_kswapd", PGSCAN_KSWAPD),
+	KSNAP_RECLAIM_EVENT("pgscan_direct", PGSCAN_DIRECT),
 #if KSNAP_SINCE(6, 5)
-	KSNAP_VM_EVENT("pgscan_khugepaged", PGSCAN_KHUGEPAGED),
+	KSNAP_RECLAIM_EVENT("pgscan_khugepaged", PGSCAN_KHUGEPAGED),
 #endif
 	KSNAP_VM_EVENT("pgscan_direct_throttle", PGSCAN_DIRECT_THROTTLE),
-	KSNAP_VM_EVENT("pgscan_anon", PGSCAN_ANON),
-	KSNAP_VM_EVENT("pgscan_file", PGSCAN_FILE),
-	KSNAP_VM_EVENT("pgsteal_anon", PGSTEAL_ANON),
-	KSNAP_VM_EVENT("pgsteal_file", PGSTEAL_FILE),
+	KSNAP_RECLAIM_EVENT("pgscan_anon", PGSCAN_ANON),
+	KSNAP_RECLAIM_EVENT("pgscan_file", PGSCAN_FILE),
+	KSNAP_RECLAIM_EVENT("pgsteal_anon", PGSTEAL_ANON),
+	KSNAP_RECLAIM_EVENT("pgsteal_file", PGSTEAL_FILE),
 #ifdef CONFIG_NUMA
 #if KSNAP_SINCE(6, 8)
 	KSNAP_VM_EVENT("zone_reclaim_success", PGSCAN_ZONE_RECLAIM_SUCCESS),
@@ -409,7 +419,9 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_ZONE_STATE("nr_zone_unevictable", NR_ZONE_UNEVICTABLE),
 	KSNAP_ZONE_STATE("nr_zone_write_pending", NR_ZONE_WRITE_PENDING),
 	KSNAP_ZONE_STATE("nr_mlock", NR_MLOCK),
+#if KSNAP_HAVE_NR_BOUNCE
 	KSNAP_ZONE_STATE("nr_bounce", NR_BOUNCE),
+#endif
 #if IS_ENABLED(CONFIG_ZSMALLOC)
 	KSNAP_ZONE_STATE("nr_zspages", NR_ZSPAGES),
 #endif
@@ -439,7 +451,9 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_NODE_PAGES("nr_file_pages", NR_FILE_PAGES),
 	KSNAP_NODE_PAGES("nr_dirty", NR_FILE_DIRTY),
 	KSNAP_NODE_PAGES("nr_writeback", NR_WRITEBACK),
+#if KSNAP_HAVE_NR_WRITEBACK_TEMP
 	KSNAP_NODE_PAGES("nr_writeback_temp", NR_WRITEBACK_TEMP),
+#endif
 	KSNAP_NODE_PAGES("nr_shmem", NR_SHMEM),
 	KSNAP_NODE_PAGES("nr_shmem_hugepages", NR_SHMEM_THPS),
 	KSNAP_NODE_PAGES("nr_shmem_pmdmapped", NR_SHMEM_PMDMAPPED),
