@@ -72,6 +72,20 @@ ksnap_cgroup_cpu_bstat(struct cgroup *cgrp, int cpu)
 }
 
 /*
+ * 6.16: the base CPU statistics (cpu.stat's usage) are flushed only when
+ * something reads them (cpu.stat, a BPF program), not every 2 s, and
+ * css_rstat_flush() is not exported: cpu.stat.usage is as old as the last
+ * such read, and its description says so.
+ */
+#if KSNAP_SINCE(6, 16)
+#define KSNAP_CG_USAGE_DESC \
+	"CPU time of the subtree, as of the last read of its cpu.stat (this kernel flushes only then: it may be stale), ns"
+#else
+#define KSNAP_CG_USAGE_DESC \
+	"CPU time of the subtree, as of the last rstat flush, ns"
+#endif
+
+/*
  * About 7.1: the reclaim counters of /proc/vmstat (pgrefill, pgsteal_*,
  * pgscan_* but pgscan_direct_throttle) moved from the VM events (per-CPU,
  * live) to the node stats (folded about once a second), and what they

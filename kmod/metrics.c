@@ -673,7 +673,7 @@ const struct ksnap_metric ksnap_metrics[] = {
 	/* cgroup v2: CPU (rstat base statistics: no controller needed) */
 	{
 		.name = "cpu.stat.usage", .unit = "ns",
-		.desc = "CPU time of the subtree, as of the last rstat flush, ns",
+		.desc = KSNAP_CG_USAGE_DESC,
 		.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,
 		.freshness = KSNAP_FRESH_2S, .per_cgroup = true,
 		.needs = KSNAP_NEEDS_NONROOT, .read = ksnap_read_cg_usage,
