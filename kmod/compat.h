@@ -102,6 +102,19 @@ ksnap_cgroup_cpu_bstat(struct cgroup *cgrp, int cpu)
 #define KSNAP_HAVE_NR_BOUNCE		(!KSNAP_SINCE(6, 16))
 #define KSNAP_HAVE_NR_WRITEBACK_TEMP	(!KSNAP_SINCE(6, 17))
 
+/*
+ * 7.0 renamed the balloon options that guard the balloon_* VM events:
+ * CONFIG_MEMORY_BALLOON became CONFIG_BALLOON, CONFIG_BALLOON_COMPACTION
+ * CONFIG_BALLOON_MIGRATION.
+ */
+#if KSNAP_SINCE(7, 0)
+#define KSNAP_HAVE_BALLOON		IS_ENABLED(CONFIG_BALLOON)
+#define KSNAP_HAVE_BALLOON_MIGRATE	IS_ENABLED(CONFIG_BALLOON_MIGRATION)
+#else
+#define KSNAP_HAVE_BALLOON		IS_ENABLED(CONFIG_MEMORY_BALLOON)
+#define KSNAP_HAVE_BALLOON_MIGRATE	IS_ENABLED(CONFIG_BALLOON_COMPACTION)
+#endif
+
 /* 6.3: vm_flags is read-only; it changes through these. */
 #if !KSNAP_SINCE(6, 3)
 static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)

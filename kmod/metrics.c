@@ -372,10 +372,10 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("thp_swpout", THP_SWPOUT),
 	KSNAP_VM_EVENT("thp_swpout_fallback", THP_SWPOUT_FALLBACK),
 #endif
-#ifdef CONFIG_MEMORY_BALLOON
+#if KSNAP_HAVE_BALLOON
 	KSNAP_VM_EVENT("balloon_inflate", BALLOON_INFLATE),
 	KSNAP_VM_EVENT("balloon_deflate", BALLOON_DEFLATE),
-#ifdef CONFIG_BALLOON_COMPACTION
+#if KSNAP_HAVE_BALLOON_MIGRATE
 	KSNAP_VM_EVENT("balloon_migrate", BALLOON_MIGRATE),
 #endif
 #endif
