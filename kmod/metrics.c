@@ -410,8 +410,19 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("direct_map_level2_splits", DIRECT_MAP_LEVEL2_SPLIT),
 	KSNAP_VM_EVENT("direct_map_level3_splits", DIRECT_MAP_LEVEL3_SPLIT),
 #endif
+#if defined(CONFIG_X86) && KSNAP_SINCE(7, 0)
+	KSNAP_VM_EVENT("direct_map_level2_collapses", DIRECT_MAP_LEVEL2_COLLAPSE),
+	KSNAP_VM_EVENT("direct_map_level3_collapses", DIRECT_MAP_LEVEL3_COLLAPSE),
+#endif
+#if defined(CONFIG_SWAP) && KSNAP_SINCE(7, 3)
+	KSNAP_VM_EVENT("nrswpin", NRSWPIN),
+	KSNAP_VM_EVENT("nrswpout", NRSWPOUT),
+#endif
 	/* /proc/vmstat zone and node page state (mmzone.h order). */
 	KSNAP_ZONE_STATE_DEFAULT("nr_free_pages", NR_FREE_PAGES),
+#if KSNAP_SINCE(7, 0)
+	KSNAP_ZONE_STATE("nr_free_pages_blocks", NR_FREE_PAGES_BLOCKS),
+#endif
 	KSNAP_ZONE_STATE("nr_zone_inactive_anon", NR_ZONE_INACTIVE_ANON),
 	KSNAP_ZONE_STATE("nr_zone_active_anon", NR_ZONE_ACTIVE_ANON),
 	KSNAP_ZONE_STATE("nr_zone_inactive_file", NR_ZONE_INACTIVE_FILE),
@@ -497,6 +508,28 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_NODE_EVENT("pgdemote_kswapd", PGDEMOTE_KSWAPD),
 	KSNAP_NODE_EVENT("pgdemote_direct", PGDEMOTE_DIRECT),
 	KSNAP_NODE_EVENT("pgdemote_khugepaged", PGDEMOTE_KHUGEPAGED),
+#endif
+	/* The node items new since 6.12, as far as 7.2 and 7.3 have them. */
+#if KSNAP_SINCE(7, 0)
+#ifdef CONFIG_NUMA_BALANCING
+	KSNAP_NODE_EVENT("pgpromote_candidate_nrl", PGPROMOTE_CANDIDATE_NRL),
+#endif
+	KSNAP_NODE_PAGES("nr_vmalloc", NR_VMALLOC),
+	KSNAP_NODE_EVENT("pgdemote_proactive", PGDEMOTE_PROACTIVE),
+	KSNAP_NODE_EVENT("pgsteal_proactive", PGSTEAL_PROACTIVE),
+	KSNAP_NODE_EVENT("pgscan_proactive", PGSCAN_PROACTIVE),
+#ifdef CONFIG_HUGETLB_PAGE
+	KSNAP_NODE_PAGES("nr_hugetlb", NR_HUGETLB),
+#endif
+	KSNAP_NODE_PAGES("nr_balloon_pages", NR_BALLOON_PAGES),
+	KSNAP_NODE_PAGES("nr_kernel_file_pages", NR_KERNEL_FILE_PAGES),
+	KSNAP_NODE_PAGES("nr_gpu_active", NR_GPU_ACTIVE),
+	KSNAP_NODE_PAGES("nr_gpu_reclaim", NR_GPU_RECLAIM),
+#endif
+#if KSNAP_SINCE(7, 3)
+	/* 7.3 also counts rotations per LRU, as node events. */
+	KSNAP_NODE_EVENT("pgrotate_anon", PGROTATE_ANON),
+	KSNAP_NODE_EVENT("pgrotate_file", PGROTATE_FILE),
 #endif
 	/* /proc/meminfo */
 	{
