@@ -2,7 +2,8 @@
 /*
  * Every difference between the kernels ksnap is built for: Debian's 5.10
  * (Debian 11), 6.1 (Debian 12) and 6.12 (Debian 12 backports, Debian 13),
- * each also with PREEMPT_RT, and 6.1 and 6.12 for arm64.  As in
+ * each also with PREEMPT_RT, 6.1 and 6.12 for arm64, 7.3 (Debian 13
+ * backports) and 7.2 (sid).  As in
  * WireGuard's compat layer, the version tests live here and nowhere else,
  * as small wrappers with the newest API's names; the rest of the module is
  * written for the newest kernel.  The architectures differ in no API the
@@ -54,6 +55,64 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 	hrtimer_init(timer, clock_id, mode);
 	timer->function = function;
 }
+#endif
+
+/*
+ * 6.16: the base CPU statistics' per-CPU part has a structure of its own
+ * (rstat_base_cpu); rstat_cpu became the per-subsystem part.
+ */
+static inline struct cgroup_base_stat *
+ksnap_cgroup_cpu_bstat(struct cgroup *cgrp, int cpu)
+{
+#if KSNAP_SINCE(6, 16)
+	return &per_cpu_ptr(cgrp->rstat_base_cpu, cpu)->bstat;
+#else
+	return &per_cpu_ptr(cgrp->rstat_cpu, cpu)->bstat;
+#endif
+}
+
+/*
+ * 6.16: the base CPU statistics (cpu.stat's usage) are flushed only when
+ * something reads them (cpu.stat, a BPF program), not every 2 s, and
+ * css_rstat_flush() is not exported: cpu.stat.usage is as old as the last
+ * such read, and its description says so.
+ */
+#if KSNAP_SINCE(6, 16)
+#define KSNAP_CG_USAGE_DESC \
+	"CPU time of the subtree, as of the last read of its cpu.stat (this kernel flushes only then: it may be stale), ns"
+#else
+#define KSNAP_CG_USAGE_DESC \
+	"CPU time of the subtree, as of the last rstat flush, ns"
+#endif
+
+/*
+ * About 7.1: the reclaim counters of /proc/vmstat (pgrefill, pgsteal_*,
+ * pgscan_* but pgscan_direct_throttle) moved from the VM events (per-CPU,
+ * live) to the node stats (folded about once a second), and what they
+ * count changed (docs/kernels.md).  The metric table picks its entry
+ * maker with this.
+ */
+#define KSNAP_RECLAIM_NODE_STATS	KSNAP_SINCE(7, 1)
+
+/*
+ * 6.16 removed NR_BOUNCE (no more bounce buffers), 6.17 NR_WRITEBACK_TEMP
+ * (FUSE writeback without temporary pages): the metric table offers
+ * nr_bounce and nr_writeback_temp before only.
+ */
+#define KSNAP_HAVE_NR_BOUNCE		(!KSNAP_SINCE(6, 16))
+#define KSNAP_HAVE_NR_WRITEBACK_TEMP	(!KSNAP_SINCE(6, 17))
+
+/*
+ * 7.0 renamed the balloon options that guard the balloon_* VM events:
+ * CONFIG_MEMORY_BALLOON became CONFIG_BALLOON, CONFIG_BALLOON_COMPACTION
+ * CONFIG_BALLOON_MIGRATION.
+ */
+#if KSNAP_SINCE(7, 0)
+#define KSNAP_HAVE_BALLOON		IS_ENABLED(CONFIG_BALLOON)
+#define KSNAP_HAVE_BALLOON_MIGRATE	IS_ENABLED(CONFIG_BALLOON_MIGRATION)
+#else
+#define KSNAP_HAVE_BALLOON		IS_ENABLED(CONFIG_MEMORY_BALLOON)
+#define KSNAP_HAVE_BALLOON_MIGRATE	IS_ENABLED(CONFIG_BALLOON_COMPACTION)
 #endif
 
 /* 6.3: vm_flags is read-only; it changes through these. */

@@ -115,6 +115,16 @@
 	.read = ksnap_read_node_state, .groups = KSNAP_GROUP_VMSTAT,	\
 }
 
+/*
+ * The reclaim counters (pgrefill, pgsteal_*, pgscan_*): VM events, node
+ * stats since about 7.1 (compat.h), with the freshness of their kind.
+ */
+#if KSNAP_RECLAIM_NODE_STATS
+#define KSNAP_RECLAIM_EVENT(_name, _item) KSNAP_NODE_EVENT(_name, _item)
+#else
+#define KSNAP_RECLAIM_EVENT(_name, _item) KSNAP_VM_EVENT(_name, _item)
+#endif
+
 #define __KSNAP_CPU_TIME(_key, _item, _desc, _monotonic) {		\
 	.name = "cpu." _key, .item.cpu = _item, .unit = "ns",		\
 	.desc = _desc ", /proc/stat cpu line, all CPUs, ns",		\
@@ -254,28 +264,28 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT_DEFAULT("pgfault", PGFAULT),
 	KSNAP_VM_EVENT_DEFAULT("pgmajfault", PGMAJFAULT),
 	KSNAP_VM_EVENT("pglazyfreed", PGLAZYFREED),
-	KSNAP_VM_EVENT("pgrefill", PGREFILL),
+	KSNAP_RECLAIM_EVENT("pgrefill", PGREFILL),
 	KSNAP_VM_EVENT("pgreuse", PGREUSE),
-	KSNAP_VM_EVENT("pgsteal_kswapd", PGSTEAL_KSWAPD),
-	KSNAP_VM_EVENT("pgsteal_direct", PGSTEAL_DIRECT),
+	KSNAP_RECLAIM_EVENT("pgsteal_kswapd", PGSTEAL_KSWAPD),
+	KSNAP_RECLAIM_EVENT("pgsteal_direct", PGSTEAL_DIRECT),
 #if KSNAP_SINCE(6, 5)
-	KSNAP_VM_EVENT("pgsteal_khugepaged", PGSTEAL_KHUGEPAGED),
+	KSNAP_RECLAIM_EVENT("pgsteal_khugepaged", PGSTEAL_KHUGEPAGED),
 #endif
 #if KSNAP_SINCE(5, 18) && !KSNAP_SINCE(6, 11)
 	/* VM events until they became node stats (below). */
 	KSNAP_VM_EVENT("pgdemote_kswapd", PGDEMOTE_KSWAPD),
 	KSNAP_VM_EVENT("pgdemote_direct", PGDEMOTE_DIRECT),
 #endif
-	KSNAP_VM_EVENT("pgscan_kswapd", PGSCAN_KSWAPD),
-	KSNAP_VM_EVENT("pgscan_direct", PGSCAN_DIRECT),
+	KSNAP_RECLAIM_EVENT("pgscan_kswapd", PGSCAN_KSWAPD),
+	KSNAP_RECLAIM_EVENT("pgscan_direct", PGSCAN_DIRECT),
 #if KSNAP_SINCE(6, 5)
-	KSNAP_VM_EVENT("pgscan_khugepaged", PGSCAN_KHUGEPAGED),
+	KSNAP_RECLAIM_EVENT("pgscan_khugepaged", PGSCAN_KHUGEPAGED),
 #endif
 	KSNAP_VM_EVENT("pgscan_direct_throttle", PGSCAN_DIRECT_THROTTLE),
-	KSNAP_VM_EVENT("pgscan_anon", PGSCAN_ANON),
-	KSNAP_VM_EVENT("pgscan_file", PGSCAN_FILE),
-	KSNAP_VM_EVENT("pgsteal_anon", PGSTEAL_ANON),
-	KSNAP_VM_EVENT("pgsteal_file", PGSTEAL_FILE),
+	KSNAP_RECLAIM_EVENT("pgscan_anon", PGSCAN_ANON),
+	KSNAP_RECLAIM_EVENT("pgscan_file", PGSCAN_FILE),
+	KSNAP_RECLAIM_EVENT("pgsteal_anon", PGSTEAL_ANON),
+	KSNAP_RECLAIM_EVENT("pgsteal_file", PGSTEAL_FILE),
 #ifdef CONFIG_NUMA
 #if KSNAP_SINCE(6, 8)
 	KSNAP_VM_EVENT("zone_reclaim_success", PGSCAN_ZONE_RECLAIM_SUCCESS),
@@ -362,10 +372,10 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("thp_swpout", THP_SWPOUT),
 	KSNAP_VM_EVENT("thp_swpout_fallback", THP_SWPOUT_FALLBACK),
 #endif
-#ifdef CONFIG_MEMORY_BALLOON
+#if KSNAP_HAVE_BALLOON
 	KSNAP_VM_EVENT("balloon_inflate", BALLOON_INFLATE),
 	KSNAP_VM_EVENT("balloon_deflate", BALLOON_DEFLATE),
-#ifdef CONFIG_BALLOON_COMPACTION
+#if KSNAP_HAVE_BALLOON_MIGRATE
 	KSNAP_VM_EVENT("balloon_migrate", BALLOON_MIGRATE),
 #endif
 #endif
@@ -400,8 +410,19 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_VM_EVENT("direct_map_level2_splits", DIRECT_MAP_LEVEL2_SPLIT),
 	KSNAP_VM_EVENT("direct_map_level3_splits", DIRECT_MAP_LEVEL3_SPLIT),
 #endif
+#if defined(CONFIG_X86) && KSNAP_SINCE(7, 0)
+	KSNAP_VM_EVENT("direct_map_level2_collapses", DIRECT_MAP_LEVEL2_COLLAPSE),
+	KSNAP_VM_EVENT("direct_map_level3_collapses", DIRECT_MAP_LEVEL3_COLLAPSE),
+#endif
+#if defined(CONFIG_SWAP) && KSNAP_SINCE(7, 3)
+	KSNAP_VM_EVENT("nrswpin", NRSWPIN),
+	KSNAP_VM_EVENT("nrswpout", NRSWPOUT),
+#endif
 	/* /proc/vmstat zone and node page state (mmzone.h order). */
 	KSNAP_ZONE_STATE_DEFAULT("nr_free_pages", NR_FREE_PAGES),
+#if KSNAP_SINCE(7, 0)
+	KSNAP_ZONE_STATE("nr_free_pages_blocks", NR_FREE_PAGES_BLOCKS),
+#endif
 	KSNAP_ZONE_STATE("nr_zone_inactive_anon", NR_ZONE_INACTIVE_ANON),
 	KSNAP_ZONE_STATE("nr_zone_active_anon", NR_ZONE_ACTIVE_ANON),
 	KSNAP_ZONE_STATE("nr_zone_inactive_file", NR_ZONE_INACTIVE_FILE),
@@ -409,7 +430,9 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_ZONE_STATE("nr_zone_unevictable", NR_ZONE_UNEVICTABLE),
 	KSNAP_ZONE_STATE("nr_zone_write_pending", NR_ZONE_WRITE_PENDING),
 	KSNAP_ZONE_STATE("nr_mlock", NR_MLOCK),
+#if KSNAP_HAVE_NR_BOUNCE
 	KSNAP_ZONE_STATE("nr_bounce", NR_BOUNCE),
+#endif
 #if IS_ENABLED(CONFIG_ZSMALLOC)
 	KSNAP_ZONE_STATE("nr_zspages", NR_ZSPAGES),
 #endif
@@ -439,7 +462,9 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_NODE_PAGES("nr_file_pages", NR_FILE_PAGES),
 	KSNAP_NODE_PAGES("nr_dirty", NR_FILE_DIRTY),
 	KSNAP_NODE_PAGES("nr_writeback", NR_WRITEBACK),
+#if KSNAP_HAVE_NR_WRITEBACK_TEMP
 	KSNAP_NODE_PAGES("nr_writeback_temp", NR_WRITEBACK_TEMP),
+#endif
 	KSNAP_NODE_PAGES("nr_shmem", NR_SHMEM),
 	KSNAP_NODE_PAGES("nr_shmem_hugepages", NR_SHMEM_THPS),
 	KSNAP_NODE_PAGES("nr_shmem_pmdmapped", NR_SHMEM_PMDMAPPED),
@@ -483,6 +508,28 @@ const struct ksnap_metric ksnap_metrics[] = {
 	KSNAP_NODE_EVENT("pgdemote_kswapd", PGDEMOTE_KSWAPD),
 	KSNAP_NODE_EVENT("pgdemote_direct", PGDEMOTE_DIRECT),
 	KSNAP_NODE_EVENT("pgdemote_khugepaged", PGDEMOTE_KHUGEPAGED),
+#endif
+	/* The node items new since 6.12, as far as 7.2 and 7.3 have them. */
+#if KSNAP_SINCE(7, 0)
+#ifdef CONFIG_NUMA_BALANCING
+	KSNAP_NODE_EVENT("pgpromote_candidate_nrl", PGPROMOTE_CANDIDATE_NRL),
+#endif
+	KSNAP_NODE_PAGES("nr_vmalloc", NR_VMALLOC),
+	KSNAP_NODE_EVENT("pgdemote_proactive", PGDEMOTE_PROACTIVE),
+	KSNAP_NODE_EVENT("pgsteal_proactive", PGSTEAL_PROACTIVE),
+	KSNAP_NODE_EVENT("pgscan_proactive", PGSCAN_PROACTIVE),
+#ifdef CONFIG_HUGETLB_PAGE
+	KSNAP_NODE_PAGES("nr_hugetlb", NR_HUGETLB),
+#endif
+	KSNAP_NODE_PAGES("nr_balloon_pages", NR_BALLOON_PAGES),
+	KSNAP_NODE_PAGES("nr_kernel_file_pages", NR_KERNEL_FILE_PAGES),
+	KSNAP_NODE_PAGES("nr_gpu_active", NR_GPU_ACTIVE),
+	KSNAP_NODE_PAGES("nr_gpu_reclaim", NR_GPU_RECLAIM),
+#endif
+#if KSNAP_SINCE(7, 3)
+	/* 7.3 also counts rotations per LRU, as node events. */
+	KSNAP_NODE_EVENT("pgrotate_anon", PGROTATE_ANON),
+	KSNAP_NODE_EVENT("pgrotate_file", PGROTATE_FILE),
 #endif
 	/* /proc/meminfo */
 	{
@@ -659,7 +706,7 @@ const struct ksnap_metric ksnap_metrics[] = {
 	/* cgroup v2: CPU (rstat base statistics: no controller needed) */
 	{
 		.name = "cpu.stat.usage", .unit = "ns",
-		.desc = "CPU time of the subtree, as of the last rstat flush, ns",
+		.desc = KSNAP_CG_USAGE_DESC,
 		.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,
 		.freshness = KSNAP_FRESH_2S, .per_cgroup = true,
 		.needs = KSNAP_NEEDS_NONROOT, .read = ksnap_read_cg_usage,

@@ -218,6 +218,6 @@ u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 u64 ksnap_read_cg_usage_self(const struct ksnap_metric *m,
 			     const struct ksnap_cgroup *cg, int cpu)
 {
-	return READ_ONCE(per_cpu_ptr(cg->cgrp->rstat_cpu,
-				     cpu)->bstat.cputime.sum_exec_runtime);
+	return READ_ONCE(ksnap_cgroup_cpu_bstat(cg->cgrp,
+					       cpu)->cputime.sum_exec_runtime);
 }

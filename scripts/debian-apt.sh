@@ -1,6 +1,6 @@
 # Sourced by scripts/kernel and scripts/debug-kernel: a private apt list of
 # Debian's suites (bullseye, bookworm and its updates, security and
-# backports, trixie) under $cache/apt, used to look up and download
+# backports, trixie and its backports, sid) under $cache/apt, used to look up and download
 # packages without installing them and without touching the host's apt
 # configuration.  Needs $cache and a log function.
 # shellcheck shell=sh
@@ -40,20 +40,23 @@ apt_update() {
 
 apt_update_locked() {
 	{
-		for s in bullseye bookworm bookworm-updates bookworm-backports trixie; do
+		for s in bullseye bookworm bookworm-updates bookworm-backports \
+			trixie trixie-backports sid; do
 			echo "deb [signed-by=$keyring] $mirror/debian $s main"
 		done
 		echo "deb [signed-by=$keyring] $mirror/debian-security bookworm-security main"
 	} > "$apt_dir/sources.list"
-	# Lists read within the last hour are recent enough.
-	if [ -n "$(find "$apt_dir/lists/.ksnap-stamp" -mmin -60 2>/dev/null)" ]; then
+	# Lists read within the last hour, of these same suites, are recent
+	# enough (the stamp holds the sources list they were read from).
+	if [ -n "$(find "$apt_dir/lists/.ksnap-stamp" -mmin -60 2>/dev/null)" ] &&
+		cmp -s "$apt_dir/sources.list" "$apt_dir/lists/.ksnap-stamp"; then
 		return 0
 	fi
-	log "reading Debian's package lists (bullseye, bookworm, backports, trixie)"
+	log "reading Debian's package lists (bullseye, bookworm, backports, trixie, sid)"
 	# shellcheck disable=SC2086
 	apt-get $APT_OPTS update </dev/null >"$apt_dir/update.log" 2>&1 ||
 		{ tail -5 "$apt_dir/update.log" >&2; return 1; }
-	touch "$apt_dir/lists/.ksnap-stamp"
+	cp "$apt_dir/sources.list" "$apt_dir/lists/.ksnap-stamp"
 }
 
 # The newest version of package PKG in suites SUITES ("a b c"): prints
@@ -98,3 +101,13 @@ apt_download() { # DIR PKG=VERSION...
 		{ tail -5 "$d/download.log" >&2; return 1; }
 }
 
+
+# Those of PKGS ("a b c") that package PKG=VERSION depends on.
+apt_deps_of() { # PKG VERSION PKGS
+	# shellcheck disable=SC2086
+	apt-cache $APT_OPTS show "$1=$2" 2>/dev/null | sed -n 's/^Depends: //p' |
+		head -1 | tr ',' '\n' | sed 's/^ *//; s/[ |].*//' |
+		while read -r d; do
+			case " $3 " in *" $d "*) echo "$d" ;; esac
+		done
+}
