@@ -151,7 +151,10 @@ out:
 /*
  * The columns metric @i gives as a member of group @group: 0 when it is
  * not one, is not offered, or cannot be sampled with the configured
- * cgroups (or without PSI): a group names what it has that applies.
+ * cgroups (or without PSI): a group names what it has that applies.  With
+ * patterns that match nothing yet, a per-cgroup member counts as one
+ * column: it is selected, gives its columns as cgroups are found
+ * (follow.c), and the records get room for them.
  */
 static unsigned int ksnap_group_columns(void *ctx, unsigned int group,
 					unsigned int i)
@@ -164,6 +167,8 @@ static unsigned int ksnap_group_columns(void *ctx, unsigned int group,
 		return 0;
 	if (!m->per_cgroup)
 		return m->needs == KSNAP_NEEDS_PSI && ksnap_psi_resolve() ? 0 : 1;
+	if (!cfg->nr_cgroups && cfg->nr_patterns)
+		return 1;
 	for (j = 0; j < cfg->nr_cgroups; j++)
 		if (!ksnap_cgroup_has(&cfg->cgroups[j], m->needs))
 			return 0;

@@ -129,8 +129,8 @@ static unsigned int ksnap_follow_per_cgroup(const struct ksnap_config *cfg)
  * @l: the ring layout
  *
  * Its columns with room for max(its cgroups, cgroups_max) cgroups, at
- * most l->max_columns.  A group named in metrics= whose per-cgroup
- * metrics were not selected (no cgroup matched) counts for nothing.
+ * most l->max_columns.  A group's per-cgroup metrics are selected even
+ * while its patterns match nothing (ksnap_group_columns()), so they count.
  */
 unsigned int ksnap_follow_cap_columns(const struct ksnap_config *cfg,
 				      const struct ksnap_layout *l)

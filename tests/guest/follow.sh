@@ -175,6 +175,30 @@ done
 check "the rows of the three streams and the last one's lost are the collection's taken" \
 	"$(ksnap_stat taken)" "$((total + $(stat_of /out/s.tsv.3 ksnap_snapshots_lost)))"
 
+# --- a group whose patterns match nothing yet --------------------------------
+# metrics=container on a host with no container yet: the group's
+# per-cgroup metrics are selected all the same, and the records have room
+# for them, so the first cgroup made is sampled with them.  (A start needs
+# one column: pgfault is it until a cgroup matches.)
+unload
+modprobe ksnap metrics=container,pgfault "cgroups=$D/new-*" period_us=2000 discover_ms=100
+check "load: the container group with a pattern that matches nothing yet" 0 $?
+rm -f /out/g.tsv*
+ksnapd --once -o /out/g.tsv 2> /out/g.err &
+kpid=$!
+wait_attached
+check "a start with no match yet" ok "$(guestprobe write $S/enable 1)"
+wait_rows /out/g.tsv 3
+mkdir $CG$D/new-1
+wait_line /out/g.tsv.2 "memory.current[$D/new-1]"
+check "the group's memory.current follows a cgroup made after the start" yes \
+	"$(grep -q "memory.current\[$D/new-1\]" /out/g.tsv.2 && echo yes || echo no)"
+check "no cgroup was skipped for want of room" 0 "$(ksnap_stat cgroups_skipped)"
+check "ksnapd: stop" ok "$(guestprobe write $S/enable 0)"
+wait_pid $kpid $WAIT_S
+check "ksnapd --once exits 0" 0 $?
+rmdir $CG$D/new-1
+
 rmdir $CG$D/c
 unload
 rmdir $CG$D/a
