@@ -5,8 +5,9 @@
 # network) each hold 64 MiB in a tmpfs of their own.  A collection through
 # the journal has a memory.current column for each, whose values hold the
 # 64 MiB and agree with the cgroup's own memory.current read at the end;
-# once both are stopped and removed, the next collection has neither
-# column, and the stream verifies each time.
+# a service started during a collection joins it in the next stream and
+# leaves once stopped; once both are stopped and removed, the next
+# collection has neither column, and the streams verify each time.
 TEST=containers-are-sampled
 . /guest/tests/syslib.sh
 MIB64=67108864
@@ -103,6 +104,53 @@ for cg in $svc_cg "$pod_cg"; do
 	fi
 done
 figure "container-columns" "$(awk -F '\t' '$1 == "Time (ns)" { print NF - 1; exit }' $out.with.tsv)"
+
+# --- followed while running ---------------------------------------------------
+# A service started during a collection joins it within the discovery
+# interval (a new column set: the stream ends and the next begins, with
+# its column), and leaves it once stopped; the journal then holds three
+# streams that ksnap-verify accepts, and across them every snapshot taken
+# is a row or counted.
+late=ksnapt-late
+late_cg=/system.slice/$late.service
+# The header lines of the streams after CURSOR.
+headers() { ksnapd_journal "$1" | grep "^GVISOR_METRICS	Time (ns)	"; }
+last_header_has() { # CURSOR COLUMN
+	headers "$1" | tail -n 1 | grep -qF "	$2	"
+}
+last_header_lacks() { # CURSOR COLUMN (after one that had it)
+	headers "$1" | grep -qF "	$2	" && ! last_header_has "$1" "$2"
+}
+c=$(journal_cursor)
+echo 1 > $KSNAP_SYS/enable
+poll 60 rows_flowing "$c" || fail "rows of the followed collection reach the journal" "a row" "none after 60 s"
+systemd-run --unit=$late --slice=system.slice sleep 3600 > $out.late.log 2>&1
+check_st "systemd-run starts $late during the collection" 0 $? $out.late.log
+if poll 60 last_header_has "$c" "memory.current[$late_cg]"; then
+	pass "the service started during the collection is a column of the next stream"
+else
+	fail "the service started during the collection becomes a column within 60 s" \
+		"memory.current[$late_cg] in a header" "$(headers "$c" | tail -n 1)"
+fi
+systemctl stop $late
+if poll 60 last_header_lacks "$c" "memory.current[$late_cg]"; then
+	pass "once stopped, it leaves: the next stream has no column for it"
+else
+	fail "once stopped, the service leaves the set within 60 s" \
+		"a later header without it" "$(headers "$c" | tail -n 1)"
+fi
+echo 0 > $KSNAP_SYS/enable
+n=$(headers "$c" | wc -l)
+check "three streams: before, with and after the service" 3 "$n"
+end_collection "the followed collection" "$c" "$n" $out.follow || exit 1
+check "ksnap-verify accepts every stream of the followed collection" 0 $verify_status
+[ $verify_status -eq 0 ] || show "$(tail -n 12 $out.follow.verify)"
+rows_all=$(verify_count $out.follow.verify "rows intact")
+last_stats=$(grep "^GVISOR_METRICS	STATS	" $out.follow.journal | tail -n 1)
+taken=$(echo "$last_stats" | sed -n 's/.*"ksnap_snapshots_taken":\([0-9]*\).*/\1/p')
+lost=$(echo "$last_stats" | sed -n 's/.*"ksnap_snapshots_lost":\([0-9]*\).*/\1/p')
+check "across the streams, taken (the last STATS) = rows + lost" "${taken:-none}" "$((${rows_all:-0} + ${lost:-0}))"
+figure "followed-streams" "$n streams, ${rows_all:-?} rows, taken ${taken:-?}"
 
 # --- both gone --------------------------------------------------------------
 systemctl stop $svc > $out.stop.log 2>&1
