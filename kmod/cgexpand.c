@@ -223,7 +223,11 @@ int ksnap_cgpattern_keep_path(const struct ksnap_config *cur,
 	return ksnap_cgroup_get(cg, path);
 }
 
-/* Do @a and @b configure the same cgroups in the same order? */
+/*
+ * Do @a and @b configure the same cgroups in the same order?  A cgroup is
+ * the same by its id, which a released copy keeps: a removed cgroup still
+ * held by the running set is the one its rebuilt copy released.
+ */
 bool ksnap_cgpattern_same(const struct ksnap_config *a,
 			  const struct ksnap_config *b)
 {
@@ -232,7 +236,7 @@ bool ksnap_cgpattern_same(const struct ksnap_config *a,
 	if (a->nr_cgroups != b->nr_cgroups)
 		return false;
 	for (i = 0; i < a->nr_cgroups; i++)
-		if (a->cgroups[i].cgrp != b->cgroups[i].cgrp ||
+		if (a->cgroups[i].id != b->cgroups[i].id ||
 		    strcmp(a->cgroups[i].path, b->cgroups[i].path))
 			return false;
 	return true;

@@ -79,6 +79,7 @@ void ksnap_cgroup_hold(struct ksnap_cgroup *cg, struct cgroup *cgrp,
 		cg->memcg = mem_cgroup_from_css(css);
 	}
 	cg->cgrp = cgrp;
+	cg->id = cgroup_id(cgrp);
 	cg->psi = ksnap_cgroup_psi(cgrp);
 }
 

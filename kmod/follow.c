@@ -249,14 +249,14 @@ int ksnap_follow_column(const struct ksnap *ks, struct ksnap_column_info *col)
 	return 0;
 }
 
-/* The index in @old of @cgrp, or -1. */
+/* The index in @old of @cg (by id: ksnap_cgpattern_same()), or -1. */
 static int ksnap_follow_cg_from(const struct ksnap_config *old,
 				const struct ksnap_cgroup *cg)
 {
 	unsigned int i;
 
 	for (i = 0; i < old->nr_cgroups; i++)
-		if (old->cgroups[i].cgrp == cg->cgrp &&
+		if (old->cgroups[i].id == cg->id &&
 		    !strcmp(old->cgroups[i].path, cg->path))
 			return i;
 	return -1;
@@ -408,6 +408,8 @@ static bool ksnap_follow_swap(struct ksnap *ks, struct ksnap_config *cfg)
 	arm.expires = hrtimer_get_expires(&ks->timer);
 	/* It reads ks->cfg without ks->lock; nothing queues it now. */
 	cancel_work_sync(&ks->gone_work);
+	/* What it had still to log, as a stop does. */
+	ksnap_sampler_report_gone(ks);
 
 	ks->follow.set_changes++;
 	ks->follow.cgroups_found += ksnap_follow_count_new(cfg, old);

@@ -136,6 +136,7 @@ struct psi_group *ksnap_cgroup_psi(struct cgroup *cgrp);
  */
 struct ksnap_cgroup {
 	struct cgroup *cgrp;			/* NULL once released */
+	u64 id;					/* cgroup_id(), kept when released */
 	struct cgroup_subsys_state *memory;	/* own memory css, or NULL */
 	struct mem_cgroup *memcg;		/* NULL without memory */
 	struct psi_group *psi;			/* NULL when PSI is off */
@@ -410,6 +411,7 @@ int ksnap_sampler_start(struct ksnap *ks);
 void ksnap_sampler_stop(struct ksnap *ks);
 void ksnap_sampler_uninit(struct ksnap *ks);
 void ksnap_sampler_cgroups_changed(struct ksnap *ks);
+void ksnap_sampler_report_gone(struct ksnap *ks);
 bool ksnap_reader_attached(const struct ksnap *ks);
 
 /* follow.c: the set followed while running; all with ks->lock held. */

@@ -372,7 +372,7 @@ static void ksnap_wake_fn(struct irq_work *work)
  * Log each cgroup the sampler found removed, once while it is held.
  * Process context; never concurrent with itself (see ksnap_sampler_stop()).
  */
-static void ksnap_report_gone(struct ksnap *ks)
+void ksnap_sampler_report_gone(struct ksnap *ks)
 {
 	const struct ksnap_config *cfg = ks->cfg;
 	struct ksnap_run *run = &ks->run;
@@ -395,7 +395,7 @@ static void ksnap_report_gone(struct ksnap *ks)
 /* ks->cfg cannot change while this is queued or runs: it is stopped first. */
 static void ksnap_gone_fn(struct work_struct *work)
 {
-	ksnap_report_gone(container_of(work, struct ksnap, gone_work));
+	ksnap_sampler_report_gone(container_of(work, struct ksnap, gone_work));
 }
 
 /*
@@ -691,7 +691,7 @@ void ksnap_sampler_stop(struct ksnap *ks)
 	ksnap_cpus_stop(ks);
 	/* Nothing queues it any more: log what it had not yet logged. */
 	cancel_work_sync(&ks->gone_work);
-	ksnap_report_gone(ks);
+	ksnap_sampler_report_gone(ks);
 	/* The timer is cancelled and hotplug inactive: nothing reads them. */
 	ksnap_sampler_release_gone(ks);
 

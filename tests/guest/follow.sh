@@ -175,6 +175,26 @@ done
 check "the rows of the three streams and the last one's lost are the collection's taken" \
 	"$(ksnap_stat taken)" "$((total + $(stat_of /out/s.tsv.3 ksnap_snapshots_lost)))"
 
+# --- a configured path removed: no set change ------------------------------
+# A path beside a pattern stays in the set when its cgroup is removed
+# (frozen and flagged stale, as without patterns): the rescans find the
+# same set, so they change nothing, and the removal is logged once.
+unload
+mkdir $CG$D/path1
+modprobe ksnap metrics=pgfault,memory.current "cgroups=$D/path1,$D/q-*" period_us=2000 discover_ms=100
+check "load: a path and a pattern" 0 $?
+check "start" ok "$(guestprobe write $S/enable 1)"
+wait_samples 5
+changes=$(ksnap_stat set_changes)
+klog_mark
+rmdir $CG$D/path1
+# Past several discovery intervals (100 ms each) at 2 ms a snapshot.
+wait_samples 300
+check "a removed configured path is no set change" "$changes" "$(ksnap_stat set_changes)"
+check "nor a cgroup found or removed" "0 0" "$(ksnap_stat cgroups_found) $(ksnap_stat cgroups_removed)"
+check "stop" ok "$(guestprobe write $S/enable 0)"
+check_lines "its removal is logged once" 1 "'$D/path1' was removed while sampled" "$(klog_since)"
+
 # --- a group whose patterns match nothing yet --------------------------------
 # metrics=container on a host with no container yet: the group's
 # per-cgroup metrics are selected all the same, and the records have room
