@@ -14,16 +14,30 @@
 #include "sys.h"
 #include "web.h"
 
+/*
+ * A series' column: its name across column sets (metric, field, value),
+ * and what its family needs once the set no longer has it.
+ */
+struct web_key {
+	const char *metric, *field, *value, *description;
+	uint32_t flags, freshness;
+};
+
 /* A collection's layout, shared by the drain and the scrapes. */
 struct web_layout {
 	unsigned int refs;		/* under web.lock */
 	struct om_layout om;
+	/* The records' columns: a series of a column past them is one an
+	 * earlier set had, kept until its window has passed. */
+	unsigned int nr_values;
 	/* Per series: */
 	double *scale;
 	uint64_t *interval_ns;		/* a counter's rate interval; 0: gauge */
 	const char **cgroup;		/* its cgroup's path, or NULL */
-	bool *gone;			/* its cgroup was removed */
-	char *paths;			/* cgroup[]'s strings */
+	bool *gone;			/* its cgroup was removed, or its set
+					 * no longer has it: not fed */
+	struct web_key *key;
+	char *strings;			/* key[]'s */
 };
 
 /* --- the address -------------------------------------------------------- */
@@ -137,7 +151,8 @@ static void layout_free(struct web_layout *l)
 	free(l->interval_ns);
 	free(l->cgroup);
 	free(l->gone);
-	free(l->paths);
+	free(l->key);
+	free(l->strings);
 	free(l);
 }
 
@@ -171,8 +186,55 @@ static uint64_t rate_interval(uint32_t freshness, uint64_t period_ns)
 	return f ? f : 1;
 }
 
-static int layout_new(struct web *w, const struct ksnap_coll *c,
-		      struct web_layout **out)
+static char *put_string(char **p, const char *s)
+{
+	char *at = *p;
+	size_t n = strlen(s) + 1;
+
+	memcpy(at, s, n);
+	*p += n;
+	return at;
+}
+
+/* The keys of l's series, of columns cols. */
+static int layout_keys(struct web_layout *l, const struct ksnap_column *cols)
+{
+	unsigned int j;
+	size_t len = 1;
+	char *p;
+
+	for (j = 0; j < l->om.nr_series; j++) {
+		const struct ksnap_column *col = &cols[l->om.series[j].column];
+
+		len += strlen(col->metric) + strlen(col->field) +
+		       strlen(col->value) + strlen(col->description) + 4;
+	}
+	l->key = calloc(l->om.nr_series + 1, sizeof(*l->key));
+	l->strings = malloc(len);
+	if (!l->key || !l->strings)
+		return -ENOMEM;
+	p = l->strings;
+	for (j = 0; j < l->om.nr_series; j++) {
+		const struct ksnap_column *col = &cols[l->om.series[j].column];
+		struct web_key *k = &l->key[j];
+
+		k->metric = put_string(&p, col->metric);
+		k->field = put_string(&p, col->field);
+		k->value = put_string(&p, col->value);
+		k->description = put_string(&p, col->description);
+		k->flags = col->flags;
+		k->freshness = col->freshness;
+	}
+	return 0;
+}
+
+/*
+ * The layout of n columns, the records' nr_values first (the others are
+ * an earlier set's: their series are not fed).
+ */
+static int layout_new(struct web *w, const struct ksnap_column *cols,
+		      unsigned int n, unsigned int nr_values,
+		      uint64_t period_ns, struct web_layout **out)
 {
 	struct web_layout *l = calloc(1, sizeof(*l));
 	unsigned int i, j;
@@ -181,8 +243,8 @@ static int layout_new(struct web *w, const struct ksnap_coll *c,
 	if (!l)
 		return -ENOMEM;
 	l->refs = 1;
-	ret = om_layout_build(&l->om, c->columns, c->nr_columns,
-			      w->cfg.patterns);
+	l->nr_values = nr_values;
+	ret = om_layout_build(&l->om, cols, n, w->cfg.patterns);
 	if (ret) {
 		free(l);
 		return ret;
@@ -191,9 +253,8 @@ static int layout_new(struct web *w, const struct ksnap_coll *c,
 	l->interval_ns = calloc(l->om.nr_series + 1, sizeof(*l->interval_ns));
 	l->cgroup = calloc(l->om.nr_series + 1, sizeof(*l->cgroup));
 	l->gone = calloc(l->om.nr_series + 1, sizeof(*l->gone));
-	l->paths = calloc((size_t)l->om.nr_series + 1, KSNAP_FIELD_VALUE_MAX);
 	if (!l->scale || !l->interval_ns || !l->cgroup || !l->gone ||
-	    !l->paths) {
+	    layout_keys(l, cols)) {
 		layout_free(l);
 		return -ENOMEM;
 	}
@@ -201,24 +262,268 @@ static int layout_new(struct web *w, const struct ksnap_coll *c,
 		const struct om_family *f = &l->om.fam[i];
 
 		for (j = f->first; j < f->first + f->nr; j++) {
-			const struct ksnap_column *col =
-				&c->columns[l->om.series[j].column];
+			const struct web_key *k = &l->key[j];
 
 			l->scale[j] = f->scale;
-			if (!strcmp(col->field, "cgroup")) {
-				char *p = l->paths +
-					  (size_t)j * KSNAP_FIELD_VALUE_MAX;
-
-				snprintf(p, KSNAP_FIELD_VALUE_MAX, "%s",
-					 col->value);
-				l->cgroup[j] = p;
-			}
+			if (!strcmp(k->field, "cgroup"))
+				l->cgroup[j] = k->value;
 			l->interval_ns[j] = f->counter ?
-				rate_interval(col->freshness, c->period_ns) : 0;
+				rate_interval(k->freshness, period_ns) : 0;
+			l->gone[j] = l->om.series[j].column >= nr_values;
 		}
 	}
 	*out = l;
 	return 0;
+}
+
+/* --- a column set change ------------------------------------------------ */
+
+static int key_cmp(const char *m1, const char *f1, const char *v1,
+		   const char *m2, const char *f2, const char *v2)
+{
+	int r = strcmp(m1, m2);
+
+	if (!r)
+		r = strcmp(f1, f2);
+	return r ? r : strcmp(v1, v2);
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct web_key *x = *(const struct web_key *const *)a;
+	const struct web_key *y = *(const struct web_key *const *)b;
+
+	return key_cmp(x->metric, x->field, x->value, y->metric, y->field,
+		       y->value);
+}
+
+/* Series of l by key (keys of l, sorted), or -1. */
+static int find_key(const struct web_layout *l, const struct web_key **sorted,
+		    const char *metric, const char *field, const char *value)
+{
+	const struct web_key probe = { .metric = metric, .field = field,
+				       .value = value };
+	const struct web_key *p = &probe, **hit;
+
+	hit = bsearch(&p, sorted, l->om.nr_series, sizeof(*sorted), by_key);
+	return hit ? (int)(*hit - l->key) : -1;
+}
+
+static void column_of(struct ksnap_column *col, const struct web_key *k)
+{
+	snprintf(col->metric, sizeof(col->metric), "%s", k->metric);
+	snprintf(col->field, sizeof(col->field), "%s", k->field);
+	snprintf(col->value, sizeof(col->value), "%s", k->value);
+	snprintf(col->description, sizeof(col->description), "%s",
+		 k->description);
+	col->flags = k->flags;
+	col->freshness = k->freshness;
+}
+
+/*
+ * What the new layout l takes from the old one, old (its series' keys
+ * sorted): each series' window, reference and last value; a series frozen
+ * because its cgroup was removed stays so while its directory is gone, one
+ * an earlier set left out is fed again.
+ */
+static void carry(const struct web *w, const struct web_layout *old,
+		  const struct web_key **sorted, struct web_layout *l,
+		  struct window *win, uint64_t *last)
+{
+	char path[KSNAP_FIELD_VALUE_MAX + sizeof(WEB_CGROUP_ROOT)];
+	unsigned int j, nr_sub = win->nr_sub;
+
+	for (j = 0; j < l->om.nr_series; j++) {
+		const struct web_key *k = &l->key[j];
+		int i = find_key(old, sorted, k->metric, k->field, k->value);
+
+		if (i < 0)
+			continue;
+		memcpy(&win->slot[(size_t)j * nr_sub],
+		       &w->win.slot[(size_t)i * nr_sub],
+		       nr_sub * sizeof(*win->slot));
+		win->ref[j] = w->win.ref[i];
+		last[j] = w->last[i];
+		/* Removed while its set had it (not only left out). */
+		if (old->gone[i] && old->om.series[i].column < old->nr_values &&
+		    !l->gone[j] && l->cgroup[j]) {
+			snprintf(path, sizeof(path), "%s%s", WEB_CGROUP_ROOT,
+				 l->cgroup[j]);
+			l->gone[j] = ksnap_sys_access(path, F_OK) == -ENOENT;
+		}
+	}
+}
+
+/*
+ * The columns of the next set, c's, and after them those of the old
+ * layout's series that c no longer has and that are still in the window:
+ * *cols (c->columns when there are none: *extra 0, else to free()).
+ */
+static int columns_kept(const struct web *w, const struct web_layout *old,
+			const struct web_key **sorted,
+			const struct ksnap_coll *c,
+			struct ksnap_column **cols, unsigned int *extra)
+{
+	uint64_t now = web_now_ns();
+	unsigned int i, n = 0;
+	bool *found;
+	int ret = 0;
+
+	*cols = c->columns;
+	*extra = 0;
+	found = calloc(old->om.nr_series + 1, sizeof(*found));
+	if (!found)
+		return -ENOMEM;
+	for (i = 0; i < c->nr_columns; i++) {
+		const struct ksnap_column *col = &c->columns[i];
+		int at = find_key(old, sorted, col->metric, col->field,
+				  col->value);
+
+		if (at >= 0)
+			found[at] = true;
+	}
+	for (i = 0; i < old->om.nr_series; i++) {
+		double max, min;
+		bool have;
+
+		found[i] = found[i] ||
+			   !window_query(&w->win, i, now, &max, &min, &have);
+		n += !found[i];
+	}
+	if (n) {
+		*cols = calloc((size_t)c->nr_columns + n, sizeof(**cols));
+		if (!*cols) {
+			*cols = c->columns;
+			ret = -ENOMEM;
+			goto out;
+		}
+		memcpy(*cols, c->columns, c->nr_columns * sizeof(**cols));
+		for (i = 0; i < old->om.nr_series; i++)
+			if (!found[i])
+				column_of(&(*cols)[c->nr_columns + (*extra)++],
+					  &old->key[i]);
+	}
+out:
+	free(found);
+	return ret;
+}
+
+/* Whether column col is a series this collection already skipped. */
+static bool skipped_before(const struct web *w, const struct ksnap_column *col)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_skipped; i++) {
+		const char *m = w->skipped[i];
+		const char *f = m + strlen(m) + 1;
+		const char *v = f + strlen(f) + 1;
+
+		if (!key_cmp(m, f, v, col->metric, col->field, col->value))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The series l skipped that this collection had not (all of them at a
+ * new collection: fresh), remembered; *n says how many.
+ */
+static int count_skipped(struct web *w, const struct web_layout *l,
+			 const struct ksnap_column *cols, bool fresh,
+			 uint64_t *n)
+{
+	unsigned int i;
+	char **more;
+
+	*n = 0;
+	if (fresh) {
+		for (i = 0; i < w->nr_skipped; i++)
+			free(w->skipped[i]);
+		w->nr_skipped = 0;
+	}
+	for (i = 0; i < l->om.skipped_utf8; i++) {
+		const struct ksnap_column *col = &cols[l->om.skipped_col[i]];
+		size_t lm = strlen(col->metric) + 1, lf = strlen(col->field) + 1;
+		size_t lv = strlen(col->value) + 1;
+		char *k;
+
+		if (skipped_before(w, col))
+			continue;
+		more = realloc(w->skipped, (w->nr_skipped + 1) *
+				sizeof(*w->skipped));
+		if (!more)
+			return -ENOMEM;
+		w->skipped = more;
+		k = malloc(lm + lf + lv);
+		if (!k)
+			return -ENOMEM;
+		memcpy(k, col->metric, lm);
+		memcpy(k + lm, col->field, lf);
+		memcpy(k + lm + lf, col->value, lv);
+		w->skipped[w->nr_skipped++] = k;
+		(*n)++;
+	}
+	return 0;
+}
+
+/*
+ * The layout, window and last values of collection c: new ones, or, at a
+ * set change (split), the old ones carried over to c's columns.
+ */
+static int layout_for(struct web *w, const struct ksnap_coll *c, bool split,
+		      struct web_layout **lp, struct window *win,
+		      uint64_t **lastp, uint64_t *skipped)
+{
+	const struct web_layout *old = split ? w->layout : NULL;
+	const struct web_key **sorted = NULL;
+	struct ksnap_column *cols = c->columns;
+	struct web_layout *l = NULL;
+	unsigned int i, extra = 0;
+	uint64_t *last = NULL;
+	int ret = 0;
+
+	memset(win, 0, sizeof(*win));
+	if (old) {
+		sorted = calloc(old->om.nr_series + 1, sizeof(*sorted));
+		if (!sorted) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < old->om.nr_series; i++)
+			sorted[i] = &old->key[i];
+		qsort(sorted, old->om.nr_series, sizeof(*sorted), by_key);
+		ret = columns_kept(w, old, sorted, c, &cols, &extra);
+	}
+	if (!ret)
+		ret = layout_new(w, cols, c->nr_columns + extra, c->nr_columns,
+				 c->period_ns, &l);
+	if (!ret)
+		ret = window_init(win, l->om.nr_series, WINDOW_NR_SUB,
+				  w->cfg.window_ns);
+	if (!ret) {
+		last = calloc(l->om.nr_series + 1, sizeof(*last));
+		if (!last)
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = count_skipped(w, l, cols, !old, skipped);
+	if (ret)
+		goto out;
+	if (old)
+		carry(w, old, sorted, l, win, last);
+	*lp = l;
+	*lastp = last;
+	l = NULL;
+	last = NULL;
+out:
+	if (ret)
+		window_fini(win);
+	free(last);
+	layout_free(l);
+	if (cols != c->columns)
+		free(cols);
+	free(sorted);
+	return ret;
 }
 
 /* --- the consumer ------------------------------------------------------- */
@@ -228,27 +533,19 @@ static int web_begin(void *self, const struct ksnap_coll *c,
 {
 	struct web *w = self;
 	struct web_layout *l = NULL, *dead = NULL;
+	bool split = w->split && w->layout &&
+		     w->generation == c->generation;
 	struct window win, old_win;
-	uint64_t *last, *old_last;
+	uint64_t *last = NULL, *old_last, skipped = 0;
 	int ret;
 
 	(void)first_position;
-	ret = layout_new(w, c, &l);
-	if (!ret)
-		ret = window_init(&win, l->om.nr_series, WINDOW_NR_SUB,
-				  w->cfg.window_ns);
+	w->split = false;
+	ret = layout_for(w, c, split, &l, &win, &last, &skipped);
 	if (ret) {
-		layout_free(l);
 		snprintf(w->err, w->errlen, "web: the collection's series: %s",
 			 strerror(-ret));
 		return ret;
-	}
-	last = calloc(l->om.nr_series + 1, sizeof(*last));
-	if (!last) {
-		window_fini(&win);
-		layout_free(l);
-		snprintf(w->err, w->errlen, "web: %s", strerror(ENOMEM));
-		return -ENOMEM;
 	}
 	pthread_mutex_lock(&w->lock);
 	layout_put(w->layout, &dead);
@@ -257,16 +554,19 @@ static int web_begin(void *self, const struct ksnap_coll *c,
 	w->win = win;
 	old_last = w->last;
 	w->last = last;
-	w->start_mono_ns = c->start_mono_ns;
-	w->self.running = true;
-	w->self.period_seconds = (double)c->period_ns * 1e-9;
-	w->self.skipped_utf8 += l->om.skipped_utf8;
-	w->self.taken = w->self.lost = w->self.missed = 0;
-	w->self.read_sum_ns = w->self.read_max_ns = 0;
-	w->self.lateness_sum_ns = w->self.lateness_max_ns = 0;
-	w->stale = false;
-	w->stale_checked_ns = 0;
+	w->self.skipped_utf8 += skipped;
+	if (!split) {
+		w->start_mono_ns = c->start_mono_ns;
+		w->self.running = true;
+		w->self.period_seconds = (double)c->period_ns * 1e-9;
+		w->self.taken = w->self.lost = w->self.missed = 0;
+		w->self.read_sum_ns = w->self.read_max_ns = 0;
+		w->self.lateness_sum_ns = w->self.lateness_max_ns = 0;
+		w->stale = false;
+		w->stale_checked_ns = 0;
+	}
 	pthread_mutex_unlock(&w->lock);
+	w->generation = c->generation;
 	window_fini(&old_win);
 	free(old_last);
 	layout_free(dead);
@@ -286,8 +586,12 @@ static int web_row(void *self, const struct ksnap_record *rec)
 	if (rec->flags & KSNAP_REC_STALE)
 		w->stale = true;
 	for (i = 0; l && i < l->om.nr_series; i++) {
-		uint64_t v = rec->values[l->om.series[i].column];
+		uint64_t v;
 
+		/* An earlier set's: no value here. */
+		if (l->om.series[i].column >= l->nr_values)
+			continue;
+		v = rec->values[l->om.series[i].column];
 		w->last[i] = v;
 		/* Frozen: left to age out of the window. */
 		if (l->gone[i])
@@ -356,6 +660,12 @@ static int web_end(void *self, const struct ksnapd_end *e)
 {
 	struct web *w = self;
 
+	/* The collection goes on: its figures are the ring's (flush()), a
+	 * split's stats are its stream's share. */
+	if (e->split) {
+		w->split = true;
+		return 0;
+	}
 	pthread_mutex_lock(&w->lock);
 	w->self.taken = e->stats.ksnap_snapshots_taken;
 	w->self.lost = e->stats.ksnap_snapshots_lost;
@@ -637,4 +947,8 @@ void web_fini(struct web *w)
 	window_fini(&w->win);
 	free(w->last);
 	w->last = NULL;
+	while (w->nr_skipped)
+		free(w->skipped[--w->nr_skipped]);
+	free(w->skipped);
+	w->skipped = NULL;
 }

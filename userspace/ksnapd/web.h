@@ -25,6 +25,16 @@
  * window has passed without a sample.  So do a removed cgroup's: the
  * module freezes its columns and flags the records stale, and ksnapd,
  * finding its directory gone, stops feeding their window.
+ *
+ * A column set change (consumer.h: an end() with split, then begin())
+ * is the same collection under other columns: the self counters, the
+ * skipped series and ksnap_collection_running go on, each series keeps
+ * its window, reference and last value (matched by metric, field and
+ * value), and a series the new set no longer has is kept, frozen, until
+ * its window has passed, as a removed cgroup's is.
+ *
+ * The drain is the only writer of the layout, the window and the last
+ * values: it reads them without the mutex, and takes it to change them.
  */
 #ifndef KSNAPD_WEB_H
 #define KSNAPD_WEB_H
@@ -76,6 +86,14 @@ struct web {
 	 * last looked for the removed ones. */
 	bool stale;
 	uint64_t stale_checked_ns;
+	/* The drain's: the collection begun last, whether its stream ended
+	 * at a column set change (its next begin() goes on with it), and
+	 * the series it skipped (metric, field, value: each string's NUL
+	 * included), counted once each. */
+	uint32_t generation;
+	bool split;
+	char **skipped;
+	unsigned int nr_skipped;
 	/* The server. */
 	struct MHD_Daemon *mhd;
 	char *err;

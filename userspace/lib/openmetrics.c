@@ -385,7 +385,8 @@ int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 	refs = calloc(n ? n : 1, sizeof(*refs));
 	l->fam = calloc(n ? n : 1, sizeof(*l->fam));
 	l->series = calloc(n ? n : 1, sizeof(*l->series));
-	if (!refs || !l->fam || !l->series) {
+	l->skipped_col = calloc(n ? n : 1, sizeof(*l->skipped_col));
+	if (!refs || !l->fam || !l->series || !l->skipped_col) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -411,7 +412,7 @@ int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 
 		ret = series_labels(c, nm, labels, sizeof(labels));
 		if (ret == -EILSEQ) {
-			l->skipped_utf8++;
+			l->skipped_col[l->skipped_utf8++] = refs[i].column;
 			ret = 0;
 			continue;
 		}
@@ -463,6 +464,7 @@ void om_layout_free(struct om_layout *l)
 			free(l->series[i].labels);
 	free(l->series);
 	free(l->fam);
+	free(l->skipped_col);
 	memset(l, 0, sizeof(*l));
 }
 

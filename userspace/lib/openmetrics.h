@@ -101,6 +101,7 @@ struct om_layout {
 	struct om_series *series;	/* grouped by family */
 	unsigned int nr_series;
 	uint64_t skipped_utf8;		/* series left out: label not UTF-8 */
+	unsigned int *skipped_col;	/* their columns, skipped_utf8 of them */
 	uint64_t filtered;		/* columns --web.metrics left out */
 };
 

@@ -5,7 +5,8 @@
  * collection, a collection's rows through the consumer (the window
  * maximum of a gauge, the peak rate of a counter, the same answer to
  * every scrape), content negotiation, gzip, the end of the collection;
- * and the listen address's parsing.
+ * a column set change (the same collection under other columns); and the
+ * listen address's parsing.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -349,6 +350,220 @@ static void test_removed_cgroup(void **state)
 	fake_sys.access_err = 0;
 }
 
+/* --- a column set change ------------------------------------------------ */
+
+/* A running collection's set: /y's cgroup came before /x's. */
+static struct ksnap_column cols3[3] = {
+	{ .metric = "memory.current", .field = "cgroup", .value = "/y",
+	  .description = "memory.current of the cgroup, bytes" },
+	{ .metric = "memory.current", .field = "cgroup", .value = "/x",
+	  .description = "memory.current of the cgroup, bytes" },
+	{ .metric = "pgfault", .description = "vm event counter, count",
+	  .flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE },
+};
+
+/* The stream of the set ends (consumer.h), the next set's begins. */
+static void set_change(struct ksnap_coll *c, struct ksnap_column *set,
+		       unsigned int n)
+{
+	struct ksnapd_end e = { .coll = c, .split = true };
+
+	e.stats.ksnap_snapshots_taken = 1;	/* a stream's share */
+	assert_int_equal(web_ops.end(&w, &e), 0);
+	c->columns = set;
+	c->nr_columns = n;
+	assert_int_equal(web_ops.begin(&w, c, 100), 0);
+}
+
+/* One row of n values at the monotonic time now. */
+static void row_values(const struct ksnap_coll *c, unsigned int n,
+		       const uint64_t *v)
+{
+	struct ksnap_record *rec = calloc(1, KSNAP_RECORD_SIZE(n));
+
+	assert_non_null(rec);
+	rec->time_ns = web_now_ns() - c->start_mono_ns;
+	memcpy(rec->values, v, n * sizeof(*v));
+	assert_int_equal(web_ops.row(&w, rec), 0);
+	assert_int_equal(web_ops.flush(&w), 0);
+	free(rec);
+}
+
+static void render_has(const char *want)
+{
+	struct om_buf a = { 0 };
+
+	assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+	if (!strstr(a.p, want))
+		fail_msg("expected:\n%s\n--- in:\n%s", want, a.p);
+	om_buf_free(&a);
+}
+
+/*
+ * A container starts (a new cgroup, a new set) 2 s after a spike of /x:
+ * the spike is still the window's maximum, the counter's peak rate is
+ * still there, and the series of the next set are fed at their new
+ * columns.
+ */
+static void a_set_change_keeps_the_window_maximum(void **state)
+{
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.period_ns = 10 * MS, .start_mono_ns = mono_ns() - 2000 * MS,
+	};
+	const uint64_t v[3] = { 300, 1200, 1500 };
+
+	collection();
+	set_change(&c, cols3, 3);
+	row_values(&c, 3, v);
+	render_has("\nksnap_collection_running 1\n");
+	render_has("\nksnap_cgroup_memory_current_window_max_bytes"
+		   "{cgroup=\"/x\"} 9000\n");
+	render_has("\nksnap_cgroup_memory_current_window_min_bytes"
+		   "{cgroup=\"/x\"} 1000\n");
+	render_has("\nksnap_cgroup_memory_current_bytes{cgroup=\"/x\"} "
+		   "1200\n");
+	render_has("\nksnap_cgroup_memory_current_window_max_bytes"
+		   "{cgroup=\"/y\"} 300\n");
+	render_has("\nksnap_vmstat_pgfault_total 1500\n");
+	render_has("\nksnap_vmstat_pgfault_window_max_rate 50000\n");
+}
+
+/*
+ * The ring's figures of the collection go on across a set change: no
+ * counter goes back (a reset to Prometheus) between the begin of the
+ * next set's stream and the next flush.
+ */
+static void a_set_change_keeps_the_self_counters(void **state)
+{
+	static struct ksnap_ctrl ctrl;
+	struct ksnap_ring r = { .ctrl = &ctrl };
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0", .window_ns = 60000 * MS, .ring = &r,
+	};
+	struct ksnap_coll c = {
+		.generation = 4, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 2, .period_ns = 10 * MS, .columns = cols,
+	};
+	const uint64_t v[3] = { 1, 2, 3 };
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	c.start_mono_ns = web_now_ns();
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	ctrl.stats.taken = 50;
+	ctrl.stats.lost = 4;
+	ctrl.stats.missed = 2;
+	row_values(&c, 2, v);
+	render_has("\nksnap_snapshots_taken_total 50\n");
+	set_change(&c, cols3, 3);
+	render_has("\nksnap_collection_running 1\n");
+	render_has("\nksnap_snapshots_taken_total 50\n");
+	render_has("\nksnap_snapshots_lost_total 4\n");
+	render_has("\nksnap_snapshots_missed_total 2\n");
+	render_has("\nksnap_collection_period_seconds 0.01\n");
+	ctrl.stats.taken = 60;
+	row_values(&c, 3, v);
+	render_has("\nksnap_snapshots_taken_total 60\n");
+	render_has("\nksnap_snapshots_lost_total 4\n");
+}
+
+/*
+ * A cgroup leaves (the next set has no column of it): its series stay,
+ * no longer fed, until the window has passed, then leave, as a removed
+ * cgroup's do; the others go on.
+ */
+static void a_series_gone_at_a_set_change_leaves_after_the_window(void **s)
+{
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0", .window_ns = 600 * MS,
+	};
+	struct ksnap_coll c = {
+		.generation = 2, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 2, .period_ns = 10 * MS, .columns = cols,
+	};
+	const uint64_t v[2] = { 5000, 10 };
+	struct om_buf a = { 0 };
+	uint64_t deadline, pf = 10;
+	bool there = true;
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	c.start_mono_ns = web_now_ns();
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	row_values(&c, 2, v);
+	set_change(&c, &cols[1], 1);		/* pgfault alone */
+	pf = 20;
+	row_values(&c, 1, &pf);
+	render_has("\nksnap_cgroup_memory_current_bytes{cgroup=\"/x\"} "
+		   "5000\n");
+	render_has("\nksnap_cgroup_memory_current_window_max_bytes"
+		   "{cgroup=\"/x\"} 5000\n");
+	render_has("\nksnap_vmstat_pgfault_total 20\n");
+	deadline = web_now_ns() + 20000 * MS;
+	while (there && web_now_ns() < deadline) {
+		usleep(20000);
+		pf += 10;
+		row_values(&c, 1, &pf);
+		assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+		there = strstr(a.p, "cgroup=\"/x\"") != NULL;
+		assert_non_null(strstr(a.p, "\nksnap_vmstat_pgfault_total "));
+		om_buf_free(&a);
+	}
+	assert_false(there);
+	/* Back in a later set: a series again, fed. */
+	set_change(&c, cols3, 3);
+	{
+		const uint64_t v3[3] = { 7, 6000, pf + 10 };
+
+		row_values(&c, 3, v3);
+	}
+	render_has("\nksnap_cgroup_memory_current_window_max_bytes"
+		   "{cgroup=\"/x\"} 6000\n");
+}
+
+/*
+ * A cgroup whose path is not UTF-8 is one skipped series for the whole
+ * collection, however many sets have it; a later collection counts it
+ * again, as it does every series of its own.
+ */
+static void skipped_series_counted_once_across_set_changes(void **state)
+{
+	static struct ksnap_column bad[3] = {
+		{ .metric = "memory.current", .field = "cgroup",
+		  .value = "/\xff", .description = "memory, bytes" },
+		{ .metric = "memory.current", .field = "cgroup",
+		  .value = "/x", .description = "memory, bytes" },
+		{ .metric = "memory.current", .field = "cgroup",
+		  .value = "/\xfe", .description = "memory, bytes" },
+	};
+	struct ksnap_coll c = {
+		.generation = 5, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 1, .period_ns = 10 * MS, .columns = bad,
+	};
+
+	c.start_mono_ns = web_now_ns();
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	render_has("\nksnap_web_series_skipped_total 1\n");
+	set_change(&c, bad, 2);
+	render_has("\nksnap_web_series_skipped_total 1\n");
+	set_change(&c, &bad[1], 1);		/* it went */
+	render_has("\nksnap_web_series_skipped_total 1\n");
+	set_change(&c, bad, 3);			/* back, and another */
+	render_has("\nksnap_web_series_skipped_total 2\n");
+	set_change(&c, bad, 3);
+	render_has("\nksnap_web_series_skipped_total 2\n");
+	{
+		struct ksnapd_end e = { .coll = &c };
+
+		assert_int_equal(web_ops.end(&w, &e), 0);
+	}
+	c.generation = 6;
+	c.nr_columns = 1;
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	render_has("\nksnap_web_series_skipped_total 3\n");
+}
+
 static void test_bind_error(void **state)
 {
 	struct web w2;
@@ -380,6 +595,18 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bind_error, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			a_set_change_keeps_the_window_maximum, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			a_set_change_keeps_the_self_counters, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			a_series_gone_at_a_set_change_leaves_after_the_window,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			skipped_series_counted_once_across_set_changes, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

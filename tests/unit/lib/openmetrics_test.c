@@ -228,6 +228,7 @@ static void test_layout(void **state)
 	assert_int_equal(l.nr_fam, 2);
 	assert_int_equal(l.nr_series, 3);
 	assert_int_equal(l.skipped_utf8, 1);
+	assert_int_equal(l.skipped_col[0], 2);	/* which: "/bad\xff" */
 	assert_string_equal(l.fam[0].name, "ksnap_cgroup_memory_current_bytes");
 	assert_int_equal(l.fam[0].nr, 2);
 	assert_string_equal(l.series[0].labels, "cgroup=\"/a\\\"b\"");
