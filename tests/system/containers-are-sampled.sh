@@ -49,7 +49,6 @@ systemd-run --unit=$svc --slice=system.slice -p TemporaryFileSystem=/run/ksnapt 
 	sh -c "head -c $MIB64 /dev/zero > /run/ksnapt/hold && exec sleep 3600" > $out.systemd-run.log 2>&1
 check_st "systemd-run starts a transient service $svc" 0 $? $out.systemd-run.log
 svc_cg=/system.slice/$svc.service
-podman_before
 
 rootfs=/tmp/ksnapt-rootfs
 rm -rf $rootfs && mkdir -p $rootfs/bin $rootfs/hold
@@ -170,5 +169,4 @@ check "the service's and the container's columns are gone: nr_free_pages alone" 
 # The module's options of configure-module-at-boot, for the tests after.
 set_knobs "$TEST_METRICS" "" "$TEST_PERIOD_US"
 podman rmi $image > /dev/null 2>&1
-podman_after
 [ $nfail -eq 0 ]

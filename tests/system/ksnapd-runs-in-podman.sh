@@ -18,7 +18,6 @@ if [ -z "$tarball" ]; then
 	exit 1
 fi
 # The service holds the device: the container's ksnapd is the reader here.
-podman_before
 systemctl stop ksnapd
 podman import "$tarball" $base > $out.import.log 2>&1
 check_st "podman imports the Debian base ($(basename "$tarball"))" 0 $? $out.import.log
@@ -76,7 +75,6 @@ figure "podman-ksnapd-rows" "$(tsv_rows $out.tsv | wc -l)"
 podman rm -f ksnapd > /dev/null 2>&1
 podman rmi -f $image $base localhost/ksnapt-bb > /dev/null 2>&1
 rm -rf $data $ctx /tmp/ksnapt-bb-root /tmp/ksnapt-bb.tar
-podman_after
 systemctl start ksnapd
 poll 60 attached || fail "the service holds the device again" "attached" "$(ksnap_stat reader)"
 [ $nfail -eq 0 ]

@@ -84,18 +84,6 @@ ko_elf() { # KO
 	echo /tmp/ksnap-elf.ko
 }
 
-# podman's state outside its storage: bookworm's podman (CNI) leaves
-# /etc/cni/net.d/cni.lock behind.  A container test calls podman_before
-# first and podman_after last, which removes what podman made there, so
-# that the purge test's file lists compare only the packages' files.
-podman_before() {
-	[ -e /etc/cni/net.d/cni.lock ] && podman_cni_lock=kept || podman_cni_lock=new
-}
-podman_after() {
-	[ "${podman_cni_lock:-kept}" = new ] && rm -f /etc/cni/net.d/cni.lock
-	return 0
-}
-
 ksnapd_pid() {
 	systemctl show -p MainPID --value ksnapd
 }
@@ -172,14 +160,15 @@ end_collection() { # WHAT CURSOR N OUT
 # Every path (with its type) where a package can put something or leave
 # something behind: /etc, /usr (with /usr/lib/modules and the units),
 # DKMS's tree, dpkg's database of package files and the units' enablement
-# state.  The harness's own files are left out, and so is /etc/.updated,
+# state.  The harness's own files are left out, and so are /etc/.updated,
 # systemd-update-done's stamp of the first boot after /usr changed (Debian
-# 13), which no package owns.
+# 13), and /etc/cni/net.d/cni.lock, which Debian 12's podman makes at its
+# first run (podman-auto-update at boot): no package owns either.
 file_list() { # OUT
 	find /etc /usr /var/lib/dkms /var/lib/dpkg/info \
 		/var/lib/systemd/deb-systemd-helper-enabled \
 		/var/lib/systemd/deb-systemd-helper-masked \
-		-xdev -printf '%y %p\n' 2>/dev/null | grep -v '^f /etc/\.updated$' |
+		-xdev -printf '%y %p\n' 2>/dev/null | grep -v -e '^f /etc/\.updated$' -e '^f /etc/cni/net\.d/cni\.lock$' |
 		LC_ALL=C sort > "$1"
 }
 
