@@ -16,18 +16,6 @@ WAIT_S=${WAIT_S:-30}
 N=100
 P=/dying
 
-# dying: the root's nr_dying_descendants.
-dying() {
-	sed -n 's/^nr_dying_descendants //p' $CG/cgroup.stat
-}
-
-# dying_at_most N: nr_dying_descendants is N or less.
-dying_at_most() {
-	_d=$(dying)
-	echo "nr_dying_descendants ${_d:-none} (want <= $1)"
-	[ "${_d:-999999}" -le "$1" ]
-}
-
 # make_cgroups: $P/c1 .. $P/c$N, each with its own memcg; prints how many
 # have memory.current.
 make_cgroups() {

@@ -14,17 +14,6 @@ P=/sys/module/ksnap/parameters
 WAIT_S=${WAIT_S:-30}
 D=/ksf
 
-# dying: the root's nr_dying_descendants.
-dying() {
-	sed -n 's/^nr_dying_descendants //p' $CG/cgroup.stat
-}
-
-dying_at_most() {
-	_d=$(dying)
-	echo "nr_dying_descendants ${_d:-none} (want <= $1)"
-	[ "${_d:-999999}" -le "$1" ]
-}
-
 # last_set: the cgroups of the cpu.stat.usage columns of the last set the
 # reader (guestprobe sets) met in a record, as it asked for them then.
 last_set() {

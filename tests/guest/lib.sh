@@ -313,6 +313,18 @@ wait_attached() {
 	wait_for "the reader has the device open and has reported what it sees (stats: reader attached)" $WAIT_S reader_is attached
 }
 
+# dying: the root's nr_dying_descendants.
+dying() {
+	sed -n 's/^nr_dying_descendants //p' $CG/cgroup.stat
+}
+
+# dying_at_most N: nr_dying_descendants is N or less.
+dying_at_most() {
+	_d=$(dying)
+	echo "nr_dying_descendants ${_d:-none} (want <= $1)"
+	[ "${_d:-999999}" -le "$1" ]
+}
+
 # wait_samples N: the running collection takes N more snapshots.
 wait_samples() {
 	_ws_t0=$(ksnap_stat taken)
