@@ -52,26 +52,10 @@
 static unsigned int ksnap_discover_ms = KSNAP_DISCOVER_MS_DEFAULT;
 static unsigned int ksnap_cgroups_max = KSNAP_CGROUPS_MAX_DEFAULT;
 
-static int ksnap_follow_param(const char *val, const struct kernel_param *kp,
-			      unsigned int min, unsigned int max,
-			      const char *unit)
-{
-	unsigned int n;
-
-	if (kstrtouint(val, 10, &n) || n < min || n > max) {
-		pr_err("%s: '%*pE' is not a %s in %u..%u\n", kp->name,
-		       (int)min_t(size_t, strcspn(val, "\n"), 64), val, unit,
-		       min, max);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*(unsigned int *)kp->arg, n);
-	return 0;
-}
-
 static int ksnap_discover_ms_set(const char *val,
 				 const struct kernel_param *kp)
 {
-	return ksnap_follow_param(val, kp, KSNAP_DISCOVER_MS_MIN,
+	return ksnap_param_set_range(val, kp, KSNAP_DISCOVER_MS_MIN,
 				  KSNAP_DISCOVER_MS_MAX,
 				  "number of milliseconds");
 }
@@ -79,7 +63,7 @@ static int ksnap_discover_ms_set(const char *val,
 static int ksnap_cgroups_max_set(const char *val,
 				 const struct kernel_param *kp)
 {
-	return ksnap_follow_param(val, kp, 0, KSNAP_MAX_CGROUPS,
+	return ksnap_param_set_range(val, kp, 0, KSNAP_MAX_CGROUPS,
 				  "number of cgroups");
 }
 

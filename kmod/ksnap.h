@@ -412,6 +412,9 @@ void ksnap_sampler_stop(struct ksnap *ks);
 void ksnap_sampler_uninit(struct ksnap *ks);
 void ksnap_sampler_cgroups_changed(struct ksnap *ks);
 void ksnap_sampler_report_gone(struct ksnap *ks);
+struct kernel_param;
+int ksnap_param_set_range(const char *val, const struct kernel_param *kp,
+			  unsigned int min, unsigned int max, const char *unit);
 bool ksnap_reader_attached(const struct ksnap *ks);
 
 /* follow.c: the set followed while running; all with ks->lock held. */

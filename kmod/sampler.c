@@ -60,9 +60,8 @@ static unsigned int ksnap_read_pct = KSNAP_READ_PCT_DEFAULT;
 static unsigned int ksnap_read_cap_us = KSNAP_READ_CAP_US_DEFAULT;
 
 /* Decimal digits (and a newline) in @min..@max, or -EINVAL and a log line. */
-static int ksnap_param_set_range(const char *val, const struct kernel_param *kp,
-				 unsigned int min, unsigned int max,
-				 const char *unit)
+int ksnap_param_set_range(const char *val, const struct kernel_param *kp,
+			  unsigned int min, unsigned int max, const char *unit)
 {
 	unsigned int n;
 
