@@ -90,6 +90,8 @@ int main(int argc, char **argv)
 		.taken = 123456, .lost = 7, .missed = 3, .skipped_utf8 = 6,
 		.scrapes = 5, .read_sum_ns = 123456789, .read_max_ns = 4321,
 		.lateness_sum_ns = 987654321, .lateness_max_ns = 54321,
+		.flight = true, .flight_triggers = 4, .flight_dumps = 2,
+		.textfile = true, .textfile_writes = 9, .textfile_errors = 1,
 	};
 	struct om_layout l;
 	struct om_value *v;

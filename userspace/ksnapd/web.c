@@ -641,6 +641,11 @@ static int web_flush(void *self)
 	struct ksnap_stats ks;
 
 	find_gone(w);
+	if (w->cfg.self_hook) {
+		pthread_mutex_lock(&w->lock);
+		w->cfg.self_hook(w->cfg.self_arg, &w->self);
+		pthread_mutex_unlock(&w->lock);
+	}
 	if (!w->cfg.ring)
 		return 0;
 	ksnap_ring_read_stats(w->cfg.ring, &ks);
@@ -696,7 +701,8 @@ uint64_t web_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-int web_render(struct web *w, enum om_format f, struct om_buf *b)
+static int render(struct web *w, enum om_format f, struct om_buf *b,
+		  bool scrape)
 {
 	struct web_layout *l, *dead = NULL;
 	struct om_value *v = NULL;
@@ -711,7 +717,7 @@ int web_render(struct web *w, enum om_format f, struct om_buf *b)
 		l->refs++;
 		n = l->om.nr_series;
 	}
-	w->self.scrapes++;
+	w->self.scrapes += scrape;
 	pthread_mutex_unlock(&w->lock);
 
 	v = calloc(n + 1, sizeof(*v));
@@ -740,6 +746,16 @@ out:
 	pthread_mutex_unlock(&w->lock);
 	layout_free(dead);
 	return ret;
+}
+
+int web_render(struct web *w, enum om_format f, struct om_buf *b)
+{
+	return render(w, f, b, true);
+}
+
+int web_render_file(struct web *w, struct om_buf *b)
+{
+	return render(w, OM_PROMETHEUS, b, false);
 }
 
 /* --- the server --------------------------------------------------------- */
@@ -895,6 +911,8 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 		return -EINVAL;
 	}
 	pthread_mutex_init(&w->lock, NULL);
+	if (cfg->no_server)
+		return 0;
 	fd = listen_on(cfg->listen, err, errlen);
 	if (fd < 0) {
 		pthread_mutex_destroy(&w->lock);

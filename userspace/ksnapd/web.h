@@ -69,6 +69,12 @@ struct web_config {
 	const char *version;
 	const struct ksnap_ring *ring;	/* for its statistics, or NULL */
 	FILE *log;
+	/* No HTTP server: the series for --textfile alone. */
+	bool no_server;
+	/* Called by the drain at each flush, under the lock: more of
+	 * ksnapd's own figures (the flight recorder's), or NULL. */
+	void (*self_hook)(void *arg, struct om_self *self);
+	void *self_arg;
 };
 
 struct web_layout;
@@ -127,5 +133,7 @@ extern const struct ksnapd_consumer_ops web_ops;
  * the tests).  Returns 0 or -ENOMEM.
  */
 int web_render(struct web *w, enum om_format f, struct om_buf *b);
+/* The same, as --textfile writes it: the text format, not a scrape. */
+int web_render_file(struct web *w, struct om_buf *b);
 
 #endif /* KSNAPD_WEB_H */

@@ -698,6 +698,28 @@ static void self_metrics(struct om_buf *b, enum om_format f,
 	meta(b, f, "ksnap_web_scrapes", "counter", NULL,
 	     "requests for /metrics answered");
 	sample_u64(b, "ksnap_web_scrapes", "_total", NULL, s->scrapes);
+	if (s->flight) {
+		meta(b, f, "ksnap_flight_triggers", "counter", NULL,
+		     "times a trigger rule fired, a fire that extends an open "
+		     "dump included");
+		sample_u64(b, "ksnap_flight_triggers", "_total", NULL,
+			   s->flight_triggers);
+		meta(b, f, "ksnap_flight_dumps", "counter", NULL,
+		     "dumps the flight recorder opened");
+		sample_u64(b, "ksnap_flight_dumps", "_total", NULL,
+			   s->flight_dumps);
+	}
+	if (s->textfile) {
+		meta(b, f, "ksnap_textfile_writes", "counter", NULL,
+		     "times --textfile's file was replaced");
+		sample_u64(b, "ksnap_textfile_writes", "_total", NULL,
+			   s->textfile_writes);
+		meta(b, f, "ksnap_textfile_write_errors", "counter", NULL,
+		     "writes of --textfile's file that failed (the old file "
+		     "stays)");
+		sample_u64(b, "ksnap_textfile_write_errors", "_total", NULL,
+			   s->textfile_errors);
+	}
 }
 
 int om_render(struct om_buf *b, enum om_format f, const struct om_layout *l,

@@ -137,6 +137,13 @@ struct om_self {
 	uint64_t lateness_sum_ns, lateness_max_ns;
 	uint64_t skipped_utf8;
 	uint64_t scrapes;
+	/* The flight recorder's, when it is on: its rules' fires (one
+	 * extending an open dump too) and the dumps it opened. */
+	bool flight;
+	uint64_t flight_triggers, flight_dumps;
+	/* --textfile's, when it is on: the file replaced, writes failed. */
+	bool textfile;
+	uint64_t textfile_writes, textfile_errors;
 };
 
 /* A growing text buffer. */

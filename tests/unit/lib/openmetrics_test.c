@@ -301,6 +301,34 @@ static void test_render_no_collection(void **state)
 	om_buf_free(&b);
 }
 
+static void test_render_flight_textfile(void **state)
+{
+	struct om_buf b = { 0 };
+	struct om_self s = self;
+
+	assert_int_equal(om_render(&b, OM_PROMETHEUS, NULL, NULL, &s), 0);
+	assert_null(strstr(b.p, "ksnap_flight_"));
+	assert_null(strstr(b.p, "ksnap_textfile_"));
+	om_buf_free(&b);
+
+	s.flight = s.textfile = true;
+	s.flight_triggers = 5;
+	s.flight_dumps = 2;
+	s.textfile_writes = 7;
+	s.textfile_errors = 1;
+	assert_int_equal(om_render(&b, OM_PROMETHEUS, NULL, NULL, &s), 0);
+	assert_non_null(strstr(b.p, "# TYPE ksnap_flight_triggers_total "
+				    "counter\nksnap_flight_triggers_total 5\n"));
+	assert_non_null(strstr(b.p, "\nksnap_flight_dumps_total 2\n"));
+	assert_non_null(strstr(b.p, "\nksnap_textfile_writes_total 7\n"));
+	assert_non_null(strstr(b.p, "\nksnap_textfile_write_errors_total 1\n"));
+	om_buf_free(&b);
+
+	assert_int_equal(om_render(&b, OM_OPENMETRICS, NULL, NULL, &s), 0);
+	assert_non_null(strstr(b.p, "# TYPE ksnap_flight_dumps counter\n"));
+	om_buf_free(&b);
+}
+
 static void test_render_dead_series(void **state)
 {
 	struct om_layout l;
@@ -333,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_render_prometheus),
 		cmocka_unit_test(test_render_openmetrics),
 		cmocka_unit_test(test_render_no_collection),
+		cmocka_unit_test(test_render_flight_textfile),
 		cmocka_unit_test(test_render_dead_series),
 	};
 

@@ -279,6 +279,7 @@ static void fire(struct flight *f, struct flight_rule *fr, uint64_t t,
 	char values[VALUES_MAX];
 	const char *why;
 
+	f->triggers++;
 	if (fr->ds == FLIGHT_DUMPING) {
 		fr->fires++;
 		events_write(&f->ev, &fr->rule, f->coll, t, "firing",

@@ -89,6 +89,7 @@ struct flight {
 	uint64_t prev_t;
 	bool have_prev;
 	unsigned int dumps;		/* opened in this run */
+	uint64_t triggers;		/* rules' fires in this run */
 	struct flight_slices slices;
 	char *err;
 	size_t errlen;
