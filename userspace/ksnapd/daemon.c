@@ -60,7 +60,17 @@ static int add_flight(struct ksnapd *d, const struct ksnapd_config *cfg)
 	return 0;
 }
 
-/* The OpenMetrics endpoint, with --web.listen-address. */
+/* The flight recorder's figures among ksnapd's own series (the drain's). */
+static void flight_self(void *arg, struct om_self *s)
+{
+	const struct ksnapd *d = arg;
+
+	s->flight = d->have_flight;
+	s->flight_triggers = d->fl.triggers;
+	s->flight_dumps = d->fl.dumps;
+}
+
+/* The OpenMetrics endpoint, with --web.listen-address; --textfile's file. */
 static int add_web(struct ksnapd *d, struct ksnap_ring *r,
 		   const struct ksnapd_config *cfg)
 {
@@ -71,16 +81,28 @@ static int add_web(struct ksnapd *d, struct ksnap_ring *r,
 		.version = cfg->version,
 		.ring = r,
 		.log = cfg->log,
+		.no_server = !cfg->web,
+		.self_hook = flight_self,
+		.self_arg = d,
+	};
+	const struct textfile_config tc = {
+		.dir = cfg->textfile_dir,
+		.interval_ns = cfg->textfile_interval_ns,
+		.web = &d->web,
+		.log = cfg->log,
 	};
 	int ret;
 
-	if (!cfg->web)
+	if (!cfg->web && !cfg->textfile_dir)
 		return 0;
 	ret = web_init(&d->web, &wc, d->err, sizeof(d->err));
 	if (ret)
 		return ret;
 	d->have_web = true;
-	return ksnapd_collect_add(&d->col, &web_ops, &d->web);
+	ret = ksnapd_collect_add(&d->col, &web_ops, &d->web);
+	if (ret || !cfg->textfile_dir)
+		return ret;
+	return textfile_init(&d->tf, &tc, d->err, sizeof(d->err));
 }
 
 int ksnapd_init(struct ksnapd *d, struct ksnap_ring *r,
@@ -117,6 +139,7 @@ void ksnapd_fini(struct ksnapd *d)
 		ksnapd_outfile_fini(&d->out);
 	if (d->have_flight)
 		flight_fini(&d->fl);
+	textfile_fini(&d->tf);
 	if (d->have_web)
 		web_fini(&d->web);
 	d->have_out = d->have_flight = d->have_web = false;

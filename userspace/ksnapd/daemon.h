@@ -11,6 +11,7 @@
  *                    |--> flight recorder     end with the statistics
  *                    |         ^-- control socket (--slice)
  *                    \--> OpenMetrics endpoint (web.h, --web.listen-address)
+ *                               \--> DIR/ksnap.prom (textfile.h, --textfile)
  *
  * What a run does (each header has the details):
  *  - waits for a collection, writes its header and rows, and when it has
@@ -44,6 +45,7 @@
 #include "flight.h"
 #include "outfile.h"
 #include "ring.h"
+#include "textfile.h"
 #include "web.h"
 
 /* Poll timeouts: a wake-up a second lets low-rate rows reach the file
@@ -92,6 +94,10 @@ struct ksnapd_config {
 	uint64_t web_window_ns;
 	const char *web_metrics;	/* --web.metrics, or NULL: all */
 	const char *version;
+	/* --textfile DIR (textfile.h), or NULL: the endpoint's series,
+	 * with or without its server, written every textfile_interval_ns. */
+	const char *textfile_dir;
+	uint64_t textfile_interval_ns;
 };
 
 struct ksnapd {
@@ -103,6 +109,7 @@ struct ksnapd {
 	struct ctlsrv ctl;
 	struct web web;
 	bool have_web;
+	struct textfile tf;
 	char err[320];			/* what failed, when a call fails */
 };
 

@@ -72,6 +72,8 @@ struct options {
 	const char *web_listen;		/* NULL: none; "": the default */
 	int64_t web_window_ns;
 	const char *web_metrics;	/* NULL: all */
+	const char *textfile;		/* --textfile DIR, or NULL */
+	int64_t textfile_interval_ns;
 };
 
 /* --history's default: Sentry's 30 s. */
@@ -84,7 +86,8 @@ enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_START, OPT_STOP_ON_EXIT, OPT_TRIGGER, OPT_RULES, OPT_DUMP_DIR,
        OPT_CHECK_RULES, OPT_MAX_DUMPS, OPT_HISTORY, OPT_SLICE, OPT_CONTROL,
        OPT_LIST_METRICS, OPT_HEADER, OPT_METRICS, OPT_WEB_LISTEN,
-       OPT_WEB_WINDOW, OPT_WEB_METRICS };
+       OPT_WEB_WINDOW, OPT_WEB_METRICS, OPT_TEXTFILE,
+       OPT_TEXTFILE_INTERVAL };
 
 /* The flight recorder's options (set_option() has the others). */
 static bool set_flight_option(int c, struct options *o)
@@ -160,6 +163,17 @@ static bool set_web_option(int c, struct options *o)
 		if (!*optarg)
 			usage_error("--web.metrics: empty list", "");
 		o->web_metrics = optarg;
+		return true;
+	case OPT_TEXTFILE:
+		if (!*optarg)
+			usage_error("--textfile: empty directory", "");
+		o->textfile = optarg;
+		return true;
+	case OPT_TEXTFILE_INTERVAL:
+		if (slice_duration(optarg, &o->textfile_interval_ns) ||
+		    o->textfile_interval_ns < 1000000000LL)
+			usage_error("--textfile.interval: '%s' is not a "
+				    "duration of 1s or more (5s, 1m)", optarg);
 		return true;
 	}
 	return false;
@@ -269,12 +283,17 @@ static void check_options(struct options *o)
 		usage_error("--header: %s", "it goes with --list-metrics");
 	if (o->metrics && o->slice)
 		usage_error("--metrics: %s", "not with --slice");
-	if ((o->web_window_ns || o->web_metrics) && !o->web_listen)
+	if ((o->web_window_ns || o->web_metrics) && !o->web_listen &&
+	    !o->textfile)
 		usage_error("--web.window, --web.metrics: %s", "they go with "
-			    "--web.listen-address");
-	if (o->web_listen && (o->slice || o->list_metrics || o->check_rules))
-		usage_error("--web.listen-address: %s", "not with --slice, "
-			    "--list-metrics or --check-rules");
+			    "--web.listen-address or --textfile");
+	if (o->textfile_interval_ns && !o->textfile)
+		usage_error("--textfile.interval: %s", "it goes with "
+			    "--textfile");
+	if ((o->web_listen || o->textfile) &&
+	    (o->slice || o->list_metrics || o->check_rules))
+		usage_error("--web.listen-address, --textfile: %s", "not with "
+			    "--slice, --list-metrics or --check-rules");
 	if (o->check_rules && !o->rules.n)
 		usage_error("--check-rules: no rules (--trigger, --rules)", "");
 	if (o->rules.n && !o->dump_dir && !o->check_rules)
@@ -310,6 +329,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		  OPT_WEB_LISTEN },
 		{ "web.window", required_argument, NULL, OPT_WEB_WINDOW },
 		{ "web.metrics", required_argument, NULL, OPT_WEB_METRICS },
+		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+		{ "textfile.interval", required_argument, NULL,
+		  OPT_TEXTFILE_INTERVAL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -571,6 +593,8 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		.web_window_ns = (uint64_t)o->web_window_ns,
 		.web_metrics = o->web_metrics,
 		.version = KSNAP_VERSION,
+		.textfile_dir = o->textfile,
+		.textfile_interval_ns = (uint64_t)o->textfile_interval_ns,
 	};
 	struct ksnapd d;
 	int ret, status = EXIT_RUNTIME;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -176,6 +177,16 @@ int ksnap_sys_mkdir(const char *path, mode_t mode)
 int ksnap_sys_chmod(const char *path, mode_t mode)
 {
 	return chmod(path, mode) < 0 ? -errno : 0;
+}
+
+int ksnap_sys_fchmod(int fd, mode_t mode)
+{
+	return fchmod(fd, mode) < 0 ? -errno : 0;
+}
+
+int ksnap_sys_rename(const char *from, const char *to)
+{
+	return rename(from, to) < 0 ? -errno : 0;
 }
 
 int ksnap_sys_nanosleep(uint64_t ns)

@@ -48,6 +48,8 @@ int ksnap_sys_setsockopt(int fd, int level, int name, const void *val,
 			 socklen_t len);
 int ksnap_sys_unlink(const char *path);
 int ksnap_sys_chmod(const char *path, mode_t mode);
+int ksnap_sys_fchmod(int fd, mode_t mode);
+int ksnap_sys_rename(const char *from, const char *to);
 int ksnap_sys_mkdir(const char *path, mode_t mode);
 int ksnap_sys_nanosleep(uint64_t ns);
 
