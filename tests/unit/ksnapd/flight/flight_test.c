@@ -224,6 +224,9 @@ static void a_spike_in_the_cooldown_is_suppressed(void **s)
 		       500 : 100);
 	finish();
 	assert_int_equal(files(), 2);		/* c-1.tsv, events.jsonl */
+	/* ksnap_flight_triggers_total, ksnap_flight_dumps_total */
+	assert_int_equal(f.triggers, 2);
+	assert_int_equal(f.dumps, 1);
 	ev = slurp("events.jsonl");
 	assert_int_equal(count_lines_starting(ev, "{\"event\":\"dump\""), 1);
 	assert_contains(ev, "{\"event\":\"suppressed\",\"rule\":\"c\"");
@@ -244,6 +247,8 @@ static void a_refire_inside_post_extends_the_dump(void **s)
 		row_at(t, t == 10 || t == 13 ? 500 : 100);
 	finish();
 	assert_int_equal(files(), 2);
+	assert_int_equal(f.triggers, 2);	/* the extending fire too */
+	assert_int_equal(f.dumps, 1);
 	ev = slurp("events.jsonl");
 	assert_contains(ev, "\"extends\":true,\"fires\":2}");
 	/* 9 (pre) to 18 (post after the second fire at 13). */
