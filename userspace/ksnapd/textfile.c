@@ -114,11 +114,12 @@ static void *writer(void *arg)
 	struct textfile *t = arg;
 	struct timespec at;
 
-	clock_gettime(CLOCK_MONOTONIC, &at);
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
 		pthread_mutex_unlock(&t->lock);
 		textfile_once(t);
+		/* The next write an interval after this one ended. */
+		clock_gettime(CLOCK_MONOTONIC, &at);
 		at.tv_sec += (time_t)(t->cfg.interval_ns / 1000000000ULL);
 		at.tv_nsec += (long)(t->cfg.interval_ns % 1000000000ULL);
 		if (at.tv_nsec >= 1000000000L) {
