@@ -95,6 +95,7 @@ int main(int argc, char **argv)
 	};
 	struct om_layout l;
 	struct om_value *v;
+	struct om_hist *hist;
 	struct om_buf prom = { 0 }, om = { 0 };
 	unsigned int i, j, n = 0;
 
@@ -120,10 +121,17 @@ int main(int argc, char **argv)
 	}
 	if (om_layout_build(&l, cols, n, NULL))
 		return 1;
+	/* Histograms of the memory gauges, bytes: 1 KiB to 1 GiB by 4. */
+	om_layout_histograms(&l, "ksnap_cgroup_memory_*",
+			     &(struct om_hist_spec){ 1024, 4, 11 });
 	v = calloc(l.nr_series + 1, sizeof(*v));
-	if (!v)
+	hist = calloc(l.nr_series + 1, sizeof(*hist));
+	if (!v || !hist)
 		return 1;
 	for (i = 0; i < l.nr_series; i++) {
+		for (j = 0; j < 50 * (i + 1); j++)
+			om_hist_observe(&l.hspec, &hist[i], 1000.0 * j * j);
+		v[i].hist = &hist[i];
 		v[i].alive = true;
 		v[i].have_window = i % 5 != 4;	/* some without a window */
 		v[i].last = 1000000ULL * (i + 1);
@@ -141,6 +149,7 @@ int main(int argc, char **argv)
 	om_buf_free(&om);
 	om_layout_free(&l);
 	free(v);
+	free(hist);
 	free(cols);
 	return 0;
 }

@@ -93,6 +93,8 @@ struct ksnapd_config {
 	const char *web_listen;		/* ADDR:PORT, "" for the default */
 	uint64_t web_window_ns;
 	const char *web_metrics;	/* --web.metrics, or NULL: all */
+	const char *web_histograms;	/* --web.histogram, or NULL */
+	struct om_hist_spec web_hist_spec;	/* count 0: the default */
 	const char *version;
 	/* --textfile DIR (textfile.h), or NULL: the endpoint's series,
 	 * with or without its server, written every textfile_interval_ns. */

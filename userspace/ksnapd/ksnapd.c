@@ -72,6 +72,8 @@ struct options {
 	const char *web_listen;		/* NULL: none; "": the default */
 	int64_t web_window_ns;
 	const char *web_metrics;	/* NULL: all */
+	const char *web_histograms;	/* --web.histogram, or NULL */
+	struct om_hist_spec web_hist_spec;
 	const char *textfile;		/* --textfile DIR, or NULL */
 	int64_t textfile_interval_ns;
 };
@@ -87,7 +89,7 @@ enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_CHECK_RULES, OPT_MAX_DUMPS, OPT_HISTORY, OPT_SLICE, OPT_CONTROL,
        OPT_LIST_METRICS, OPT_HEADER, OPT_METRICS, OPT_WEB_LISTEN,
        OPT_WEB_WINDOW, OPT_WEB_METRICS, OPT_TEXTFILE,
-       OPT_TEXTFILE_INTERVAL };
+       OPT_TEXTFILE_INTERVAL, OPT_WEB_HISTOGRAM, OPT_WEB_HIST_BUCKETS };
 
 /* The flight recorder's options (set_option() has the others). */
 static bool set_flight_option(int c, struct options *o)
@@ -164,6 +166,24 @@ static bool set_web_option(int c, struct options *o)
 			usage_error("--web.metrics: empty list", "");
 		o->web_metrics = optarg;
 		return true;
+	case OPT_WEB_HISTOGRAM:
+		if (!*optarg)
+			usage_error("--web.histogram: empty list", "");
+		o->web_histograms = optarg;
+		return true;
+	case OPT_WEB_HIST_BUCKETS: {
+		struct om_hist_spec *h = &o->web_hist_spec;
+		char end;
+
+		if (sscanf(optarg, "%lf,%lf,%u%c", &h->start, &h->factor,
+			   &h->count, &end) != 3 || !(h->start > 0) ||
+		    !(h->factor > 1) || h->count < 1 ||
+		    h->count > OM_HIST_MAX)
+			usage_error("--web.histogram-buckets: '%s': expected "
+				    "START,FACTOR,COUNT (START > 0, FACTOR > 1,"
+				    " COUNT 1 to 64)", optarg);
+		return true;
+	}
 	case OPT_TEXTFILE:
 		if (!*optarg)
 			usage_error("--textfile: empty directory", "");
@@ -283,10 +303,13 @@ static void check_options(struct options *o)
 		usage_error("--header: %s", "it goes with --list-metrics");
 	if (o->metrics && o->slice)
 		usage_error("--metrics: %s", "not with --slice");
-	if ((o->web_window_ns || o->web_metrics) && !o->web_listen &&
-	    !o->textfile)
-		usage_error("--web.window, --web.metrics: %s", "they go with "
-			    "--web.listen-address or --textfile");
+	if ((o->web_window_ns || o->web_metrics || o->web_histograms) &&
+	    !o->web_listen && !o->textfile)
+		usage_error("--web.window, --web.metrics, --web.histogram: %s",
+			    "they go with --web.listen-address or --textfile");
+	if (o->web_hist_spec.count && !o->web_histograms)
+		usage_error("--web.histogram-buckets: %s", "it goes with "
+			    "--web.histogram");
 	if (o->textfile_interval_ns && !o->textfile)
 		usage_error("--textfile.interval: %s", "it goes with "
 			    "--textfile");
@@ -329,6 +352,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		  OPT_WEB_LISTEN },
 		{ "web.window", required_argument, NULL, OPT_WEB_WINDOW },
 		{ "web.metrics", required_argument, NULL, OPT_WEB_METRICS },
+		{ "web.histogram", required_argument, NULL,
+		  OPT_WEB_HISTOGRAM },
+		{ "web.histogram-buckets", required_argument, NULL,
+		  OPT_WEB_HIST_BUCKETS },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "textfile.interval", required_argument, NULL,
 		  OPT_TEXTFILE_INTERVAL },
@@ -592,6 +619,8 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		.web_listen = o->web_listen,
 		.web_window_ns = (uint64_t)o->web_window_ns,
 		.web_metrics = o->web_metrics,
+		.web_histograms = o->web_histograms,
+		.web_hist_spec = o->web_hist_spec,
 		.version = KSNAP_VERSION,
 		.textfile_dir = o->textfile,
 		.textfile_interval_ns = (uint64_t)o->textfile_interval_ns,

@@ -84,6 +84,8 @@ int textfile_once(struct textfile *t)
 	char err[sizeof(t->err)];
 	int ret;
 
+	/* One write at a time: the thread's and a caller's share a name. */
+	pthread_mutex_lock(&t->lock);
 	ret = web_render_file(w, &b);
 	if (ret)
 		snprintf(err, sizeof(err), "textfile: rendering: %s",
@@ -106,6 +108,7 @@ int textfile_once(struct textfile *t)
 	t->last_err = ret;
 	if (ret)
 		snprintf(t->err, sizeof(t->err), "%s", err);
+	pthread_mutex_unlock(&t->lock);
 	return ret;
 }
 

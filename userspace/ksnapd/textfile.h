@@ -43,7 +43,7 @@ struct textfile_config {
 struct textfile {
 	struct textfile_config cfg;
 	pthread_t thread;
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;		/* held by a write, and for stop */
 	pthread_cond_t cond;		/* CLOCK_MONOTONIC */
 	bool stop;			/* under lock */
 	bool running;			/* the thread was started */
@@ -61,7 +61,8 @@ int textfile_write(const char *dir, const char *buf, size_t len, char *err,
 
 /*
  * Render w's series and write them (textfile_write()), counted in w's
- * own figures; logs an error that differs from the last one.  Returns
+ * own figures; logs an error that differs from the last one.  Under
+ * t->lock: one write at a time, the thread's or a caller's.  Returns
  * what textfile_write() did.
  */
 int textfile_once(struct textfile *t);

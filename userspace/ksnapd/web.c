@@ -38,6 +38,10 @@ struct web_layout {
 					 * no longer has it: not fed */
 	struct web_key *key;
 	char *strings;			/* key[]'s */
+	/* A histogram family's series' histograms (in hists), else NULL;
+	 * written by the drain under web.lock. */
+	struct om_hist **hist;
+	struct om_hist *hists;
 };
 
 /* --- the address -------------------------------------------------------- */
@@ -153,6 +157,8 @@ static void layout_free(struct web_layout *l)
 	free(l->gone);
 	free(l->key);
 	free(l->strings);
+	free(l->hist);
+	free(l->hists);
 	free(l);
 }
 
@@ -237,7 +243,7 @@ static int layout_new(struct web *w, const struct ksnap_column *cols,
 		      uint64_t period_ns, struct web_layout **out)
 {
 	struct web_layout *l = calloc(1, sizeof(*l));
-	unsigned int i, j;
+	unsigned int i, j, nr_hist;
 	int ret;
 
 	if (!l)
@@ -253,8 +259,13 @@ static int layout_new(struct web *w, const struct ksnap_column *cols,
 	l->interval_ns = calloc(l->om.nr_series + 1, sizeof(*l->interval_ns));
 	l->cgroup = calloc(l->om.nr_series + 1, sizeof(*l->cgroup));
 	l->gone = calloc(l->om.nr_series + 1, sizeof(*l->gone));
+	l->hist = calloc(l->om.nr_series + 1, sizeof(*l->hist));
+	nr_hist = om_layout_histograms(&l->om, w->cfg.histograms,
+				       &w->cfg.hist_spec);
+	if (nr_hist)
+		l->hists = calloc(l->om.nr_series + 1, sizeof(*l->hists));
 	if (!l->scale || !l->interval_ns || !l->cgroup || !l->gone ||
-	    layout_keys(l, cols)) {
+	    !l->hist || (nr_hist && !l->hists) || layout_keys(l, cols)) {
 		layout_free(l);
 		return -ENOMEM;
 	}
@@ -270,6 +281,8 @@ static int layout_new(struct web *w, const struct ksnap_column *cols,
 			l->interval_ns[j] = f->counter ?
 				rate_interval(k->freshness, period_ns) : 0;
 			l->gone[j] = l->om.series[j].column >= nr_values;
+			if (f->hist)
+				l->hist[j] = &l->hists[j];
 		}
 	}
 	*out = l;
@@ -344,6 +357,8 @@ static void carry(const struct web *w, const struct web_layout *old,
 		       nr_sub * sizeof(*win->slot));
 		win->ref[j] = w->win.ref[i];
 		last[j] = w->last[i];
+		if (l->hist[j] && old->hist[i])
+			*l->hist[j] = *old->hist[i];
 		/* Removed while its set had it (not only left out). */
 		if (old->gone[i] && old->om.series[i].column < old->nr_values &&
 		    !l->gone[j] && l->cgroup[j]) {
@@ -600,6 +615,9 @@ static int web_row(void *self, const struct ksnap_record *rec)
 			window_counter(&w->win, i, t, v, l->interval_ns[i]);
 		else
 			window_sample(&w->win, i, t, (double)v * l->scale[i]);
+		if (l->hist[i])
+			om_hist_observe(&l->om.hspec, l->hist[i],
+					(double)v * l->scale[i]);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return 0;
@@ -706,6 +724,7 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 {
 	struct web_layout *l, *dead = NULL;
 	struct om_value *v = NULL;
+	struct om_hist *h = NULL;
 	struct om_self self;
 	uint64_t now = web_now_ns();
 	unsigned int i, n = 0;
@@ -721,7 +740,9 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 	pthread_mutex_unlock(&w->lock);
 
 	v = calloc(n + 1, sizeof(*v));
-	if (!v) {
+	if (l && l->hists)
+		h = calloc(n + 1, sizeof(*h));
+	if (!v || (l && l->hists && !h)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -734,6 +755,10 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 					  &v[i].wmin, &have);
 		v[i].have_window = have;
 		v[i].last = w->last[i];
+		if (l->hist[i]) {
+			h[i] = *l->hist[i];
+			v[i].hist = &h[i];
+		}
 	}
 	self = w->self;
 	pthread_mutex_unlock(&w->lock);
@@ -741,6 +766,7 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 	ret = om_render(b, f, l ? &l->om : NULL, v, &self);
 out:
 	free(v);
+	free(h);
 	pthread_mutex_lock(&w->lock);
 	layout_put(l, &dead);
 	pthread_mutex_unlock(&w->lock);
@@ -901,6 +927,9 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 	w->cfg = *cfg;
 	if (!w->cfg.window_ns)
 		w->cfg.window_ns = WEB_DEFAULT_WINDOW_NS;
+	if (!w->cfg.hist_spec.count)
+		w->cfg.hist_spec = (struct om_hist_spec){ WEB_HIST_START,
+			WEB_HIST_FACTOR, WEB_HIST_COUNT };
 	w->err = err;
 	w->errlen = errlen;
 	w->self.version = cfg->version;

@@ -53,6 +53,10 @@
 #define WEB_DEFAULT_PORT	10109
 #define WEB_DEFAULT_ADDR	"127.0.0.1"
 #define WEB_DEFAULT_WINDOW_NS	(60ULL * 1000000000ULL)
+/* --web.histogram's buckets unless --web.histogram-buckets: 1 to 2^39. */
+#define WEB_HIST_START		1.0
+#define WEB_HIST_FACTOR		2.0
+#define WEB_HIST_COUNT		40
 
 /* Where a column's cgroup path is, to see that it was removed. */
 #define WEB_CGROUP_ROOT		"/sys/fs/cgroup"
@@ -66,6 +70,8 @@ struct web_config {
 	const char *listen;		/* ADDR:PORT, [ADDR6]:PORT, :PORT */
 	uint64_t window_ns;
 	const char *patterns;		/* --web.metrics, or NULL: all */
+	const char *histograms;		/* --web.histogram, or NULL: none */
+	struct om_hist_spec hist_spec;	/* --web.histogram-buckets */
 	const char *version;
 	const struct ksnap_ring *ring;	/* for its statistics, or NULL */
 	FILE *log;

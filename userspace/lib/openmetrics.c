@@ -455,6 +455,36 @@ out:
 	return ret;
 }
 
+unsigned int om_layout_histograms(struct om_layout *l, const char *patterns,
+				  const struct om_hist_spec *s)
+{
+	unsigned int i, n = 0;
+
+	l->hspec = *s;
+	if (l->hspec.count > OM_HIST_MAX)
+		l->hspec.count = OM_HIST_MAX;
+	for (i = 0; patterns && i < l->nr_fam; i++) {
+		struct om_family *f = &l->fam[i];
+
+		f->hist = !f->counter && om_match(patterns, f->name);
+		n += f->hist;
+	}
+	return n;
+}
+
+void om_hist_observe(const struct om_hist_spec *s, struct om_hist *h,
+		     double v)
+{
+	double b = s->start;
+	unsigned int i;
+
+	for (i = 0; i < s->count && v > b; i++)
+		b *= s->factor;
+	h->bucket[i]++;
+	h->sum += v;
+	h->count++;
+}
+
 void om_layout_free(struct om_layout *l)
 {
 	unsigned int i;
@@ -592,9 +622,59 @@ static void window_name(const struct om_family *f, const char *which,
 		snprintf(out, len, "%s_window_%s", f->name, which);
 }
 
-static void family(struct om_buf *b, enum om_format fmt,
-		   const struct om_layout *l, const struct om_family *f,
-		   const struct om_value *v)
+/* NAME_distribution_UNIT: a histogram of gauge f's samples. */
+static void histogram(struct om_buf *b, enum om_format fmt,
+		      const struct om_layout *l, const struct om_family *f,
+		      const struct om_value *v)
+{
+	char hname[OM_NAME_MAX + 32], help[KSNAP_DESC_MAX + 96];
+	unsigned int i, k;
+
+	size_t fl = strlen(f->name), ul = f->unit ? strlen(f->unit) : 0;
+	unsigned int alive = 0;
+
+	for (i = f->first; i < f->first + f->nr; i++)
+		alive += v[i].alive && v[i].hist;
+	if (!alive)
+		return;
+	if (f->unit && fl > ul + 1)
+		snprintf(hname, sizeof(hname), "%.*s_distribution_%s",
+			 (int)(fl - ul - 1), f->name, f->unit);
+	else
+		snprintf(hname, sizeof(hname), "%s_distribution", f->name);
+	snprintf(help, sizeof(help), "every sample since the collection "
+		 "began (--web.histogram): %s", f->help);
+	meta(b, fmt, hname, "histogram", f->unit, help);
+	for (i = f->first; i < f->first + f->nr; i++) {
+		const char *lb = l->series[i].labels;
+		const struct om_hist *h = v[i].hist;
+		const char *sep = lb && *lb ? "," : "";
+		double bound = l->hspec.start;
+		uint64_t cum = 0;
+
+		if (!v[i].alive || !h)
+			continue;
+		for (k = 0; k <= l->hspec.count; k++) {
+			cum += h->bucket[k];
+			if (k < l->hspec.count)
+				bprintf(b, "%s_bucket{%s%sle=\"%.15g\"} %llu\n",
+					hname, lb, sep, bound,
+					(unsigned long long)cum);
+			else
+				bprintf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n",
+					hname, lb, sep,
+					(unsigned long long)cum);
+			bound *= l->hspec.factor;
+		}
+		sample(b, hname, "_sum", lb, h->sum);
+		sample_u64(b, hname, "_count", lb, h->count);
+	}
+}
+
+static void family_and_window(struct om_buf *b, enum om_format fmt,
+			      const struct om_layout *l,
+			      const struct om_family *f,
+			      const struct om_value *v)
 {
 	char wname[OM_NAME_MAX + 32], help[KSNAP_DESC_MAX + 96];
 	unsigned int i, alive = 0, win = 0;
@@ -720,6 +800,15 @@ static void self_metrics(struct om_buf *b, enum om_format f,
 		sample_u64(b, "ksnap_textfile_write_errors", "_total", NULL,
 			   s->textfile_errors);
 	}
+}
+
+static void family(struct om_buf *b, enum om_format fmt,
+		   const struct om_layout *l, const struct om_family *f,
+		   const struct om_value *v)
+{
+	family_and_window(b, fmt, l, f, v);
+	if (f->hist)
+		histogram(b, fmt, l, f, v);
 }
 
 int om_render(struct om_buf *b, enum om_format f, const struct om_layout *l,

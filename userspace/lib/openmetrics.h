@@ -79,6 +79,28 @@ int om_escape(const char *v, char *out, size_t outlen);
 void om_cgroup_ids(const char *p, char *cid, size_t cidlen, char *pod,
 		   size_t podlen);
 
+/*
+ * A cumulative histogram of a gauge's samples (--web.histogram): bucket
+ * i < count counts the samples at most start * factor^i (in the base
+ * unit), bucket count the others (+Inf); kept per bucket, rendered
+ * cumulative as NAME_distribution_UNIT_bucket{le=...}, _sum and _count.
+ */
+#define OM_HIST_MAX	64
+
+struct om_hist_spec {
+	double start, factor;
+	unsigned int count;		/* 1..OM_HIST_MAX */
+};
+
+struct om_hist {
+	uint64_t bucket[OM_HIST_MAX + 1];
+	double sum;
+	uint64_t count;
+};
+
+void om_hist_observe(const struct om_hist_spec *s, struct om_hist *h,
+		     double v);
+
 /* One exported family of a collection and its series. */
 struct om_family {
 	char name[OM_NAME_MAX];
@@ -86,6 +108,7 @@ struct om_family {
 	const char *unit;
 	double scale;
 	bool counter;
+	bool hist;			/* a gauge with a histogram */
 	unsigned int first, nr;		/* its series in om_layout.series */
 };
 
@@ -103,6 +126,7 @@ struct om_layout {
 	uint64_t skipped_utf8;		/* series left out: label not UTF-8 */
 	unsigned int *skipped_col;	/* their columns, skipped_utf8 of them */
 	uint64_t filtered;		/* columns --web.metrics left out */
+	struct om_hist_spec hspec;	/* the histograms' buckets */
 };
 
 /*
@@ -114,6 +138,13 @@ int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 		    unsigned int n, const char *patterns);
 void om_layout_free(struct om_layout *l);
 
+/*
+ * The gauges of l whose name matches patterns (om_match()) get a
+ * histogram with buckets s.  Returns how many.
+ */
+unsigned int om_layout_histograms(struct om_layout *l, const char *patterns,
+				  const struct om_hist_spec *s);
+
 /* Whether name matches one of patterns (NULL: every name). */
 bool om_match(const char *patterns, const char *name);
 
@@ -123,6 +154,7 @@ struct om_value {
 	bool alive;			/* sampled within the window */
 	bool have_window;		/* wmax, wmin set (a counter: a rate) */
 	double wmax, wmin;		/* scaled; a counter: rate per second */
+	const struct om_hist *hist;	/* a histogram family's, or NULL */
 };
 
 /* ksnapd's own figures. */

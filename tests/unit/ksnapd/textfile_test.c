@@ -297,6 +297,41 @@ static void test_writer_over_the_series(void **state)
 	fclose(tc.log);
 }
 
+/* --web.histogram: every row's gauge in the file's histogram. */
+static void test_histogram_in_the_file(void **state)
+{
+	const struct web_config wc = {
+		.window_ns = 60000 * MS, .version = "test", .no_server = true,
+		.histograms = "ksnap_cgroup_memory_*",
+		.hist_spec = { 1024, 2, 4 },	/* 1024 .. 8192 */
+	};
+	static struct web w;
+	static struct textfile t;
+	const struct textfile_config tc = {
+		.dir = dir, .interval_ns = 3600000 * MS, .web = &w,
+	};
+	const char *s;
+
+	assert_int_equal(web_init(&w, &wc, err, sizeof(err)), 0);
+	assert_int_equal(textfile_init(&t, &tc, err, sizeof(err)), 0);
+	collection(&w);
+	assert_int_equal(textfile_once(&t), 0);
+	s = slurp(path);
+	/* 1000..1099 but 9000 at row 37: 25 at most 1024, 99 at most
+	 * 2048, the 9000 past 8192. */
+	assert_non_null(strstr(s, "ksnap_cgroup_memory_current_distribution_"
+				  "bytes_bucket{cgroup=\"/x\",le=\"1024\"} 25\n"));
+	assert_non_null(strstr(s, "ksnap_cgroup_memory_current_distribution_"
+				  "bytes_bucket{cgroup=\"/x\",le=\"8192\"} 99\n"));
+	assert_non_null(strstr(s, "ksnap_cgroup_memory_current_distribution_"
+				  "bytes_bucket{cgroup=\"/x\",le=\"+Inf\"} 100\n"));
+	assert_non_null(strstr(s, "ksnap_cgroup_memory_current_distribution_"
+				  "bytes_count{cgroup=\"/x\"} 100\n"));
+	assert_null(strstr(s, "pgfault_distribution"));
+	textfile_fini(&t);
+	web_fini(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +348,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_dir, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_writer_over_the_series,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_histogram_in_the_file,
 						setup, teardown),
 	};
 

@@ -329,6 +329,63 @@ static void test_render_flight_textfile(void **state)
 	om_buf_free(&b);
 }
 
+static void test_histogram(void **state)
+{
+	const struct om_hist_spec spec = { 10, 10, 3 };	/* 10, 100, 1000 */
+	struct om_layout l;
+	struct om_value v[3];
+	struct om_hist h[3];
+	struct om_buf b = { 0 };
+	const double obs[] = { 5, 10, 11, 100, 5000, 1000 };
+	unsigned int i;
+
+	memset(h, 0, sizeof(h));
+	for (i = 0; i < sizeof(obs) / sizeof(obs[0]); i++)
+		om_hist_observe(&spec, &h[0], obs[i]);
+	assert_int_equal(h[0].bucket[0], 2);		/* 5, 10 */
+	assert_int_equal(h[0].bucket[1], 2);		/* 11, 100 */
+	assert_int_equal(h[0].bucket[2], 1);		/* 1000 */
+	assert_int_equal(h[0].bucket[3], 1);		/* +Inf: 5000 */
+	assert_int_equal(h[0].count, 6);
+	assert_true(h[0].sum == 6126);
+
+	assert_int_equal(om_layout_build(&l, cols, 4, NULL), 0);
+	/* A counter never gets one. */
+	assert_int_equal(om_layout_histograms(&l, "ksnap_*", &spec), 1);
+	assert_true(l.fam[0].hist);
+	assert_false(l.fam[1].hist);
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < l.nr_series; i++) {
+		v[i].alive = true;
+		v[i].hist = &h[0];
+	}
+	assert_int_equal(om_render(&b, OM_PROMETHEUS, &l, v, &self), 0);
+	assert_non_null(strstr(b.p, "# TYPE ksnap_cgroup_memory_current_"
+				    "distribution_bytes histogram\n"));
+	assert_non_null(strstr(b.p,
+		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
+		"{cgroup=\"/\",le=\"10\"} 2\n"
+		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
+		"{cgroup=\"/\",le=\"100\"} 4\n"
+		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
+		"{cgroup=\"/\",le=\"1000\"} 5\n"
+		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
+		"{cgroup=\"/\",le=\"+Inf\"} 6\n"
+		"ksnap_cgroup_memory_current_distribution_bytes_sum"
+		"{cgroup=\"/\"} 6126\n"
+		"ksnap_cgroup_memory_current_distribution_bytes_count"
+		"{cgroup=\"/\"} 6\n"));
+	assert_null(strstr(b.p, "pgfault_distribution"));
+	om_buf_free(&b);
+	assert_int_equal(om_render(&b, OM_OPENMETRICS, &l, v, &self), 0);
+	assert_non_null(strstr(b.p, "# TYPE ksnap_cgroup_memory_current_"
+				    "distribution_bytes histogram\n# UNIT "
+				    "ksnap_cgroup_memory_current_distribution"
+				    "_bytes bytes\n"));
+	om_buf_free(&b);
+	om_layout_free(&l);
+}
+
 static void test_render_dead_series(void **state)
 {
 	struct om_layout l;
@@ -362,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_render_openmetrics),
 		cmocka_unit_test(test_render_no_collection),
 		cmocka_unit_test(test_render_flight_textfile),
+		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_render_dead_series),
 	};
 
