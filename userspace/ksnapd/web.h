@@ -35,6 +35,9 @@
  *
  * The drain is the only writer of the layout, the window and the last
  * values: it reads them without the mutex, and takes it to change them.
+ *
+ * With no_server, there is no HTTP server: the series are --textfile's
+ * (textfile.h), rendered by web_render_file().
  */
 #ifndef KSNAPD_WEB_H
 #define KSNAPD_WEB_H

@@ -16,7 +16,9 @@
  * gauge NAME_UNIT, NAME_window_max_UNIT and NAME_window_min_UNIT (the
  * unit last, as OpenMetrics wants it); for a counter NAME (samples
  * NAME_total), the gauge NAME_window_max_rate, its peak rate per second.
- * No _created series.  A family with no live series is left out.
+ * A gauge chosen for a histogram (om_layout_histograms()) also has
+ * NAME_distribution_UNIT.  No _created series.  A family with no live
+ * series is left out.
  */
 #ifndef KSNAP_OPENMETRICS_H
 #define KSNAP_OPENMETRICS_H
