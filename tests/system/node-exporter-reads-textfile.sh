@@ -105,7 +105,7 @@ col() { # NAME: the column's values, one a line
 check_same "ksnap_vmstat_pgfault_total is the stream's last pgfault" "$(col pgfault | tail -n 1)" "$(series ksnap_vmstat_pgfault_total)"
 check_same "ksnap_vmstat_nr_free_pages_window_max is the stream's maximum" "$(col nr_free_pages | sort -n | tail -n 1)" \
 	"$(series ksnap_vmstat_nr_free_pages_window_max)"
-check_same "ksnap_vmstat_nr_free_pages_window_min is the stream's minimum" "$(col nr_free_pages | sort -n | head -n 1)" \
+check_same "ksnap_vmstat_nr_free_pages_window_min is the stream's minimum" "$(col nr_free_pages | sort -n | sed -n 1p)" \
 	"$(series ksnap_vmstat_nr_free_pages_window_min)"
 check "a pgfault peak rate (ksnap_vmstat_pgfault_window_max_rate)" 1 "$(grep -c '^ksnap_vmstat_pgfault_window_max_rate ' $out.scrape)"
 check "ksnap_textfile_write_errors_total 0" 0 "$(series ksnap_textfile_write_errors_total)"
