@@ -6,23 +6,30 @@
 
 #include "cgpattern.h"
 #include "rule.h"
+#include "stream.h"
 
 #define LISTED_COLUMNS	8
 
 void rule_column_name(char *buf, size_t size, const struct ksnap_column *c)
 {
-	if (c->field[0])
-		snprintf(buf, size, "%.*s[%.*s]", (int)sizeof(c->metric),
-			 c->metric, (int)sizeof(c->value), c->value);
-	else
+	char v[KSNAP_VALUE_MAX(KSNAP_FIELD_VALUE_MAX) + 1];
+
+	if (c->field[0]) {
+		/* As the stream's header names it (escaped). */
+		*ksnap_put_value(v, c->value, sizeof(c->value)) = '\0';
+		snprintf(buf, size, "%.*s[%s]", (int)sizeof(c->metric),
+			 c->metric, v);
+	} else {
 		snprintf(buf, size, "%.*s", (int)sizeof(c->metric), c->metric);
+	}
 }
 
 /* The index of the column named text[0, len), or -1. */
 static int find_column(const char *text, size_t len,
 		       const struct ksnap_column *cols, uint32_t n)
 {
-	char name[KSNAP_METRIC_NAME_MAX + KSNAP_FIELD_VALUE_MAX + 4];
+	char name[KSNAP_METRIC_NAME_MAX +
+		  KSNAP_VALUE_MAX(KSNAP_FIELD_VALUE_MAX) + 4];
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
@@ -37,7 +44,8 @@ static int unknown_column(const struct rule_node *x, const char *text,
 			  const struct ksnap_column *cols, uint32_t n,
 			  struct rule_error *e)
 {
-	char name[KSNAP_METRIC_NAME_MAX + KSNAP_FIELD_VALUE_MAX + 4];
+	char name[KSNAP_METRIC_NAME_MAX +
+		  KSNAP_VALUE_MAX(KSNAP_FIELD_VALUE_MAX) + 4];
 	size_t o;
 	uint32_t i;
 	int w;
@@ -115,8 +123,8 @@ static bool node_pattern(const struct rule *r, const struct rule_node *x,
 	n = (size_t)(t + x->len - 1 - (open + 1));
 	if (!memchr(open + 1, '*', n) || n >= size)
 		return false;
-	memcpy(pat, open + 1, n);
-	pat[n] = '\0';
+	/* Written as the header names cgroups: escaped. */
+	ksnap_unescape_value(pat, size, open + 1, n);
 	*metric_len = (size_t)(open - t);
 	return true;
 }

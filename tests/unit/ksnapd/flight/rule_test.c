@@ -335,6 +335,25 @@ static void an_invalid_pattern_is_the_modules_error(void **s)
 		    "  ^\n");
 }
 
+/* A rule names a column as the header does, escapes included. */
+static void an_escaped_column_name_binds(void **s)
+{
+	struct ksnap_column odd[1];
+	uint32_t idx;
+
+	memset(odd, 0, sizeof(odd));
+	snprintf(odd[0].metric, sizeof(odd[0].metric), "memory.current");
+	snprintf(odd[0].field, sizeof(odd[0].field), "cgroup");
+	snprintf(odd[0].value, sizeof(odd[0].value), "/k/a,b[1]");
+	assert_int_equal(rule_parse(&r, "memory.current[/k/a\\x2cb\\x5b1"
+				    "\\x5d] > 1", 1, &e), 0);
+	assert_int_equal(rule_bind(&r, odd, 1, &e), 0);
+	assert_int_equal(rule_parse(&r, "memory.current[/k/a\\x2c*] > 1", 1,
+				    &e), 0);
+	assert_int_equal(rule_cgroups(&r, odd, 1, &idx, 1), 1);
+	assert_int_equal(rule_bind_cgroup(&r, odd, 1, "/k/a,b[1]", &e), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +368,7 @@ int main(void)
 		cmocka_unit_test(values_name_the_operands),
 		cmocka_unit_test(a_column_named_by_pattern_binds_per_cgroup),
 		cmocka_unit_test(an_invalid_pattern_is_the_modules_error),
+		cmocka_unit_test(an_escaped_column_name_binds),
 	};
 
 	return cmocka_run_group_tests(tests, cols_setup, NULL);
