@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,22 +269,25 @@ static int find_sequence(const char *file, char **names, unsigned int max,
 }
 
 /*
- * One input, checked: its report and summary line; returns its status.
+ * One input, checked: its report (and, of one of several, its summary
+ * line) into *res; returns its status, -1 when --tsv cannot be opened,
+ * -2 when the input cannot be read (said).
  * The first opens --tsv (after its read: the output may replace the
  * input) and writes its stream there.
  */
 static int verify_one(const struct options *opt, const char *input,
-		      bool first, FILE **rep, FILE **tsv, struct ksv_seq *seq)
+		      bool first, bool summary, FILE **rep, FILE **tsv,
+		      struct ksv_seq *seq, struct ksnap_verify_result *res)
 {
 	struct ksnap_verify_opts vo = { .quiet = opt->quiet };
 	const char *in_name = input ? input : "<stdin>";
-	struct ksnap_verify_result res;
 	char *buf = NULL;
 	size_t len = 0;
 	int status;
 
+	memset(res, 0, sizeof(*res));
 	if (read_input(input, in_name, &buf, &len))
-		return KSNAP_VERIFY_UNUSABLE;
+		return -2;
 	if (first && opt->tsv) {
 		if (open_tsv(opt->tsv, tsv, rep)) {
 			free(buf);
@@ -292,21 +296,65 @@ static int verify_one(const struct options *opt, const char *input,
 		vo.tsv_stream = opt->stream;
 	}
 	status = ksnap_verify_seq(buf, len, &vo, *rep, first ? *tsv : NULL,
-				  &res, seq, in_name);
-	ksnap_report_summary(*rep, in_name, status, &res);
+				  res, seq, in_name);
+	if (summary)
+		ksnap_report_summary(*rep, in_name, status, res);
 	free(buf);
 	return status;
 }
 
-int main(int argc, char **argv)
+/* The counts of several inputs, for the last line. */
+static void add_up(struct ksnap_verify_result *t,
+		   const struct ksnap_verify_result *r)
+{
+	t->streams += r->streams;
+	t->lines += r->lines;
+	t->foreign += r->foreign;
+	t->rows += r->rows;
+	t->rows_bad += r->rows_bad;
+	t->rows_missing += r->rows_missing;
+	t->dup_lines += r->dup_lines;
+	t->bad_lines += r->bad_lines;
+	t->missing_lines += r->missing_lines;
+}
+
+/* The sequence's checks and verdict line; returns its problems. */
+static unsigned int check_sequence(FILE *rep, const struct ksv_seq *seq,
+				   unsigned int files, unsigned int holes)
 {
 	struct ksv_seq_result sr;
+
+	ksnap_say(rep, false, "\n");
+	ksv_seq_check(seq, rep, &sr);
+	sr.problems += holes;
+	fprintf(rep, "sequence: %s: %u file%s, %u collection%s of several "
+		"streams, %u boundar%s checked, %u problem%s\n",
+		sr.problems ? "broken" : "intact", files, files == 1 ? "" : "s",
+		sr.collections, sr.collections == 1 ? "" : "s", sr.boundaries,
+		sr.boundaries == 1 ? "y" : "ies", sr.problems,
+		sr.problems == 1 ? "" : "s");
+	return sr.problems;
+}
+
+static void free_names(char **names, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int main(int argc, char **argv)
+{
+	struct ksnap_verify_result res, total = { 0 };
 	struct options opt;
 	FILE *tsv = NULL, *rep = stdout;
 	unsigned int i, n, holes = 0;
 	struct ksv_seq seq;
-	char **names;
+	char **names, label[2 * PATH_MAX + 32];
 	int status = 0, st;
+	bool unread = false;
 
 	parse_options(argc, argv, &opt);
 	names = calloc(MAX_INPUTS + 1, sizeof(*names));
@@ -321,6 +369,7 @@ int main(int argc, char **argv)
 		st = find_sequence(opt.input[0], names, MAX_INPUTS, &holes);
 		if (st < 0) {
 			fprintf(stderr, "ksnap-verify: %s\n", strerror(-st));
+			free(names);
 			return KSNAP_VERIFY_UNUSABLE;
 		}
 		n = (unsigned int)st;
@@ -332,34 +381,35 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		if (i)
 			ksnap_say(rep, false, "\n");
-		st = verify_one(&opt, names[i], !i, &rep, &tsv, &seq);
-		if (st < 0) {
+		st = verify_one(&opt, names[i], !i, n > 1, &rep, &tsv, &seq,
+				&res);
+		if (st == -1) {
 			/* --tsv could not be opened: said. */
-			for (; i < n; i++)
-				free(names[i]);
-			free(names);
+			free_names(names, n);
 			ksv_seq_fini(&seq);
 			return KSNAP_VERIFY_UNUSABLE;
 		}
+		if (st == -2) {
+			unread = true;
+			st = KSNAP_VERIFY_UNUSABLE;
+		}
 		if (st > status)
 			status = st;
-		free(names[i]);
+		add_up(&total, &res);
 	}
-	free(names);
-	if (seq.n > 1 || holes) {
-		ksnap_say(rep, false, "\n");
-		ksv_seq_check(&seq, rep, &sr);
-		sr.problems += holes;
-		fprintf(rep, "sequence: %s: %u file%s, %u collection%s of "
-			"several streams, %u boundar%s checked, %u "
-			"problem%s\n", sr.problems ? "broken" : "intact", n,
-			n == 1 ? "" : "s",
-			sr.collections, sr.collections == 1 ? "" : "s",
-			sr.boundaries, sr.boundaries == 1 ? "y" : "ies",
-			sr.problems, sr.problems == 1 ? "" : "s");
-		if (sr.problems && status < KSNAP_VERIFY_DAMAGED)
-			status = KSNAP_VERIFY_DAMAGED;
+	/* The last line sums up every input, as with one. */
+	if ((seq.n > 1 || holes) && check_sequence(rep, &seq, n, holes) &&
+	    status < KSNAP_VERIFY_DAMAGED)
+		status = KSNAP_VERIFY_DAMAGED;
+	if (n == 1 && !unread) {
+		ksnap_report_summary(rep, names[0] ? names[0] : "<stdin>",
+				     status, &res);
+	} else if (n > 1) {
+		snprintf(label, sizeof(label), "%.*s to %.*s (%u files)",
+			 PATH_MAX, names[0], PATH_MAX, names[n - 1], n);
+		ksnap_report_summary(rep, label, status, &total);
 	}
+	free_names(names, n);
 	ksv_seq_fini(&seq);
 	if (close_tsv(opt.tsv, tsv))
 		return KSNAP_VERIFY_UNUSABLE;
