@@ -108,8 +108,18 @@ int rules_check(struct rules *rs, const struct ksnap_column *cols,
 	int ret = 0;
 
 	for (i = 0; i < rs->n; i++) {
-		if (!rule_bind(&rs->rule[i], cols, n, &e))
+		int err = rule_bind(&rs->rule[i], cols, n, &e);
+
+		if (!err)
 			continue;
+		/* cgroups come and go: a pattern may match later. */
+		if (err == -ENOENT && rule_has_pattern(&rs->rule[i])) {
+			fprintf(log, "ksnapd: %s: rule %s: %s: it fires for "
+				"the cgroups that match from the collection "
+				"that has them\n", rs->from[i],
+				rs->rule[i].name, e.msg);
+			continue;
+		}
 		rule_format_error(msg, sizeof(msg), &rs->rule[i],
 				  rs->rule[i].text, &e);
 		fprintf(log, "ksnapd: %s: %s", rs->from[i], msg);

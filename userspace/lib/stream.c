@@ -193,6 +193,72 @@ char *ksnap_json_string(char *p, const char *str, size_t len)
 	return p;
 }
 
+/* Does a column's value byte c need escaping (ksnap_put_value())? */
+static bool value_special(unsigned char c)
+{
+	return c == '\\' || c == ',' || c == '[' || c == ']' || c == '\t' ||
+	       c == '\n' || c == '\r';
+}
+
+char *ksnap_put_value(char *p, const char *v, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	len = strnlen(v, len);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)v[i];
+
+		if (c == '\\') {
+			*p++ = '\\';
+			*p++ = '\\';
+		} else if (value_special(c)) {
+			p = PUT_LIT(p, "\\x");
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 0xf];
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	return p;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+size_t ksnap_unescape_value(char *out, size_t size, const char *in,
+			    size_t len)
+{
+	size_t i, o = 0;
+
+	if (!size)
+		return 0;
+	for (i = 0; i < len && o + 1 < size; i++) {
+		char c = in[i];
+
+		if (c == '\\' && i + 1 < len && in[i + 1] == '\\') {
+			i++;
+		} else if (c == '\\' && i + 3 < len && in[i + 1] == 'x' &&
+			   hex_digit(in[i + 2]) >= 0 &&
+			   hex_digit(in[i + 3]) >= 0) {
+			c = (char)(hex_digit(in[i + 2]) * 16 +
+				   hex_digit(in[i + 3]));
+			i += 3;
+		}
+		out[o++] = c;
+	}
+	out[o] = '\0';
+	return o;
+}
+
 /* Room for a line of at most max bytes of content; returns its start. */
 static char *line_begin(struct ksnap_stream *s, size_t max, int *err)
 {
@@ -262,8 +328,10 @@ static int meta_line(struct ksnap_stream *s, const struct ksnap_column *cols,
 	size_t desc_len = FIELD_LEN(c, description);
 	bool has_field = c->field[0] != '\0';
 	size_t max;
+	char val[KSNAP_VALUE_MAX(KSNAP_FIELD_VALUE_MAX)];
 	char *start, *p;
 	bool comma = false;
+	size_t vlen;
 	uint32_t k;
 	int err = 0;
 
@@ -271,7 +339,8 @@ static int meta_line(struct ksnap_stream *s, const struct ksnap_column *cols,
 	      KSNAP_JSON_MAX(desc_len) + KSNAP_JSON_MAX(sizeof(c->field));
 	for (k = first; k < n; k++)
 		if (same_metric(c, &cols[k]))
-			max += KSNAP_JSON_MAX(FIELD_LEN(&cols[k], value)) + 1;
+			max += KSNAP_JSON_MAX(KSNAP_VALUE_MAX(
+					FIELD_LEN(&cols[k], value))) + 1;
 
 	start = line_begin(s, max, &err);
 	if (!start)
@@ -299,8 +368,11 @@ static int meta_line(struct ksnap_stream *s, const struct ksnap_column *cols,
 				continue;
 			if (comma)
 				*p++ = ',';
-			p = ksnap_json_string(p, cols[k].value,
-					      sizeof(cols[k].value));
+			/* As the header names the column. */
+			vlen = (size_t)(ksnap_put_value(val, cols[k].value,
+							sizeof(cols[k].value)) -
+					val);
+			p = ksnap_json_string(p, val, vlen);
 			comma = true;
 		}
 		p = PUT_LIT(p, "]}]");
@@ -353,7 +425,7 @@ int ksnap_stream_header(struct ksnap_stream *s,
 
 	for (i = 0; i < n; i++)
 		max += FIELD_LEN(&cols[i], metric) +
-		       FIELD_LEN(&cols[i], value) + 3;
+		       KSNAP_VALUE_MAX(FIELD_LEN(&cols[i], value)) + 3;
 	start = line_begin(s, max, &err);
 	if (!start)
 		return err;
@@ -365,7 +437,7 @@ int ksnap_stream_header(struct ksnap_stream *s,
 		p = put_str(p, c->metric, FIELD_LEN(c, metric));
 		if (c->field[0]) {
 			*p++ = '[';
-			p = put_str(p, c->value, FIELD_LEN(c, value));
+			p = ksnap_put_value(p, c->value, FIELD_LEN(c, value));
 			*p++ = ']';
 		}
 	}

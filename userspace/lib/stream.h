@@ -112,6 +112,22 @@ int ksnap_stream_finish(struct ksnap_stream *s);
 #define KSNAP_JSON_MAX(len)	(6 * (size_t)(len) + 2)
 char *ksnap_json_string(char *p, const char *str, size_t len);
 char *ksnap_put_u64(char *p, uint64_t v);
+
+/*
+ * A column's field value (a cgroup path) as the header names it,
+ * name[value] (docs/format.md, "Columns"): a backslash doubled, and ','
+ * '[' ']' tab, CR and newline as a backslash, 'x' and two hex digits, so
+ * that a path the module matched by pattern cannot end the column's name
+ * or split the header.
+ * ksnap_put_value() writes at most KSNAP_VALUE_MAX(len) bytes and returns
+ * the end; ksnap_unescape_value() undoes it into out (NUL-terminated, at
+ * most size bytes with the NUL), leaving what is no escape as it is, and
+ * returns the length.
+ */
+#define KSNAP_VALUE_MAX(len)	(4 * (size_t)(len))
+char *ksnap_put_value(char *p, const char *v, size_t len);
+size_t ksnap_unescape_value(char *out, size_t size, const char *in,
+			    size_t len);
 char *ksnap_put_hex(char *p, uint32_t v);
 
 #endif /* KSNAP_STREAM_H */

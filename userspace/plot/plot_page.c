@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -150,6 +151,139 @@ static bool plotted(const struct plot_stream *s)
 	return s->set_up && s->b.rows && s->ncharts;
 }
 
+/*
+ * A collection that follows cgroup patterns is written as one stream per
+ * column set (docs/format.md, "Sequences"): the streams of one collection
+ * that follow each other are drawn as one set of charts, each metric's
+ * series the union of the streams' columns, a series drawn where its
+ * column exists and broken (a gap) in the streams without it.
+ */
+
+/* Does b go on with a's collection: the stream of its next column set? */
+static bool continues(const struct plot_stream *a, const struct plot_stream *b)
+{
+	return plotted(a) && plotted(b) && a->has_start && b->has_start &&
+	       a->start_time == b->start_time && b->has_stats &&
+	       b->st.first_position;
+}
+
+/* How many streams from i on are drawn together (1: i alone). */
+static size_t run_at(const struct plot *p, size_t i)
+{
+	size_t n = 1;
+
+	while (i + n < p->nstreams &&
+	       continues(p->streams[i + n - 1], p->streams[i + n]))
+		n++;
+	return n;
+}
+
+struct mchart {
+	const struct plot_chart *first;	/* unit, rate, description */
+	const char **labels;
+	uint32_t nl;
+};
+
+struct merged {
+	struct plot_stream *const *s;
+	size_t n;
+	struct mchart *c;
+	uint32_t nc;
+};
+
+static const struct plot_chart *chart_of(const struct plot_stream *s,
+					 const char *metric)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->ncharts; i++)
+		if (!strcmp(s->charts[i].metric, metric))
+			return &s->charts[i];
+	return NULL;
+}
+
+static int series_of(const struct plot_chart *ch, const char *label)
+{
+	uint32_t k;
+
+	for (k = 0; ch && k < ch->nseries; k++)
+		if (!strcmp(ch->labels[k], label))
+			return (int)k;
+	return -1;
+}
+
+static void merged_free(struct merged *m)
+{
+	uint32_t i;
+
+	for (i = 0; m->c && i < m->nc; i++)
+		free(m->c[i].labels);
+	free(m->c);
+	m->c = NULL;
+}
+
+/* The charts of streams p->streams[i, i + n): every metric, every label. */
+static int merge(struct merged *m, const struct plot *p, size_t i, size_t n)
+{
+	uint32_t most = 0, c, k;
+	size_t j;
+
+	memset(m, 0, sizeof(*m));
+	m->s = p->streams + i;
+	m->n = n;
+	for (j = 0; j < n; j++)
+		most += m->s[j]->ncharts;
+	m->c = calloc(most + 1, sizeof(*m->c));
+	if (!m->c)
+		return -ENOMEM;
+	for (j = 0; j < n; j++) {
+		const struct plot_stream *st = m->s[j];
+
+		for (c = 0; c < st->ncharts; c++) {
+			const struct plot_chart *ch = &st->charts[c];
+			struct mchart *mc = NULL;
+			uint32_t x, room = 0;
+			size_t l;
+
+			for (x = 0; x < m->nc; x++)
+				if (!strcmp(m->c[x].first->metric, ch->metric))
+					mc = &m->c[x];
+			if (!mc) {
+				mc = &m->c[m->nc++];
+				mc->first = ch;
+				for (l = j; l < n; l++) {
+					const struct plot_chart *o =
+						chart_of(m->s[l], ch->metric);
+
+					room += o ? o->nseries : 0;
+				}
+				mc->labels = calloc(room + 1,
+						    sizeof(*mc->labels));
+				if (!mc->labels)
+					return -ENOMEM;
+			}
+			for (k = 0; k < ch->nseries; k++) {
+				for (x = 0; x < mc->nl; x++)
+					if (!strcmp(mc->labels[x],
+						    ch->labels[k]))
+						break;
+				if (x == mc->nl)
+					mc->labels[mc->nl++] = ch->labels[k];
+			}
+		}
+	}
+	return 0;
+}
+
+static int count_point(void *priv, uint64_t t, double v, bool has)
+{
+	(void)t;
+	(void)v;
+	(void)has;
+	(*(uint64_t *)priv)++;
+	return 0;
+}
+
 /* x, then each chart's series: what plot_data_size() counts. */
 static void stream_arrays(struct out *o, const struct plot_stream *s)
 {
@@ -184,6 +318,62 @@ static void stream_arrays(struct out *o, const struct plot_stream *s)
 	puts_(o, "]");
 }
 
+/* The same for a collection's streams drawn together: "gap" where a
+ * stream has no column of a series (the page's script breaks the line). */
+static void merged_arrays(struct out *o, const struct merged *m)
+{
+	struct arr a = { .o = o, .first = true };
+	uint64_t pts, q;
+	uint32_t c, k;
+	size_t j;
+
+	puts_(o, "\"x\":[");
+	for (j = 0; j < m->n; j++)
+		pr_buckets_each(&m->s[j]->b, 0, put_time, &a);
+	puts_(o, "],\"charts\":[");
+	for (c = 0; c < m->nc; c++) {
+		const struct mchart *mc = &m->c[c];
+
+		say(o, "%s{\"title\":", c ? "," : "");
+		json_str(o, mc->first->metric);
+		say(o, ",\"unit\":\"%s\",\"rate\":%s,\"labels\":[",
+		    unit_name[mc->first->unit],
+		    mc->first->rate ? "true" : "false");
+		for (k = 0; k < mc->nl; k++) {
+			if (k)
+				puts_(o, ",");
+			json_str(o, mc->labels[k]);
+		}
+		puts_(o, "],\"y\":[");
+		for (k = 0; k < mc->nl; k++) {
+			a = (struct arr){ .o = o, .first = true,
+					  .rate = mc->first->rate };
+			puts_(o, k ? ",[" : "[");
+			for (j = 0; j < m->n; j++) {
+				const struct plot_stream *st = m->s[j];
+				const struct plot_chart *ch =
+					chart_of(st, mc->first->metric);
+				int x = series_of(ch, mc->labels[k]);
+
+				if (x >= 0) {
+					pr_buckets_each(&st->b, ch->cols[x],
+							put_value, &a);
+					continue;
+				}
+				pts = 0;
+				pr_buckets_each(&st->b, 0, count_point, &pts);
+				for (q = 0; q < pts; q++) {
+					say(o, "%s\"gap\"", a.first ? "" : ",");
+					a.first = false;
+				}
+			}
+			puts_(o, "]");
+		}
+		puts_(o, "]}");
+	}
+	puts_(o, "]");
+}
+
 uint64_t plot_data_size(const struct plot_stream *s)
 {
 	struct out o = { 0 };
@@ -193,20 +383,32 @@ uint64_t plot_data_size(const struct plot_stream *s)
 	return o.n;
 }
 
-static void spans(struct out *o, const char *name, const struct pr_spans *sp)
+/* The gaps (damage: false) or damaged places of streams s[0, n). */
+static void spans(struct out *o, const char *name,
+		  struct plot_stream *const *s, size_t n, bool damage)
 {
-	size_t i;
+	bool first = true;
+	size_t i, j;
 
 	say(o, ",\"%s\":[", name);
-	for (i = 0; i < sp->len; i++)
-		say(o, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", i ? "," : "",
-		    sp->s[i].t0, sp->s[i].t1, sp->s[i].n);
+	for (j = 0; j < n; j++) {
+		const struct pr_spans *sp = damage ? &s[j]->damage :
+						     &s[j]->gaps;
+
+		for (i = 0; i < sp->len; i++) {
+			say(o, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
+			    first ? "" : ",", sp->s[i].t0, sp->s[i].t1,
+			    sp->s[i].n);
+			first = false;
+		}
+	}
 	puts_(o, "]");
 }
 
-/* The events on stream no's time axis. */
+/* The events of streams no to last, on stream no's time axis. */
 static void events(struct out *o, const struct plot *p,
-		   const struct plot_stream *s, unsigned int no)
+		   const struct plot_stream *s, unsigned int no,
+		   unsigned int last)
 {
 	bool first = true;
 	size_t i;
@@ -216,7 +418,7 @@ static void events(struct out *o, const struct plot *p,
 		const struct plot_event *e = &p->ev.e[i];
 		uint64_t t = e->t;
 
-		if (e->stream && e->stream != no)
+		if (e->stream && (e->stream < no || e->stream > last))
 			continue;
 		if (e->wall) {
 			if (!s->has_start || t < s->start_time)
@@ -234,21 +436,28 @@ static void events(struct out *o, const struct plot *p,
 static void data(struct out *o, const struct plot *p)
 {
 	bool first = true;
-	size_t i;
+	size_t i, n;
 
 	puts_(o, "<script type=\"application/json\" id=\"ksnap-data\">"
 	      "{\"streams\":[");
-	for (i = 0; i < p->nstreams; i++) {
+	for (i = 0; i < p->nstreams; i += n) {
 		const struct plot_stream *s = p->streams[i];
+		struct merged m;
 
+		n = run_at(p, i);
 		if (!plotted(s))
 			continue;
 		puts_(o, first ? "{" : ",{");
 		first = false;
-		stream_arrays(o, s);
-		spans(o, "gaps", &s->gaps);
-		spans(o, "damage", &s->damage);
-		events(o, p, s, (unsigned int)i + 1);
+		if (n > 1 && !merge(&m, p, i, n))
+			merged_arrays(o, &m);
+		else
+			stream_arrays(o, s);
+		if (n > 1)
+			merged_free(&m);
+		spans(o, "gaps", p->streams + i, n, false);
+		spans(o, "damage", p->streams + i, n, true);
+		events(o, p, s, (unsigned int)i + 1, (unsigned int)(i + n));
 		puts_(o, "}");
 	}
 	puts_(o, "]}</script>\n");
@@ -454,8 +663,57 @@ static void chart_divs(struct out *o, const struct plot_stream *s, size_t si)
 	}
 }
 
+/* The charts of streams drawn together (merged_arrays()), as chart si. */
+static void merged_section(struct out *o, const struct plot *p, size_t i,
+			   size_t n, size_t si)
+{
+	const struct plot_stream *a = p->streams[i], *z = p->streams[i + n - 1];
+	struct merged m;
+	uint32_t c;
+
+	if (strcmp(a->file, z->file)) {
+		puts_(o, "<h2>");
+		htmls(o, a->file);
+		puts_(o, " to ");
+		htmls(o, z->file);
+	} else {
+		say(o, "<h2>Streams %u to %u", a->info.no, z->info.no);
+		if (p->ninputs > 1) {
+			puts_(o, " of ");
+			htmls(o, a->file);
+		}
+	}
+	say(o, ": one collection, %zu sets of columns</h2>\n<p>The "
+	    "collection's cgroups changed while it ran, and each set of "
+	    "columns is a stream of its own (its section follows). They are "
+	    "drawn together here: a series is drawn where its column "
+	    "exists, with a gap in the streams that have no such column."
+	    "</p>\n", n);
+	if (merge(&m, p, i, n))
+		return;
+	for (c = 0; c < m.nc; c++) {
+		const struct plot_chart *ch = m.c[c].first;
+
+		puts_(o, "<h3>");
+		htmls(o, ch->metric);
+		puts_(o, ch->rate ? " <small>(cumulative: per second)</small>" :
+		      "");
+		puts_(o, "</h3>\n");
+		if (ch->desc) {
+			puts_(o, "<div class=\"desc\">");
+			htmls(o, ch->desc);
+			puts_(o, "</div>\n");
+		}
+		say(o, "<div class=\"chart\" id=\"c%zu_%u\"></div>\n", si, c);
+	}
+	merged_free(&m);
+}
+
+/* A stream's section; together: its charts are drawn with the others of
+ * its collection (merged_section()). */
 static void stream_section(struct out *o, const struct plot *p,
-			   const struct plot_stream *s, size_t si)
+			   const struct plot_stream *s, size_t si,
+			   bool together)
 {
 	const struct ksv_info *i = &s->info;
 
@@ -490,7 +748,11 @@ static void stream_section(struct out *o, const struct plot *p,
 		return;
 	}
 	reduction_text(o, p, s);
-	chart_divs(o, s, si);
+	if (together)
+		puts_(o, "<p>Drawn with the other streams of its collection, "
+		      "above.</p>\n");
+	else
+		chart_divs(o, s, si);
 }
 
 static void events_text(struct out *o, const struct plot *p)
@@ -554,7 +816,7 @@ int plot_write_page(const struct plot *p, FILE *f, const char *lib_js,
 		    size_t lib_js_len, const char *lib_css, size_t lib_css_len)
 {
 	struct out o = { .f = f };
-	size_t i, si = 0;
+	size_t i, j, n, si = 0;
 
 	head(&o, p, lib_css, lib_css_len);
 	banner(&o, p);
@@ -569,10 +831,19 @@ int plot_write_page(const struct plot *p, FILE *f, const char *lib_js,
 	puts_(&o, "<p class=\"note key\">Marks:<span class=\"gap\"></span>"
 	      "gap in time<span class=\"dmg\"></span>damaged or duplicated "
 	      "lines<span class=\"ev\"></span>event</p>\n");
-	for (i = 0; i < p->nstreams; i++) {
+	for (i = 0; i < p->nstreams; i += n) {
 		const struct plot_stream *s = p->streams[i];
 
-		stream_section(&o, p, s, plotted(s) ? si++ : SIZE_MAX);
+		n = run_at(p, i);
+		if (n == 1) {
+			stream_section(&o, p, s, plotted(s) ? si++ : SIZE_MAX,
+				       false);
+			continue;
+		}
+		merged_section(&o, p, i, n, si);
+		for (j = i; j < i + n; j++)
+			stream_section(&o, p, p->streams[j], si, true);
+		si++;
 	}
 	events_text(&o, p);
 	puts_(&o, "<h2>What ksnap-verify says of the input</h2>\n"

@@ -228,8 +228,11 @@
 		for (i = 0; i < xs.length; i++) {
 			var r = [xs[i]];
 
+			/* "gap": the series has no column in that
+			 * stream; NaN breaks its line (null would be
+			 * connected over). */
 			for (s = 0; s < ch.y.length; s++)
-				r.push(ch.y[s][i]);
+				r.push(ch.y[s][i] === 'gap' ? NaN : ch.y[s][i]);
 			rows[i] = r;
 		}
 		return new Dygraph(div, rows, {

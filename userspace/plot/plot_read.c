@@ -15,6 +15,7 @@
 #include "json.h"
 #include "plot_model.h"
 #include "plot_read.h"
+#include "stream.h"
 #include "verify_report.h"
 
 struct reader {
@@ -154,12 +155,17 @@ static int chart_column(struct plot_stream *ps, char *name, uint32_t k)
 	}
 	ps->col_chart[k] = (uint32_t)(ch - ps->charts);
 	ch->cols[ch->nseries] = k;
-	/* The field's value, "name[value]", or the metric's name. */
+	/* The field's value, "name[value]" (unescaped: docs/format.md,
+	 * "Columns"), or the metric's name. */
 	if (name[ml] == '[') {
 		size_t l = strlen(name + ml + 1);
+		char *label = malloc(l + 1);
 
-		ch->labels[ch->nseries] = strndup(name + ml + 1,
-			l && name[ml + l] == ']' ? l - 1 : l);
+		if (label)
+			ksnap_unescape_value(label, l + 1, name + ml + 1,
+					     l && name[ml + l] == ']' ?
+					     l - 1 : l);
+		ch->labels[ch->nseries] = label;
 	} else {
 		ch->labels[ch->nseries] = strdup(name);
 	}

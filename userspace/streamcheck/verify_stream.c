@@ -161,3 +161,13 @@ int ksv_stream_stats_each(const struct ksv_stream *s,
 			return p < end && *p == '}' ? 0 : -EINVAL;
 	}
 }
+
+bool ksv_stream_span(const struct ksv_stream *s, uint64_t *first,
+		     uint64_t *last)
+{
+	if (s->streaming || !s->nr_rows)
+		return false;
+	*first = s->rows[0].t;
+	*last = s->rows[s->nr_rows - 1].t;
+	return true;
+}

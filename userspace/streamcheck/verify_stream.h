@@ -109,5 +109,8 @@ int ksv_stream_stats_each(const struct ksv_stream *s,
 				    size_t value_len),
 			  void *priv);
 const char *ksv_stream_stats_json(const struct ksv_stream *s, size_t *len);
+/* The first and last intact rows' times; false: none, or streaming. */
+bool ksv_stream_span(const struct ksv_stream *s, uint64_t *first,
+		     uint64_t *last);
 
 #endif /* KSNAP_VERIFY_STREAM_H */

@@ -6,9 +6,11 @@
  * ksnap_verify() (verify_report.h), over the stream parser of
  * verify_check.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +27,15 @@
 #define KSNAP_VERSION "0.1"
 #endif
 
+#define MAX_INPUTS	4096
+
 struct options {
-	const char *input;	/* NULL: stdin */
+	const char **input;	/* FILEs; "-" or none: stdin */
+	unsigned int nr_inputs;
 	const char *tsv;	/* NULL: none; "-": stdout */
 	unsigned int stream;
 	bool quiet;
+	bool single;		/* no FILE.2, FILE.3, ... looked for */
 };
 
 #define usage_error(fmt, arg) \
@@ -37,8 +43,9 @@ struct options {
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_TSV = 256, OPT_STREAM };
+	enum { OPT_TSV = 256, OPT_STREAM, OPT_SINGLE };
 	static const struct option longopts[] = {
+		{ "single", no_argument, NULL, OPT_SINGLE },
 		{ "tsv", required_argument, NULL, OPT_TSV },
 		{ "stream", required_argument, NULL, OPT_STREAM },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -68,6 +75,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 					    "number (1, 2, ...)", optarg);
 			o->stream = (unsigned int)n;
 			break;
+		case OPT_SINGLE:
+			o->single = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -85,12 +95,16 @@ static void parse_options(int argc, char **argv, struct options *o)
 			usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		o->input = argv[optind++];
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
-	if (o->input && !strcmp(o->input, "-"))
-		o->input = NULL;
+	if (argc - optind > MAX_INPUTS)
+		usage_error("more than 4096 files", "");
+	o->input = (const char **)argv + optind;
+	o->nr_inputs = (unsigned int)(argc - optind);
+	if (o->nr_inputs > 1)
+		o->single = true;	/* the sequence is the one given */
+	for (c = 0; c < (int)o->nr_inputs; c++)
+		if (!strcmp(o->input[c], "-") && o->nr_inputs > 1)
+			usage_error("'-' (standard input) only as the one "
+				    "input", "");
 }
 
 /* All of fd into a malloc'ed buffer. */
@@ -189,33 +203,214 @@ static int close_tsv(const char *name, FILE *tsv)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* N of "base.N" (N from 2, no leading zero), or 0. */
+static unsigned long later_number(const char *entry, const char *base)
 {
-	struct ksnap_verify_opts vo = { 0 };
-	struct ksnap_verify_result res;
-	struct options opt;
-	const char *in_name;
-	FILE *tsv = NULL, *rep = stdout;
+	size_t n = strlen(base);
+	unsigned long v;
+	char *end;
+
+	if (strncmp(entry, base, n) || entry[n] != '.' ||
+	    entry[n + 1] < '1' || entry[n + 1] > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(entry + n + 1, &end, 10);
+	return errno || *end || v < 2 || v > MAX_INPUTS ? 0 : v;
+}
+
+/*
+ * FILE, then FILE.2, FILE.3, ... as they exist (ksnapd's later streams
+ * and collections, docs/format.md "Sequences"), into names[] (each
+ * malloc'ed); a number missing below the highest found is said and
+ * counted in *holes.  Returns how many, or -errno.
+ */
+static int find_sequence(const char *file, char **names, unsigned int max,
+			 unsigned int *holes)
+{
+	const char *slash = strrchr(file, '/'), *base = slash ? slash + 1 : file;
+	unsigned long v, top = 1;
+	unsigned char *have;
+	struct dirent *e;
+	char dir[4096];
+	unsigned int n = 0;
+	DIR *d;
+
+	*holes = 0;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) + 1 : 1,
+		 slash ? file : ".");
+	have = calloc(max + 1, 1);
+	if (!have)
+		return -ENOMEM;
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		v = later_number(e->d_name, base);
+		if (v && v <= max) {
+			have[v] = 1;
+			if (v > top)
+				top = v;
+		}
+	}
+	if (d)
+		closedir(d);
+	names[n++] = strdup(file);
+	for (v = 2; v <= top; v++) {
+		if (!have[v]) {
+			fprintf(stderr, "ksnap-verify: %s.%lu: missing "
+				"(%s.%lu exists)\n", file, v, file, top);
+			(*holes)++;
+			continue;
+		}
+		names[n] = malloc(strlen(file) + 24);
+		if (names[n])
+			sprintf(names[n++], "%s.%lu", file, v);
+	}
+	free(have);
+	return (int)n;
+}
+
+/*
+ * One input, checked: its report (and, of one of several, its summary
+ * line) into *res; returns its status, -1 when --tsv cannot be opened,
+ * -2 when the input cannot be read (said).
+ * The first opens --tsv (after its read: the output may replace the
+ * input) and writes its stream there.
+ */
+static int verify_one(const struct options *opt, const char *input,
+		      bool first, bool summary, FILE **rep, FILE **tsv,
+		      struct ksv_seq *seq, struct ksnap_verify_result *res)
+{
+	struct ksnap_verify_opts vo = { .quiet = opt->quiet };
+	const char *in_name = input ? input : "<stdin>";
 	char *buf = NULL;
 	size_t len = 0;
 	int status;
 
-	parse_options(argc, argv, &opt);
-	in_name = opt.input ? opt.input : "<stdin>";
-	if (read_input(opt.input, in_name, &buf, &len))
-		return KSNAP_VERIFY_UNUSABLE;
-	if (opt.tsv) {
-		if (open_tsv(opt.tsv, &tsv, &rep)) {
+	memset(res, 0, sizeof(*res));
+	if (read_input(input, in_name, &buf, &len))
+		return -2;
+	if (first && opt->tsv) {
+		if (open_tsv(opt->tsv, tsv, rep)) {
 			free(buf);
+			return -1;
+		}
+		vo.tsv_stream = opt->stream;
+	}
+	status = ksnap_verify_seq(buf, len, &vo, *rep, first ? *tsv : NULL,
+				  res, seq, in_name);
+	if (summary)
+		ksnap_report_summary(*rep, in_name, status, res);
+	free(buf);
+	return status;
+}
+
+/* The counts of several inputs, for the last line. */
+static void add_up(struct ksnap_verify_result *t,
+		   const struct ksnap_verify_result *r)
+{
+	t->streams += r->streams;
+	t->lines += r->lines;
+	t->foreign += r->foreign;
+	t->rows += r->rows;
+	t->rows_bad += r->rows_bad;
+	t->rows_missing += r->rows_missing;
+	t->dup_lines += r->dup_lines;
+	t->bad_lines += r->bad_lines;
+	t->missing_lines += r->missing_lines;
+}
+
+/* The sequence's checks and verdict line; returns its problems. */
+static unsigned int check_sequence(FILE *rep, const struct ksv_seq *seq,
+				   unsigned int files, unsigned int holes)
+{
+	struct ksv_seq_result sr;
+
+	ksnap_say(rep, false, "\n");
+	ksv_seq_check(seq, rep, &sr);
+	sr.problems += holes;
+	fprintf(rep, "sequence: %s: %u file%s, %u collection%s of several "
+		"streams, %u boundar%s checked, %u problem%s\n",
+		sr.problems ? "broken" : "intact", files, files == 1 ? "" : "s",
+		sr.collections, sr.collections == 1 ? "" : "s", sr.boundaries,
+		sr.boundaries == 1 ? "y" : "ies", sr.problems,
+		sr.problems == 1 ? "" : "s");
+	return sr.problems;
+}
+
+static void free_names(char **names, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int main(int argc, char **argv)
+{
+	struct ksnap_verify_result res, total = { 0 };
+	struct options opt;
+	FILE *tsv = NULL, *rep = stdout;
+	unsigned int i, n, holes = 0;
+	struct ksv_seq seq;
+	char **names, label[2 * PATH_MAX + 32];
+	int status = 0, st;
+	bool unread = false;
+
+	parse_options(argc, argv, &opt);
+	names = calloc(MAX_INPUTS + 1, sizeof(*names));
+	if (!names) {
+		fprintf(stderr, "ksnap-verify: %s\n", strerror(ENOMEM));
+		return KSNAP_VERIFY_UNUSABLE;
+	}
+	n = opt.nr_inputs;
+	if (!n || !strcmp(opt.input[0], "-")) {
+		n = 1;	/* stdin: names[0] NULL */
+	} else if (!opt.single) {
+		st = find_sequence(opt.input[0], names, MAX_INPUTS, &holes);
+		if (st < 0) {
+			fprintf(stderr, "ksnap-verify: %s\n", strerror(-st));
+			free(names);
 			return KSNAP_VERIFY_UNUSABLE;
 		}
-		vo.tsv_stream = opt.stream;
+		n = (unsigned int)st;
+	} else {
+		for (i = 0; i < n; i++)
+			names[i] = strdup(opt.input[i]);
 	}
-	vo.quiet = opt.quiet;
-
-	status = ksnap_verify(buf, len, &vo, rep, tsv, &res);
-	ksnap_report_summary(rep, in_name, status, &res);
-	free(buf);
+	ksv_seq_init(&seq);
+	for (i = 0; i < n; i++) {
+		if (i)
+			ksnap_say(rep, false, "\n");
+		st = verify_one(&opt, names[i], !i, n > 1, &rep, &tsv, &seq,
+				&res);
+		if (st == -1) {
+			/* --tsv could not be opened: said. */
+			free_names(names, n);
+			ksv_seq_fini(&seq);
+			return KSNAP_VERIFY_UNUSABLE;
+		}
+		if (st == -2) {
+			unread = true;
+			st = KSNAP_VERIFY_UNUSABLE;
+		}
+		if (st > status)
+			status = st;
+		add_up(&total, &res);
+	}
+	/* The last line sums up every input, as with one. */
+	if ((seq.n > 1 || holes) && check_sequence(rep, &seq, n, holes) &&
+	    status < KSNAP_VERIFY_DAMAGED)
+		status = KSNAP_VERIFY_DAMAGED;
+	if (n == 1 && !unread) {
+		ksnap_report_summary(rep, names[0] ? names[0] : "<stdin>",
+				     status, &res);
+	} else if (n > 1) {
+		snprintf(label, sizeof(label), "%.*s to %.*s (%u files)",
+			 PATH_MAX, names[0], PATH_MAX, names[n - 1], n);
+		ksnap_report_summary(rep, label, status, &total);
+	}
+	free_names(names, n);
+	ksv_seq_fini(&seq);
 	if (close_tsv(opt.tsv, tsv))
 		return KSNAP_VERIFY_UNUSABLE;
 	return status;

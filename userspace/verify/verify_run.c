@@ -9,6 +9,8 @@
 struct run {
 	struct ksv_report rep;
 	FILE *tsv;
+	struct ksv_seq *seq;	/* or NULL */
+	const char *name;
 };
 
 /* The report's end of a stream, then its lines as TSV if it is the one. */
@@ -20,6 +22,8 @@ static int end(void *priv, const struct ksv_stream *s)
 
 	if (!ret && r->tsv && r->rep.o->tsv_stream == i->no && i->has_header)
 		ret = ksv_write_tsv(s, r->tsv);
+	if (!ret && r->seq)
+		ret = ksv_seq_add(r->seq, r->name, s);
 	return ret;
 }
 
@@ -27,7 +31,15 @@ int ksnap_verify(const char *buf, size_t len,
 		 const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
 		 struct ksnap_verify_result *res)
 {
-	struct run r = { .tsv = tsv };
+	return ksnap_verify_seq(buf, len, o, rep, tsv, res, NULL, NULL);
+}
+
+int ksnap_verify_seq(const char *buf, size_t len,
+		     const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
+		     struct ksnap_verify_result *res, struct ksv_seq *seq,
+		     const char *name)
+{
+	struct run r = { .tsv = tsv, .seq = seq, .name = name };
 	const struct ksv_ops ops = {
 		.priv = &r, .begin = ksnap_report_begin,
 		.finding = ksnap_report_finding, .end = end,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "verify_report.h"
+#include "verify_seq.h"
 
 /*
  * Check the log in buf[0, len).  The report goes to rep (may be NULL);
@@ -21,5 +22,13 @@
 int ksnap_verify(const char *buf, size_t len,
 		 const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
 		 struct ksnap_verify_result *res);
+/*
+ * The same, and each stream checked added to seq (verify_seq.h) under
+ * name, for the checks across the streams of several files.
+ */
+int ksnap_verify_seq(const char *buf, size_t len,
+		     const struct ksnap_verify_opts *o, FILE *rep, FILE *tsv,
+		     struct ksnap_verify_result *res, struct ksv_seq *seq,
+		     const char *name);
 
 #endif /* KSNAP_VERIFY_RUN_H */

@@ -429,6 +429,45 @@ static void long_meta_line_grows_buffer_once(void **state)
 	free(cols);
 }
 
+/* A cgroup a pattern matched may hold what a column name cannot. */
+static void header_escapes_what_would_break_a_column_name(void **state)
+{
+	struct ctx *c = *state;
+
+	set_col(&c->cols[0], "cpu", "cgroup", "/p/a,b[1]\tc\\d", "", 0);
+	assert_int_equal(ksnap_stream_header(&c->s, c->cols, 1), 0);
+	assert_string_equal(written(c), "Time (ns)\t"
+			    "cpu[/p/a\\x2cb\\x5b1\\x5d\\x09c\\\\d]\n");
+	/* META's allowedValues name it as the header does. */
+	fake_sys_reset();
+	fake_sys.capture = true;
+	assert_int_equal(ksnap_stream_meta(&c->s, c->cols, 1), 0);
+	assert_non_null(strstr(written(c), "\"allowedValues\":"
+			       "[\"/p/a\\\\x2cb\\\\x5b1\\\\x5d"
+			       "\\\\x09c\\\\\\\\d\"]"));
+}
+
+static void an_escaped_value_unescapes_to_the_path(void **state)
+{
+	const char *path = "/p/a,b[1]\tc\\d\\x41\r\n";
+	char esc[256], back[256];
+	char *e = ksnap_put_value(esc, path, strlen(path));
+
+	assert_true((size_t)(e - esc) <= KSNAP_VALUE_MAX(strlen(path)));
+	*e = '\0';
+	assert_null(strpbrk(esc, ",[]\t\r\n"));
+	assert_int_equal(ksnap_unescape_value(back, sizeof(back), esc,
+					      strlen(esc)), strlen(path));
+	assert_string_equal(back, path);
+	/* What is no escape is left as it is. */
+	assert_int_equal(ksnap_unescape_value(back, sizeof(back), "/a\\q\\x4",
+					      7), 7);
+	assert_string_equal(back, "/a\\q\\x4");
+	/* Bounded by out. */
+	assert_int_equal(ksnap_unescape_value(back, 3, "/abc", 4), 2);
+	assert_string_equal(back, "/a");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +487,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(lossy_stream_line_and_whole_checksums_match_zlib, setup_lossy, teardown),
 		cmocka_unit_test_setup_teardown(plain_finish_writes_no_checksum_line, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(long_meta_line_grows_buffer_once, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(header_escapes_what_would_break_a_column_name, setup_plain, teardown),
+		cmocka_unit_test(an_escaped_value_unescapes_to_the_path),
 	};
 
 	return cmocka_run_group_tests_name("stream", tests, NULL, NULL);

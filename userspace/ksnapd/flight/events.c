@@ -60,6 +60,13 @@ void events_write(struct events *ev, const struct rule *r,
 		     (unsigned long long)t,
 		     (unsigned long long)(c->start_real_ns + t));
 	o = w < 0 ? 0 : (size_t)w;
+	if (r->cgroup && o < sizeof(line)) {
+		char cg[KSNAP_JSON_MAX(KSNAP_FIELD_VALUE_MAX) + 1];
+
+		events_json_string(cg, sizeof(cg), r->cgroup);
+		w = snprintf(line + o, sizeof(line) - o, ",\"cgroup\":%s", cg);
+		o += w < 0 ? 0 : (size_t)w;
+	}
 	va_start(ap, fmt);
 	if (o < sizeof(line))
 		w = vsnprintf(line + o, sizeof(line) - o, fmt, ap);

@@ -39,14 +39,23 @@ int flight_init(struct flight *f, const struct flight_config *cfg,
 	f->err = err;
 	f->errlen = errlen;
 	f->ev.fd = -1;
+	f->tmpl = calloc(nr_rules ? nr_rules : 1, sizeof(*f->tmpl));
 	f->rules = calloc(nr_rules ? nr_rules : 1, sizeof(*f->rules));
-	if (!f->rules) {
+	if (!f->rules || !f->tmpl) {
+		free(f->rules);
+		free(f->tmpl);
+		f->rules = NULL;
+		f->tmpl = NULL;
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	f->nr_tmpl = nr_rules;
 	f->nr_rules = nr_rules;
-	for (i = 0; i < nr_rules; i++)
+	f->cap_rules = nr_rules ? nr_rules : 1;
+	for (i = 0; i < nr_rules; i++) {
+		f->tmpl[i] = rules[i];
 		f->rules[i].rule = rules[i];
+	}
 	flight_slices_init(&f->slices);
 	if (!nr_rules || !cfg->dump_dir)
 		return 0;
@@ -66,9 +75,12 @@ void flight_fini(struct flight *f)
 		if (f->rules[i].dump.open)
 			dump_abort(&f->rules[i].dump);
 		rule_eval_fini(&f->rules[i].ev);
+		free(f->rules[i].cgroup);
 	}
 	free(f->rules);
 	f->rules = NULL;
+	free(f->tmpl);
+	f->tmpl = NULL;
 	history_free(&f->hist);
 	events_close(&f->ev);
 }
@@ -78,8 +90,8 @@ uint64_t flight_span(const struct flight *f)
 	uint64_t span = f->cfg.history_ns, s;
 	unsigned int i;
 
-	for (i = 0; i < f->nr_rules; i++) {
-		const struct rule *r = &f->rules[i].rule;
+	for (i = 0; i < f->nr_tmpl; i++) {
+		const struct rule *r = &f->tmpl[i];
 
 		s = r->pre_ns + r->for_ns;
 		if (s > span)
@@ -112,11 +124,13 @@ static void bind_rule(struct flight *f, struct flight_rule *fr)
 	fr->enabled = false;
 	fr->ds = FLIGHT_IDLE;
 	fr->holding = fr->fired = false;
-	if (rule_bind(&fr->rule, c->columns, c->nr_columns, &e)) {
+	if (rule_bind_cgroup(&fr->rule, c->columns, c->nr_columns, fr->cgroup,
+			     &e)) {
 		rule_format_error(msg, sizeof(msg), &fr->rule, fr->rule.text,
 				  &e);
 		say(f, "ksnapd: collection %u: %sksnapd: rule %s disabled for "
-		    "this collection\n", c->generation, msg, fr->rule.name);
+		    "this %s\n", c->generation, msg, fr->rule.name,
+		    fr->cgroup ? "cgroup in this stream" : "collection");
 		events_write(&f->ev, &fr->rule, c, 0, "disabled",
 			     ",\"why\":\"%s\"", "a column is missing");
 		return;
@@ -126,19 +140,119 @@ static void bind_rule(struct flight *f, struct flight_rule *fr)
 	fr->enabled = true;
 }
 
+/* The rules bound to the last stream's columns, let go. */
+static void drop_rules(struct flight *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr_rules; i++) {
+		rule_eval_fini(&f->rules[i].ev);
+		free(f->rules[i].cgroup);
+	}
+	memset(f->rules, 0, f->nr_rules * sizeof(*f->rules));
+	f->nr_rules = 0;
+}
+
+/* Rule r (for cgroup, or NULL) as one more of f->rules; NULL: ENOMEM. */
+static struct flight_rule *add_rule(struct flight *f, const struct rule *r,
+				    const char *cgroup)
+{
+	struct flight_rule *fr;
+
+	if (f->nr_rules == f->cap_rules) {
+		fr = realloc(f->rules, 2 * f->cap_rules * sizeof(*fr));
+		if (!fr)
+			return NULL;
+		f->rules = fr;
+		f->cap_rules *= 2;
+	}
+	fr = &f->rules[f->nr_rules];
+	memset(fr, 0, sizeof(*fr));
+	fr->rule = *r;
+	if (cgroup) {
+		fr->cgroup = strdup(cgroup);
+		if (!fr->cgroup)
+			return NULL;
+		fr->rule.cgroup = fr->cgroup;
+	}
+	f->nr_rules++;
+	return fr;
+}
+
+/* A pattern rule, once per cgroup of the stream it matches. */
+static int add_pattern_rule(struct flight *f, const struct rule *r)
+{
+	const struct ksnap_coll *c = f->coll;
+	char v[KSNAP_FIELD_VALUE_MAX + 1];
+	struct flight_rule *fr;
+	uint32_t *idx;
+	int n, i;
+
+	idx = calloc(c->nr_columns ? c->nr_columns : 1, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	n = rule_cgroups(r, c->columns, c->nr_columns, idx, c->nr_columns);
+	if (!n) {
+		say(f, "ksnapd: collection %u: rule %s: no cgroup of this "
+		    "stream's columns matches its pattern: it waits for a "
+		    "set that has one\n", c->generation, r->name);
+		events_write(&f->ev, r, c, 0, "disabled", ",\"why\":\"%s\"",
+			     "no cgroup matches");
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(v, sizeof(v), "%.*s",
+			 (int)sizeof(c->columns[idx[i]].value),
+			 c->columns[idx[i]].value);
+		fr = add_rule(f, r, v);
+		if (!fr) {
+			free(idx);
+			return -ENOMEM;
+		}
+		bind_rule(f, fr);
+		fr->rule.cgroup_col = idx[i];
+	}
+	free(idx);
+	return 0;
+}
+
+static int bind_rules(struct flight *f)
+{
+	struct flight_rule *fr;
+	unsigned int i;
+	int ret;
+
+	drop_rules(f);
+	for (i = 0; i < f->nr_tmpl; i++) {
+		if (rule_has_pattern(&f->tmpl[i])) {
+			ret = add_pattern_rule(f, &f->tmpl[i]);
+			if (ret)
+				return ret;
+			continue;
+		}
+		fr = add_rule(f, &f->tmpl[i], NULL);
+		if (!fr)
+			return -ENOMEM;
+		bind_rule(f, fr);
+	}
+	return 0;
+}
+
 static int begin(void *self, const struct ksnap_coll *c, uint64_t first)
 {
 	struct flight *f = self;
 	uint64_t span;
 	char line[160];
-	unsigned int i;
 	int ret;
 
 	(void)first;
 	f->coll = c;
 	f->have_prev = false;
-	for (i = 0; i < f->nr_rules; i++)
-		bind_rule(f, &f->rules[i]);
+	ret = bind_rules(f);
+	if (ret) {
+		snprintf(f->err, f->errlen, "flight recorder: %s: %s", "rules",
+			 strerror(-ret));
+		return ret;
+	}
 	span = flight_span(f);
 	ret = history_size(&f->hist, span, c->period_ns, c->nr_columns);
 	if (ret) {
@@ -149,7 +263,7 @@ static int begin(void *self, const struct ksnap_coll *c, uint64_t first)
 	flight_history_line(line, sizeof(line), span, c->period_ns,
 			    c->nr_columns, history_bytes(&f->hist));
 	say(f, "ksnapd: collection %u: %s%s\n", c->generation, line,
-	    f->nr_rules ? "" : " (for --slice)");
+	    f->nr_tmpl ? "" : " (for --slice)");
 	return 0;
 }
 
@@ -249,13 +363,16 @@ static void close_dump(struct flight *f, struct flight_rule *fr, uint64_t t,
 		{ "ksnapd_dump_post_nanos", r->post_ns },
 		{ "ksnapd_dump_fires", fr->fires },
 		{ "ksnapd_dump_gaps", d->gaps },
+		/* last: a pattern rule's only */
+		{ "ksnapd_dump_cgroup_column", r->cgroup_col },
 	};
+	size_t nr_extra = sizeof(extra) / sizeof(extra[0]) - !r->cgroup;
 	char path[KSNAP_JSON_MAX(PATH_MAX) + 1];
 	uint64_t rows = d->rows, first = d->first_t, last = d->last_t;
 	uint64_t gaps = d->gaps;
 	int ret;
 
-	ret = dump_close(d, extra, sizeof(extra) / sizeof(extra[0]));
+	ret = dump_close(d, extra, nr_extra);
 	if (ret) {
 		dump_failed(f, fr, t, ret);
 		return;

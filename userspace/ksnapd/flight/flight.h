@@ -33,6 +33,12 @@
  *    its dump's pre counted from then.
  *  - A rule whose columns the collection does not have is "disabled" for
  *    that collection (said on the log).
+ *  - A rule that names columns by cgroup pattern (rule.h) stands for one
+ *    rule per cgroup of the stream's columns that it matches, each with
+ *    its own run, dump and cooldown; its events carry "cgroup", its dumps'
+ *    STATS ksnapd_dump_cgroup_column (the column, from 0 after the time).
+ *    The cgroups are found again at every stream (a set change begins
+ *    one): a cgroup that comes is watched from the stream that has it.
  *
  * Dumps are named DIR/RULE-N.tsv (lossy: .log), N from 1, the first name
  * that does not exist.
@@ -65,6 +71,7 @@ enum flight_dump_state { FLIGHT_IDLE, FLIGHT_DUMPING, FLIGHT_COOLDOWN };
 
 struct flight_rule {
 	struct rule rule;
+	char *cgroup;		/* a pattern rule's cgroup, or NULL */
 	bool enabled;		/* bound to this collection's columns */
 	struct rule_eval ev;
 	/* The condition's run. */
@@ -81,8 +88,12 @@ struct flight_rule {
 
 struct flight {
 	struct flight_config cfg;
+	struct rule *tmpl;		/* the rules as given */
+	unsigned int nr_tmpl;
+	/* As bound to the stream's columns: each rule, a pattern rule
+	 * once per cgroup it matches. */
 	struct flight_rule *rules;
-	unsigned int nr_rules;
+	unsigned int nr_rules, cap_rules;
 	struct history hist;
 	struct events ev;
 	const struct ksnap_coll *coll;	/* from begin() to end() */

@@ -18,7 +18,8 @@
  *              | "(" CONDITION ")"
  *   NUMBER    := digits ["." digits] ["k"|"M"|"G"|"KiB"|"MiB"|"GiB"]
  *   D         := NUMBER ("us"|"ms"|"s"|"m"|"h")  (or 0)
- *   COLUMN    := the stream's column name: metric or metric[value]
+ *   COLUMN    := the stream's column name: metric or metric[value], or
+ *                metric[PATTERN], a cgroup pattern (lib/cgpattern.h)
  *
  * "N% X" is N/100 times X; a "N%" that no value follows is N/100 (rates
  * of ns counters are shares of wall time: 100% is one CPU busy).
@@ -83,6 +84,10 @@ struct rule {
 	int root;
 	int nr_windows;
 	uint64_t for_ns, cooldown_ns, pre_ns, post_ns;
+	/* A pattern rule bound to one cgroup (flight.c): that cgroup, and
+	 * the column its first pattern column names; NULL otherwise. */
+	const char *cgroup;
+	uint32_t cgroup_col;
 };
 
 /* Where a rule is wrong: the byte of text, and what was expected. */
@@ -105,6 +110,28 @@ int rule_parse(struct rule *r, const char *text, unsigned int index,
  */
 int rule_bind(struct rule *r, const struct ksnap_column *cols, uint32_t n,
 	      struct rule_error *e);
+
+/*
+ * Rules that name columns by cgroup pattern, metric[PATTERN], as the
+ * module's cgroups list takes them (docs/interface.md; '*' one component,
+ * "**" any number; a trailing "**" up to KSNAP_CGPATTERN_DEPTH_MAX, the
+ * module having bounded its own matches already): such a rule stands for
+ * one rule per matching cgroup, every pattern column of it taken as that
+ * cgroup's column (flight.c evaluates each on its own).
+ *
+ * rule_has_pattern(): does r name a column by pattern?
+ * rule_cgroups(): the columns among cols[0..n) its first pattern column
+ *   matches, their indices into out (at most max); returns how many.
+ * rule_bind_cgroup(): bind r with its pattern columns taken as
+ *   metric[cgroup] (cgroup NULL: the first column that matches, as
+ *   rule_bind() does).  Returns 0, -EINVAL (as rule_bind()), or -ENOENT
+ *   when a pattern column has no such column now, with e set.
+ */
+bool rule_has_pattern(const struct rule *r);
+int rule_cgroups(const struct rule *r, const struct ksnap_column *cols,
+		 uint32_t n, uint32_t *out, uint32_t max);
+int rule_bind_cgroup(struct rule *r, const struct ksnap_column *cols,
+		     uint32_t n, const char *cgroup, struct rule_error *e);
 
 /*
  * "ksnapd: rule NAME: position P: MSG" and the text with a caret under P,

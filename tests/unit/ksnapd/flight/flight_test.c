@@ -273,6 +273,96 @@ static void short_history_and_the_end_of_the_collection(void **s)
 	assert_contains(slurp("h-1.tsv"), "\"total_snapshots\":4,");
 }
 
+/* The columns memory.current[cgroup] for each of the cgroups given. */
+static struct ksnap_column pcols[3];
+static unsigned char precbuf[KSNAP_RECORD_SIZE(3)];
+static struct ksnap_record *prec = (struct ksnap_record *)precbuf;
+
+static void pattern_set(const char *a, const char *b, const char *c)
+{
+	const char *cg[3] = { a, b, c };
+	int i;
+
+	memset(pcols, 0, sizeof(pcols));
+	for (i = 0; i < 3; i++) {
+		snprintf(pcols[i].metric, sizeof(pcols[i].metric),
+			 "memory.current");
+		snprintf(pcols[i].field, sizeof(pcols[i].field), "cgroup");
+		snprintf(pcols[i].value, sizeof(pcols[i].value), "%s", cg[i]);
+	}
+	coll.nr_columns = 3;
+	coll.columns = pcols;
+}
+
+static void prow_at(uint64_t t_ms, uint64_t a, uint64_t b, uint64_t c)
+{
+	prec->seq = seq++;
+	prec->time_ns = t_ms * MS;
+	prec->values[0] = a;
+	prec->values[1] = b;
+	prec->values[2] = c;
+	assert_int_equal(flight_ops.row(&f, prec), 0);
+}
+
+static void a_pattern_rule_fires_for_the_cgroup_that_crosses(void **s)
+{
+	const struct flight_config cfg = { .dump_dir = dir };
+	struct ksnapd_end e = { .coll = &coll, .split = true };
+	struct rule r;
+	struct rule_error re;
+	const char *ev;
+	uint64_t t;
+
+	assert_int_equal(rule_parse(&r, "big: memory.current[/k/**] > 2GiB "
+				    "pre 0 post 0 cooldown 0", 1, &re), 0);
+	assert_int_equal(flight_init(&f, &cfg, &r, 1, ferr, sizeof(ferr)), 0);
+	pattern_set("/k/a", "/k/b", "/other");
+	assert_int_equal(flight_ops.begin(&f, &coll, 0), 0);
+	assert_int_equal(f.nr_rules, 2);	/* /k/a and /k/b */
+	for (t = 1; t <= 10; t++)
+		prow_at(t, 100, t == 5 ? 3ULL << 30 : 100, 3ULL << 30);
+	assert_int_equal(flight_ops.end(&f, &e), 0);
+
+	/* A set change: /k/b gone, /k/c come; the rule follows. */
+	pattern_set("/k/a", "/other", "/k/c");
+	assert_int_equal(flight_ops.begin(&f, &coll, 10), 0);
+	assert_int_equal(f.nr_rules, 2);	/* /k/a and /k/c */
+	for (t = 11; t <= 20; t++)
+		prow_at(t, 100, 3ULL << 30, t == 15 ? 3ULL << 30 : 100);
+	finish();
+
+	ev = slurp("events.jsonl");
+	assert_int_equal(count_lines_starting(ev, "{\"event\":\"firing\""),
+			 2);
+	assert_contains(ev, "\"time_ns\":5000000,\"wall_ns\":"
+			"1700000000005000000,\"cgroup\":\"/k/b\",");
+	assert_contains(ev, "\"time_ns\":15000000,\"wall_ns\":"
+			"1700000000015000000,\"cgroup\":\"/k/c\",");
+	assert_null(strstr(ev, "\"cgroup\":\"/other\""));
+	assert_null(strstr(ev, "\"cgroup\":\"/k/a\",\"since"));
+	/* Each dump says which column was the rule's cgroup. */
+	assert_contains(slurp("big-1.tsv"), "\"ksnapd_dump_cgroup_column\":1}");
+	assert_contains(slurp("big-2.tsv"), "\"ksnapd_dump_cgroup_column\":2}");
+}
+
+static void a_pattern_that_matches_nothing_waits(void **s)
+{
+	const struct flight_config cfg = { .dump_dir = dir };
+	struct rule r;
+	struct rule_error re;
+
+	assert_int_equal(rule_parse(&r, "p: memory.current[/none/*] > 1", 1,
+				    &re), 0);
+	assert_int_equal(flight_init(&f, &cfg, &r, 1, ferr, sizeof(ferr)), 0);
+	pattern_set("/k/a", "/k/b", "/other");
+	assert_int_equal(flight_ops.begin(&f, &coll, 0), 0);
+	assert_int_equal(f.nr_rules, 0);
+	prow_at(1, 5, 5, 5);
+	finish();
+	assert_contains(slurp("events.jsonl"), "\"event\":\"disabled\"");
+	assert_contains(slurp("events.jsonl"), "no cgroup matches");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +383,12 @@ int main(void)
 			fteardown),
 		cmocka_unit_test_setup_teardown(
 			short_history_and_the_end_of_the_collection, fsetup,
+			fteardown),
+		cmocka_unit_test_setup_teardown(
+			a_pattern_rule_fires_for_the_cgroup_that_crosses,
+			fsetup, fteardown),
+		cmocka_unit_test_setup_teardown(
+			a_pattern_that_matches_nothing_waits, fsetup,
 			fteardown),
 	};
 

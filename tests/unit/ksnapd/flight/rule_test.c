@@ -302,6 +302,58 @@ static void values_name_the_operands(void **s)
 	rule_eval_fini(&ev);
 }
 
+static void a_column_named_by_pattern_binds_per_cgroup(void **s)
+{
+	uint32_t idx[6];
+
+	/* The same matcher as the module's: '*' one component. */
+	parse_ok("p: memory.current[/s*] > 90% memory.max[/s*]");
+	assert_true(rule_has_pattern(&r));
+	assert_int_equal(rule_cgroups(&r, cols, 6, idx, 6), 1);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(r.node[0].col, 0);
+	assert_int_equal(rule_bind_cgroup(&r, cols, 6, "/svc", &e), 0);
+	/* A cgroup the pattern does not match, or no match now. */
+	assert_int_equal(rule_bind_cgroup(&r, cols, 6, "/other", &e),
+			 -ENOENT);
+	assert_int_equal(rule_parse(&r, "memory.current[/x/**] > 1", 1, &e),
+			 0);
+	assert_int_equal(rule_bind(&r, cols, 6, &e), -ENOENT);
+	assert_string_equal(e.msg, "no column matches "
+			    "'memory.current[/x/**]' now");
+	parse_ok("pgmajfault > 1");
+	assert_false(rule_has_pattern(&r));
+}
+
+static void an_invalid_pattern_is_the_modules_error(void **s)
+{
+	parse_fails("memory.current[/a/***] > 1",
+		    "rule rule3: position 1: column "
+		    "'memory.current[/a/***]': '***' in pattern (use '*' or a "
+		    "whole '**')\n"
+		    "  memory.current[/a/***] > 1\n"
+		    "  ^\n");
+}
+
+/* A rule names a column as the header does, escapes included. */
+static void an_escaped_column_name_binds(void **s)
+{
+	struct ksnap_column odd[1];
+	uint32_t idx;
+
+	memset(odd, 0, sizeof(odd));
+	snprintf(odd[0].metric, sizeof(odd[0].metric), "memory.current");
+	snprintf(odd[0].field, sizeof(odd[0].field), "cgroup");
+	snprintf(odd[0].value, sizeof(odd[0].value), "/k/a,b[1]");
+	assert_int_equal(rule_parse(&r, "memory.current[/k/a\\x2cb\\x5b1"
+				    "\\x5d] > 1", 1, &e), 0);
+	assert_int_equal(rule_bind(&r, odd, 1, &e), 0);
+	assert_int_equal(rule_parse(&r, "memory.current[/k/a\\x2c*] > 1", 1,
+				    &e), 0);
+	assert_int_equal(rule_cgroups(&r, odd, 1, &idx, 1), 1);
+	assert_int_equal(rule_bind_cgroup(&r, odd, 1, "/k/a,b[1]", &e), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +366,9 @@ int main(void)
 		cmocka_unit_test(rate_over_a_counter_reset_is_not_a_spike),
 		cmocka_unit_test(rate_of_ns_counters_is_a_share_of_wall_time),
 		cmocka_unit_test(values_name_the_operands),
+		cmocka_unit_test(a_column_named_by_pattern_binds_per_cgroup),
+		cmocka_unit_test(an_invalid_pattern_is_the_modules_error),
+		cmocka_unit_test(an_escaped_column_name_binds),
 	};
 
 	return cmocka_run_group_tests(tests, cols_setup, NULL);
