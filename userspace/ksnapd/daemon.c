@@ -71,6 +71,8 @@ static int add_web(struct ksnapd *d, struct ksnap_ring *r,
 		.version = cfg->version,
 		.ring = r,
 		.log = cfg->log,
+		.config_file = cfg->web_config,
+		.systemd_socket = cfg->web_systemd,
 	};
 	int ret;
 

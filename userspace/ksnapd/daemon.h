@@ -91,6 +91,8 @@ struct ksnapd_config {
 	const char *web_listen;		/* ADDR:PORT, "" for the default */
 	uint64_t web_window_ns;
 	const char *web_metrics;	/* --web.metrics, or NULL: all */
+	const char *web_config;		/* --web.config.file, or NULL */
+	bool web_systemd;		/* --web.systemd-socket */
 	const char *version;
 };
 

@@ -72,6 +72,8 @@ struct options {
 	const char *web_listen;		/* NULL: none; "": the default */
 	int64_t web_window_ns;
 	const char *web_metrics;	/* NULL: all */
+	const char *web_config;		/* --web.config.file, or NULL */
+	bool web_systemd;		/* --web.systemd-socket */
 };
 
 /* --history's default: Sentry's 30 s. */
@@ -84,7 +86,7 @@ enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_START, OPT_STOP_ON_EXIT, OPT_TRIGGER, OPT_RULES, OPT_DUMP_DIR,
        OPT_CHECK_RULES, OPT_MAX_DUMPS, OPT_HISTORY, OPT_SLICE, OPT_CONTROL,
        OPT_LIST_METRICS, OPT_HEADER, OPT_METRICS, OPT_WEB_LISTEN,
-       OPT_WEB_WINDOW, OPT_WEB_METRICS };
+       OPT_WEB_WINDOW, OPT_WEB_METRICS, OPT_WEB_CONFIG, OPT_WEB_SYSTEMD };
 
 /* The flight recorder's options (set_option() has the others). */
 static bool set_flight_option(int c, struct options *o)
@@ -161,8 +163,28 @@ static bool set_web_option(int c, struct options *o)
 			usage_error("--web.metrics: empty list", "");
 		o->web_metrics = optarg;
 		return true;
+	case OPT_WEB_CONFIG:
+		o->web_config = optarg;
+		return true;
+	case OPT_WEB_SYSTEMD:
+		o->web_systemd = true;
+		return true;
 	}
 	return false;
+}
+
+/* --web.config.file read and checked now, before ksnapd waits for the
+ * device: a wrong one is an error at once (the endpoint reads it again). */
+static void check_web_config(const char *path)
+{
+	struct webconf c;
+	char err[512];
+
+	if (webconf_load(path, &c, err, sizeof(err))) {
+		fprintf(stderr, "ksnapd: %s\n", err);
+		exit(EXIT_USAGE);
+	}
+	webconf_free(&c);
 }
 
 /* One option (getopt_long()'s c, with optarg) into o; exits on -h, -V. */
@@ -269,9 +291,19 @@ static void check_options(struct options *o)
 		usage_error("--header: %s", "it goes with --list-metrics");
 	if (o->metrics && o->slice)
 		usage_error("--metrics: %s", "not with --slice");
-	if ((o->web_window_ns || o->web_metrics) && !o->web_listen)
-		usage_error("--web.window, --web.metrics: %s", "they go with "
-			    "--web.listen-address");
+	if (o->web_listen && o->web_systemd)
+		usage_error("--web.systemd-socket: %s", "not with "
+			    "--web.listen-address (systemd's socket is the "
+			    "address)");
+	if (o->web_systemd)
+		o->web_listen = "";
+	if ((o->web_window_ns || o->web_metrics || o->web_config) &&
+	    !o->web_listen)
+		usage_error("--web.window, --web.metrics, --web.config.file: "
+			    "%s", "they go with --web.listen-address or "
+			    "--web.systemd-socket");
+	if (o->web_config)
+		check_web_config(o->web_config);
 	if (o->web_listen && (o->slice || o->list_metrics || o->check_rules))
 		usage_error("--web.listen-address: %s", "not with --slice, "
 			    "--list-metrics or --check-rules");
@@ -310,6 +342,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		  OPT_WEB_LISTEN },
 		{ "web.window", required_argument, NULL, OPT_WEB_WINDOW },
 		{ "web.metrics", required_argument, NULL, OPT_WEB_METRICS },
+		{ "web.config.file", required_argument, NULL,
+		  OPT_WEB_CONFIG },
+		{ "web.systemd-socket", no_argument, NULL, OPT_WEB_SYSTEMD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -570,6 +605,8 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		.web_listen = o->web_listen,
 		.web_window_ns = (uint64_t)o->web_window_ns,
 		.web_metrics = o->web_metrics,
+		.web_config = o->web_config,
+		.web_systemd = o->web_systemd,
 		.version = KSNAP_VERSION,
 	};
 	struct ksnapd d;
