@@ -131,7 +131,7 @@ static int listen_on(const char *listen, char *err, size_t errlen)
 	if (!ret)
 		ret = ksnap_sys_bind(fd, (struct sockaddr *)&ss, len);
 	if (!ret)
-		ret = ksnap_sys_listen(fd, WEB_MAX_CONNECTIONS);
+		ret = ksnap_sys_listen(fd, WEB_LISTEN_BACKLOG);
 	if (ret) {
 		snprintf(err, errlen, "web: listening on %s port %u: %s", addr,
 			 port, strerror(-ret));

@@ -70,6 +70,10 @@
 #define WEB_CGROUP_ROOT		"/sys/fs/cgroup"
 
 #define WEB_MAX_CONNECTIONS	32
+/* A flood of connections waits in the kernel's accept queue, to be taken
+ * and closed at once past the limits, not dropped to come back later
+ * (a SYN retried after 1, 3, 7 ... s): a scrape behind it gets in. */
+#define WEB_LISTEN_BACKLOG	1024
 #define WEB_MAX_PER_IP		8
 #define WEB_TIMEOUT_S		10
 #define WEB_MEMORY_LIMIT	(32 * 1024)
