@@ -932,11 +932,14 @@ static void request_done(void *cls, struct MHD_Connection *conn,
 }
 
 /* Every half second: a connection whose request line and headers are not
- * in WEB_HEADER_DEADLINE_S after it opened (or its last answer) is shut
- * down; libmicrohttpd sees the end of its stream and closes it. */
+ * in WEB_HEADER_DEADLINE_S after it opened (or its last answer), or whose
+ * answer is not out WEB_ANSWER_DEADLINE_S after its headers were in (a
+ * client reading a byte at a time), is shut down; libmicrohttpd sees the
+ * end of its stream and closes it. */
 static void *watchdog(void *arg)
 {
-	const uint64_t deadline = WEB_HEADER_DEADLINE_S * 1000000000ULL;
+	const uint64_t header = WEB_HEADER_DEADLINE_S * 1000000000ULL;
+	const uint64_t answer = WEB_ANSWER_DEADLINE_S * 1000000000ULL;
 	struct web *w = arg;
 	struct web_conn *c;
 	struct timespec ts;
@@ -946,8 +949,8 @@ static void *watchdog(void *arg)
 	while (!w->stop) {
 		now = web_now_ns();
 		for (c = w->conns; c; c = c->next) {
-			if (c->in_request || c->cut ||
-			    now - c->since_ns < deadline)
+			if (c->cut || now - c->since_ns <
+				      (c->in_request ? answer : header))
 				continue;
 			shutdown(c->fd, SHUT_RDWR);
 			c->cut = true;

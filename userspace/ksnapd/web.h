@@ -22,8 +22,9 @@
  * byte), a request header limit (WEB_MEMORY_LIMIT bytes for one
  * connection) and a deadline for a request's line and headers (a TLS
  * handshake's too): WEB_HEADER_DEADLINE_S from the connection or from the
- * previous answer on it, however slowly they trickle in; a watchdog
- * thread shuts a connection past it down.
+ * previous answer on it, however slowly they trickle in, and one for the
+ * answer to be read (WEB_ANSWER_DEADLINE_S); a watchdog thread shuts a
+ * connection past either down.
  *
  * --web.config.file (webconf.h) adds TLS (GnuTLS through libmicrohttpd)
  * and basic authentication (webauth.h): without a credential that passes,
@@ -78,6 +79,7 @@
 #define WEB_TIMEOUT_S		10
 #define WEB_MEMORY_LIMIT	(32 * 1024)
 #define WEB_HEADER_DEADLINE_S	10
+#define WEB_ANSWER_DEADLINE_S	60
 #define WEB_REALM		"ksnapd"
 
 struct web_config {
