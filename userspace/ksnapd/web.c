@@ -989,8 +989,8 @@ static size_t client_addr(struct MHD_Connection *conn, unsigned char *addr)
 	return 0;
 }
 
-/* MHD_YES: the request's credential passed; else the answer is queued
- * (*queued its result). */
+/* The request's credential passed; else its answer (401, 429) is queued,
+ * *queued the result. */
 static bool authorized(struct web *w, struct MHD_Connection *conn,
 		       enum MHD_Result *queued)
 {
