@@ -938,9 +938,11 @@ static void request_done(void *cls, struct MHD_Connection *conn,
  * end of its stream and closes it. */
 static void *watchdog(void *arg)
 {
-	const uint64_t header = WEB_HEADER_DEADLINE_S * 1000000000ULL;
-	const uint64_t answer = WEB_ANSWER_DEADLINE_S * 1000000000ULL;
 	struct web *w = arg;
+	const uint64_t header = (w->cfg.header_deadline_s ?
+				 w->cfg.header_deadline_s :
+				 WEB_HEADER_DEADLINE_S) * 1000000000ULL;
+	const uint64_t answer = WEB_ANSWER_DEADLINE_S * 1000000000ULL;
 	struct web_conn *c;
 	struct timespec ts;
 	uint64_t now;
@@ -952,9 +954,9 @@ static void *watchdog(void *arg)
 			if (c->cut || now - c->since_ns <
 				      (c->in_request ? answer : header))
 				continue;
-			shutdown(c->fd, SHUT_RDWR);
 			c->cut = true;
 			w->nr_cut++;
+			shutdown(c->fd, SHUT_RDWR);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += 500000000L;

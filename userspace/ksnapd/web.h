@@ -91,6 +91,9 @@ struct web_config {
 	FILE *log;
 	const char *config_file;	/* --web.config.file, or NULL */
 	bool systemd_socket;		/* the socket systemd passes */
+	/* The header deadline in s; 0: WEB_HEADER_DEADLINE_S (the tests'
+	 * seam). */
+	unsigned int header_deadline_s;
 };
 
 struct web_layout;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <gnutls/gnutls.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -342,6 +344,78 @@ static void a_config_error_stops_the_server_from_starting(void **state)
 	assert_non_null(strstr(e2, "tls_server_config.cert_file"));
 }
 
+/* --- the header deadline --------------------------------------------------- */
+
+static long ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Whether the server closed fd (read 0 or an error) by end_ms; what it
+ * sent is dropped. */
+static bool closed_by(int fd, long end_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char buf[256];
+	ssize_t n;
+
+	while (ms_now() < end_ms) {
+		if (poll(&p, 1, 100) < 1)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			return true;
+	}
+	return false;
+}
+
+static void headers_trickled_past_the_deadline_are_cut(void **state)
+{
+	struct web_config cfg = {
+		.listen = "127.0.0.1:0",
+		.version = "test",
+		.header_deadline_s = 1,
+	};
+	long t0, end;
+	int fd, quiet;
+
+	fake_sys_reset();
+	snprintf(dir, sizeof(dir), "/tmp/webauth_test.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	port = web_port(&w);
+	/* A byte every 200 ms: never idle, never done. */
+	fd = dial();
+	t0 = ms_now();
+	end = t0 + 30000;
+	while (ms_now() < end) {
+		if (write(fd, "G", 1) != 1 || closed_by(fd, ms_now() + 200))
+			break;
+	}
+	assert_true(ms_now() < end);
+	/* Not before the deadline (from the accept, a little before t0). */
+	assert_true(ms_now() - t0 >= 900);
+	close(fd);
+	/* One that sends nothing at all. */
+	fd = dial();
+	assert_true(closed_by(fd, ms_now() + 30000));
+	close(fd);
+	/* A request in time is answered, and its connection kept alive
+	 * meanwhile. */
+	pthread_mutex_lock(&w.conns_lock);
+	quiet = (int)w.nr_cut;
+	pthread_mutex_unlock(&w.conns_lock);
+	assert_int_equal(quiet, 2);
+	get("/metrics", NULL);
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+	pthread_mutex_lock(&w.conns_lock);
+	assert_int_equal((int)w.nr_cut, quiet);
+	pthread_mutex_unlock(&w.conns_lock);
+}
+
 /* --- systemd's socket ------------------------------------------------------ */
 
 static void systemd_socket_is_served(void **state)
@@ -398,6 +472,7 @@ int main(void)
 		W(repeated_wrong_passwords_get_429),
 		W(tls_serves_and_plain_http_against_it_is_closed),
 		W(a_config_error_stops_the_server_from_starting),
+		W(headers_trickled_past_the_deadline_are_cut),
 		cmocka_unit_test(systemd_socket_is_served),
 	};
 #undef A
