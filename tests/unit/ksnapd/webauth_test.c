@@ -3,7 +3,7 @@
  * The endpoint's basic authentication (webauth.h): bcrypt once per
  * credential, the failures' token buckets; then over real HTTP (and TLS)
  * on a loopback port: 401 with WWW-Authenticate, 429, a plain HTTP request
- * against the TLS port, and the socket systemd passes.
+ * against the TLS port, the header deadline, and the socket systemd passes.
  */
 #include <arpa/inet.h>
 #include <errno.h>
