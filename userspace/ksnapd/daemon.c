@@ -86,6 +86,8 @@ static int add_web(struct ksnapd *d, struct ksnap_ring *r,
 		.no_server = !cfg->web,
 		.self_hook = flight_self,
 		.self_arg = d,
+		.config_file = cfg->web_config,
+		.systemd_socket = cfg->web_systemd,
 	};
 	const struct textfile_config tc = {
 		.dir = cfg->textfile_dir,

@@ -95,6 +95,8 @@ struct ksnapd_config {
 	const char *web_metrics;	/* --web.metrics, or NULL: all */
 	const char *web_histograms;	/* --web.histogram, or NULL */
 	struct om_hist_spec web_hist_spec;	/* count 0: the default */
+	const char *web_config;		/* --web.config.file, or NULL */
+	bool web_systemd;		/* --web.systemd-socket */
 	const char *version;
 	/* --textfile DIR (textfile.h), or NULL: the endpoint's series,
 	 * with or without its server, written every textfile_interval_ns. */

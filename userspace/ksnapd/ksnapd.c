@@ -76,6 +76,8 @@ struct options {
 	struct om_hist_spec web_hist_spec;
 	const char *textfile;		/* --textfile DIR, or NULL */
 	int64_t textfile_interval_ns;
+	const char *web_config;		/* --web.config.file, or NULL */
+	bool web_systemd;		/* --web.systemd-socket */
 };
 
 /* --history's default: Sentry's 30 s. */
@@ -89,7 +91,8 @@ enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_CHECK_RULES, OPT_MAX_DUMPS, OPT_HISTORY, OPT_SLICE, OPT_CONTROL,
        OPT_LIST_METRICS, OPT_HEADER, OPT_METRICS, OPT_WEB_LISTEN,
        OPT_WEB_WINDOW, OPT_WEB_METRICS, OPT_TEXTFILE,
-       OPT_TEXTFILE_INTERVAL, OPT_WEB_HISTOGRAM, OPT_WEB_HIST_BUCKETS };
+       OPT_TEXTFILE_INTERVAL, OPT_WEB_HISTOGRAM, OPT_WEB_HIST_BUCKETS,
+       OPT_WEB_CONFIG, OPT_WEB_SYSTEMD };
 
 /* The flight recorder's options (set_option() has the others). */
 static bool set_flight_option(int c, struct options *o)
@@ -195,8 +198,28 @@ static bool set_web_option(int c, struct options *o)
 			usage_error("--textfile.interval: '%s' is not a "
 				    "duration of 1s or more (5s, 1m)", optarg);
 		return true;
+	case OPT_WEB_CONFIG:
+		o->web_config = optarg;
+		return true;
+	case OPT_WEB_SYSTEMD:
+		o->web_systemd = true;
+		return true;
 	}
 	return false;
+}
+
+/* --web.config.file read and checked now, before ksnapd waits for the
+ * device: a wrong one is an error at once (the endpoint reads it again). */
+static void check_web_config(const char *path)
+{
+	struct webconf c;
+	char err[512];
+
+	if (webconf_load(path, &c, err, sizeof(err))) {
+		fprintf(stderr, "ksnapd: %s\n", err);
+		exit(EXIT_USAGE);
+	}
+	webconf_free(&c);
 }
 
 /* One option (getopt_long()'s c, with optarg) into o; exits on -h, -V. */
@@ -303,10 +326,22 @@ static void check_options(struct options *o)
 		usage_error("--header: %s", "it goes with --list-metrics");
 	if (o->metrics && o->slice)
 		usage_error("--metrics: %s", "not with --slice");
+	if (o->web_listen && o->web_systemd)
+		usage_error("--web.systemd-socket: %s", "not with "
+			    "--web.listen-address (systemd's socket is the "
+			    "address)");
+	if (o->web_systemd)
+		o->web_listen = "";
 	if ((o->web_window_ns || o->web_metrics || o->web_histograms) &&
 	    !o->web_listen && !o->textfile)
 		usage_error("--web.window, --web.metrics, --web.histogram: %s",
-			    "they go with --web.listen-address or --textfile");
+			    "they go with --web.listen-address, "
+			    "--web.systemd-socket or --textfile");
+	if (o->web_config && !o->web_listen)
+		usage_error("--web.config.file: %s", "it goes with "
+			    "--web.listen-address or --web.systemd-socket");
+	if (o->web_config)
+		check_web_config(o->web_config);
 	if (o->web_hist_spec.count && !o->web_histograms)
 		usage_error("--web.histogram-buckets: %s", "it goes with "
 			    "--web.histogram");
@@ -359,6 +394,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "textfile.interval", required_argument, NULL,
 		  OPT_TEXTFILE_INTERVAL },
+		{ "web.config.file", required_argument, NULL,
+		  OPT_WEB_CONFIG },
+		{ "web.systemd-socket", no_argument, NULL, OPT_WEB_SYSTEMD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -621,6 +659,8 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		.web_metrics = o->web_metrics,
 		.web_histograms = o->web_histograms,
 		.web_hist_spec = o->web_hist_spec,
+		.web_config = o->web_config,
+		.web_systemd = o->web_systemd,
 		.version = KSNAP_VERSION,
 		.textfile_dir = o->textfile,
 		.textfile_interval_ns = (uint64_t)o->textfile_interval_ns,

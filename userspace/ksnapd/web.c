@@ -2,6 +2,7 @@
 /* ksnapd's OpenMetrics endpoint (web.h). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -134,7 +135,7 @@ static int listen_on(const char *listen, char *err, size_t errlen)
 	if (!ret)
 		ret = ksnap_sys_bind(fd, (struct sockaddr *)&ss, len);
 	if (!ret)
-		ret = ksnap_sys_listen(fd, WEB_MAX_CONNECTIONS);
+		ret = ksnap_sys_listen(fd, WEB_LISTEN_BACKLOG);
 	if (ret) {
 		snprintf(err, errlen, "web: listening on %s port %u: %s", addr,
 			 port, strerror(-ret));
@@ -838,6 +839,8 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (code == MHD_HTTP_TOO_MANY_REQUESTS)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	ret = MHD_queue_response(conn, code, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -893,18 +896,204 @@ static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn)
 	return ret;
 }
 
+/* --- connections: the header deadline ---------------------------------- */
+
+struct web_conn {
+	struct web_conn *next, **pprev;
+	int fd;
+	uint64_t since_ns;		/* the connection, or its last answer */
+	bool in_request;		/* its headers are in */
+	bool cut;
+};
+
+static struct web_conn *conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *i;
+
+	i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return i ? i->socket_context : NULL;
+}
+
+static void conn_notify(void *cls, struct MHD_Connection *conn, void **sc,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct web *w = cls;
+	const union MHD_ConnectionInfo *i;
+	struct web_conn *c = *sc;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		i = MHD_get_connection_info(conn,
+					    MHD_CONNECTION_INFO_CONNECTION_FD);
+		c = i ? calloc(1, sizeof(*c)) : NULL;
+		*sc = c;
+		if (!c)
+			return;
+		c->fd = i->connect_fd;
+		c->since_ns = web_now_ns();
+		pthread_mutex_lock(&w->conns_lock);
+		c->next = w->conns;
+		if (c->next)
+			c->next->pprev = &c->next;
+		c->pprev = &w->conns;
+		w->conns = c;
+		pthread_mutex_unlock(&w->conns_lock);
+		return;
+	}
+	if (!c)
+		return;
+	/* Before libmicrohttpd closes the fd: the watchdog never shuts down
+	 * an fd that is another's by then. */
+	pthread_mutex_lock(&w->conns_lock);
+	*c->pprev = c->next;
+	if (c->next)
+		c->next->pprev = c->pprev;
+	pthread_mutex_unlock(&w->conns_lock);
+	free(c);
+	*sc = NULL;
+}
+
+static void conn_state(struct web *w, struct MHD_Connection *conn,
+		       bool in_request)
+{
+	struct web_conn *c = conn_of(conn);
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&w->conns_lock);
+	c->in_request = in_request;
+	c->since_ns = web_now_ns();
+	pthread_mutex_unlock(&w->conns_lock);
+}
+
+static void request_done(void *cls, struct MHD_Connection *conn,
+			 void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	(void)con_cls;
+	(void)toe;
+	conn_state(cls, conn, false);
+}
+
+/* Every half second: a connection whose request line and headers are not
+ * in WEB_HEADER_DEADLINE_S after it opened (or its last answer), or whose
+ * answer is not out WEB_ANSWER_DEADLINE_S after its headers were in (a
+ * client reading a byte at a time), is shut down; libmicrohttpd sees the
+ * end of its stream and closes it. */
+static void *watchdog(void *arg)
+{
+	struct web *w = arg;
+	const uint64_t header = (w->cfg.header_deadline_s ?
+				 w->cfg.header_deadline_s :
+				 WEB_HEADER_DEADLINE_S) * 1000000000ULL;
+	const uint64_t answer = WEB_ANSWER_DEADLINE_S * 1000000000ULL;
+	struct web_conn *c;
+	struct timespec ts;
+	uint64_t now;
+
+	pthread_mutex_lock(&w->conns_lock);
+	while (!w->stop) {
+		now = web_now_ns();
+		for (c = w->conns; c; c = c->next) {
+			if (c->cut || now - c->since_ns <
+				      (c->in_request ? answer : header))
+				continue;
+			c->cut = true;
+			w->nr_cut++;
+			shutdown(c->fd, SHUT_RDWR);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 500000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&w->conns_cond, &w->conns_lock, &ts);
+	}
+	pthread_mutex_unlock(&w->conns_lock);
+	return NULL;
+}
+
+/* --- requests ----------------------------------------------------------- */
+
+/* The client's address: its bytes (4 or 16) in addr, their number. */
+static size_t client_addr(struct MHD_Connection *conn, unsigned char *addr)
+{
+	const union MHD_ConnectionInfo *i;
+	const struct sockaddr *sa;
+
+	i = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	sa = i ? i->client_addr : NULL;
+	if (sa && sa->sa_family == AF_INET) {
+		memcpy(addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		return 4;
+	}
+	if (sa && sa->sa_family == AF_INET6) {
+		memcpy(addr, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+		return 16;
+	}
+	return 0;
+}
+
+/* The request's credential passed; else its answer (401, 429) is queued,
+ * *queued the result. */
+static bool authorized(struct web *w, struct MHD_Connection *conn,
+		       enum MHD_Result *queued)
+{
+	static const char denied[] = "unauthorized\n";
+	unsigned char addr[WEB_AUTH_ADDR_LEN] = { 0 };
+	enum web_auth_result r = WEB_AUTH_DENIED;
+	struct MHD_Response *resp;
+	char *user, *pass = NULL;
+	size_t alen;
+
+	user = MHD_basic_auth_get_username_password(conn, &pass);
+	if (user && pass) {
+		alen = client_addr(conn, addr);
+		r = web_auth_check(&w->auth, user, pass, addr, alen,
+				   web_now_ns());
+	}
+	if (pass) {
+		memset(pass, 0, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	if (r == WEB_AUTH_OK)
+		return true;
+	if (r == WEB_AUTH_LIMITED) {
+		*queued = reply(conn, MHD_HTTP_TOO_MANY_REQUESTS, "text/plain",
+				"too many failed attempts: try again later\n");
+		return false;
+	}
+	resp = MHD_create_response_from_buffer(sizeof(denied) - 1,
+					       (void *)denied,
+					       MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		*queued = MHD_NO;
+		return false;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain");
+	*queued = MHD_queue_basic_auth_fail_response(conn, WEB_REALM, resp);
+	MHD_destroy_response(resp);
+	return false;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
 	struct web *w = cls;
+	enum MHD_Result ret;
 
 	(void)version;
 	(void)upload_data;
 	(void)con_cls;
+	conn_state(w, conn, true);
 	/* A body is not read: what comes with a request is dropped. */
 	*upload_data_size = 0;
+	if (w->conf.nr_users && !authorized(w, conn, &ret))
+		return ret;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
@@ -918,10 +1107,76 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		     "not found: try /metrics\n");
 }
 
+int web_systemd_socket(char *err, size_t errlen)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	int fd = 3, acc = 0, type = 0, ret = 0;
+	socklen_t len = sizeof(int);
+	char me[32];
+
+	snprintf(me, sizeof(me), "%ld", (long)getpid());
+	if (!pid || !fds || strcmp(pid, me)) {
+		snprintf(err, errlen, "--web.systemd-socket: no socket from "
+			 "systemd (LISTEN_PID, LISTEN_FDS: start ksnapd "
+			 "from ksnapd.socket)");
+		ret = -ENOENT;
+	} else if (strcmp(fds, "1")) {
+		snprintf(err, errlen, "--web.systemd-socket: LISTEN_FDS=%s: "
+			 "expected one socket", fds);
+		ret = -EINVAL;
+	} else if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) ||
+		   !acc ||
+		   getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) ||
+		   type != SOCK_STREAM) {
+		snprintf(err, errlen, "--web.systemd-socket: fd 3 is not a "
+			 "listening stream socket");
+		ret = -ENOTSOCK;
+	}
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	if (ret)
+		return ret;
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+/* The server on fd, TLS with a certificate. */
+static int serve(struct web *w, int fd)
+{
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+	struct MHD_OptionItem tls[3] = { { MHD_OPTION_END, 0, NULL } };
+
+	if (w->conf.cert_pem) {
+		flags |= MHD_USE_TLS;
+		tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+						  w->conf.cert_pem };
+		tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
+						  w->conf.key_pem };
+		tls[2] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	}
+	w->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, w,
+				  MHD_OPTION_LISTEN_SOCKET, fd,
+				  MHD_OPTION_CONNECTION_LIMIT,
+				  (unsigned int)WEB_MAX_CONNECTIONS,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				  (unsigned int)WEB_MAX_PER_IP,
+				  MHD_OPTION_CONNECTION_TIMEOUT,
+				  (unsigned int)WEB_TIMEOUT_S,
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				  (size_t)WEB_MEMORY_LIMIT,
+				  MHD_OPTION_NOTIFY_CONNECTION, conn_notify, w,
+				  MHD_OPTION_NOTIFY_COMPLETED, request_done, w,
+				  MHD_OPTION_ARRAY, tls,
+				  MHD_OPTION_END);
+	return w->mhd ? 0 : -EIO;
+}
+
 int web_init(struct web *w, const struct web_config *cfg, char *err,
 	     size_t errlen)
 {
-	int fd;
+	pthread_condattr_t ca;
+	int fd = -1, ret;
 
 	memset(w, 0, sizeof(*w));
 	w->cfg = *cfg;
@@ -940,36 +1195,57 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 		return -EINVAL;
 	}
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->conns_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->conns_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if (cfg->no_server)
 		return 0;
-	fd = listen_on(cfg->listen, err, errlen);
-	if (fd < 0) {
-		pthread_mutex_destroy(&w->lock);
-		return fd;
+	if (cfg->config_file) {
+		ret = webconf_load(cfg->config_file, &w->conf, err, errlen);
+		if (ret)
+			goto fail;
 	}
-	w->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-				  MHD_USE_AUTO, 0, NULL, NULL, handle, w,
-				  MHD_OPTION_LISTEN_SOCKET, fd,
-				  MHD_OPTION_CONNECTION_LIMIT,
-				  (unsigned int)WEB_MAX_CONNECTIONS,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				  (unsigned int)WEB_MAX_PER_IP,
-				  MHD_OPTION_CONNECTION_TIMEOUT,
-				  (unsigned int)WEB_TIMEOUT_S,
-				  MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-				  (size_t)WEB_MEMORY_LIMIT,
-				  MHD_OPTION_END);
-	if (!w->mhd) {
+	if (w->conf.nr_users) {
+		ret = web_auth_init(&w->auth, w->conf.users,
+				    w->conf.nr_users);
+		if (ret) {
+			snprintf(err, errlen, "web: authentication: %s",
+				 strerror(-ret));
+			goto fail;
+		}
+	}
+	fd = cfg->systemd_socket ? web_systemd_socket(err, errlen) :
+				   listen_on(cfg->listen, err, errlen);
+	if (fd < 0) {
+		ret = fd;
+		goto fail;
+	}
+	ret = -pthread_create(&w->watchdog, NULL, watchdog, w);
+	if (ret) {
+		snprintf(err, errlen, "web: a thread: %s", strerror(-ret));
+		goto fail;
+	}
+	w->have_watchdog = true;
+	ret = serve(w, fd);
+	if (ret) {
 		snprintf(err, errlen, "web: the HTTP server did not start");
-		ksnap_sys_close(fd);
-		pthread_mutex_destroy(&w->lock);
-		return -EIO;
+		goto fail;
 	}
 	if (cfg->log)
-		fprintf(cfg->log, "ksnapd: serving /metrics on %s (port %u)\n",
+		fprintf(cfg->log, "ksnapd: serving /metrics on %s (port %u)%s%s\n",
+			cfg->systemd_socket ? "systemd's socket" :
 			cfg->listen && *cfg->listen ? cfg->listen :
-			WEB_DEFAULT_ADDR, web_port(w));
+			WEB_DEFAULT_ADDR, web_port(w),
+			w->conf.cert_pem ? ", TLS" : "",
+			w->conf.nr_users ? ", basic authentication" : "");
 	return 0;
+fail:
+	if (fd >= 0)
+		ksnap_sys_close(fd);
+	web_fini(w);
+	return ret;
 }
 
 unsigned int web_port(struct web *w)
@@ -986,6 +1262,18 @@ void web_fini(struct web *w)
 		MHD_stop_daemon(w->mhd);
 		w->mhd = NULL;
 	}
+	if (w->have_watchdog) {
+		pthread_mutex_lock(&w->conns_lock);
+		w->stop = true;
+		pthread_cond_signal(&w->conns_cond);
+		pthread_mutex_unlock(&w->conns_lock);
+		pthread_join(w->watchdog, NULL);
+		w->have_watchdog = false;
+	}
+	pthread_cond_destroy(&w->conns_cond);
+	pthread_mutex_destroy(&w->conns_lock);
+	web_auth_fini(&w->auth);
+	webconf_free(&w->conf);
 	pthread_mutex_destroy(&w->lock);
 	if (w->layout) {
 		layout_free(w->layout);

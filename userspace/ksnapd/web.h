@@ -18,8 +18,19 @@
  * and shared with the scrapes by reference count.
  *
  * The server has bounded connections (WEB_MAX_CONNECTIONS, and
- * WEB_MAX_PER_IP from one address), a timeout (WEB_TIMEOUT_S) and a
- * request header limit (WEB_MEMORY_LIMIT bytes for one connection).
+ * WEB_MAX_PER_IP from one address), a timeout (WEB_TIMEOUT_S without a
+ * byte), a request header limit (WEB_MEMORY_LIMIT bytes for one
+ * connection) and a deadline for a request's line and headers (a TLS
+ * handshake's too): WEB_HEADER_DEADLINE_S from the connection or from the
+ * previous answer on it, however slowly they trickle in, and one for the
+ * answer to be read (WEB_ANSWER_DEADLINE_S); a watchdog thread shuts a
+ * connection past either down.
+ *
+ * --web.config.file (webconf.h) adds TLS (GnuTLS through libmicrohttpd)
+ * and basic authentication (webauth.h): without a credential that passes,
+ * every path answers 401 with WWW-Authenticate, or 429 once the client
+ * has failed too often.  --web.systemd-socket serves the listening
+ * socket systemd passes (LISTEN_FDS, one socket) instead of opening one.
  * It answers before the first collection and between collections, with
  * ksnap_collection_running 0: a collection's series stay until their
  * window has passed without a sample.  So do a removed cgroup's: the
@@ -50,6 +61,8 @@
 #include "consumer.h"
 #include "openmetrics.h"
 #include "ring.h"
+#include "webauth.h"
+#include "webconf.h"
 #include "window.h"
 
 /* The port when --web.listen-address gives none, and the address. */
@@ -65,9 +78,16 @@
 #define WEB_CGROUP_ROOT		"/sys/fs/cgroup"
 
 #define WEB_MAX_CONNECTIONS	32
+/* A flood of connections waits in the kernel's accept queue, to be taken
+ * and closed at once past the limits, not dropped to come back later
+ * (a SYN retried after 1, 3, 7 ... s): a scrape behind it gets in. */
+#define WEB_LISTEN_BACKLOG	1024
 #define WEB_MAX_PER_IP		8
 #define WEB_TIMEOUT_S		10
 #define WEB_MEMORY_LIMIT	(32 * 1024)
+#define WEB_HEADER_DEADLINE_S	10
+#define WEB_ANSWER_DEADLINE_S	60
+#define WEB_REALM		"ksnapd"
 
 struct web_config {
 	const char *listen;		/* ADDR:PORT, [ADDR6]:PORT, :PORT */
@@ -84,9 +104,15 @@ struct web_config {
 	 * ksnapd's own figures (the flight recorder's), or NULL. */
 	void (*self_hook)(void *arg, struct om_self *self);
 	void *self_arg;
+	const char *config_file;	/* --web.config.file, or NULL */
+	bool systemd_socket;		/* the socket systemd passes */
+	/* The header deadline in s; 0: WEB_HEADER_DEADLINE_S (the tests'
+	 * seam). */
+	unsigned int header_deadline_s;
 };
 
 struct web_layout;
+struct web_conn;
 
 struct web {
 	struct web_config cfg;
@@ -111,6 +137,15 @@ struct web {
 	unsigned int nr_skipped;
 	/* The server. */
 	struct MHD_Daemon *mhd;
+	struct webconf conf;
+	struct web_auth auth;		/* with conf.nr_users */
+	/* Its connections, for the header deadline (under conns_lock). */
+	pthread_mutex_t conns_lock;
+	pthread_cond_t conns_cond;
+	struct web_conn *conns;
+	bool stop, have_watchdog;
+	pthread_t watchdog;
+	uint64_t nr_cut;		/* past the deadline, shut down */
 	char *err;
 	size_t errlen;
 };
@@ -131,6 +166,14 @@ void web_fini(struct web *w);
 
 /* CLOCK_MONOTONIC, the clock of the records' times, in ns. */
 uint64_t web_now_ns(void);
+
+/*
+ * The listening socket systemd passes (sd_listen_fds(3) without
+ * libsystemd): LISTEN_PID is this process, LISTEN_FDS one, and fd 3 a
+ * listening stream socket.  Unsets the variables.  Returns the fd or
+ * -errno with err set.
+ */
+int web_systemd_socket(char *err, size_t errlen);
 
 /* The port the server listens on (a port 0 given: the one it got). */
 unsigned int web_port(struct web *w);
