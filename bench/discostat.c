@@ -10,7 +10,8 @@
  * that record's time (start_mono_ns + time_ns, CLOCK_MONOTONIC, the
  * midpoint of its reads) minus the time just before mkdir(), same clock.
  * The new set's column count is checked to have grown (the cgroup's
- * column is in it).  Prints one key=value line; figures only.
+ * column is in it); a cgroup with no new set within 3 x discover_ms + 2 s
+ * is counted in timeouts.  Prints one key=value line; figures only.
  *
  *   discostat --dir DIR --samples N --discover-ms MS [--tag TEXT]
  *             [--timer-cpu 0] [--reader-cpu 1]
@@ -138,7 +139,7 @@ int main(int argc, char **argv)
 		t_mk = now_ns(CLOCK_MONOTONIC);
 		if (mkdir(path, 0755))
 			die("mkdir");
-		t_end = t_mk + (uint64_t)disc_ms * 10000000ULL + 5000000000ULL;
+		t_end = t_mk + (uint64_t)disc_ms * 3000000ULL + 2000000000ULL;
 		t_row = 0;
 		while (!t_row && now_ns(CLOCK_MONOTONIC) < t_end)
 			t_row = drain(&r, &c, &tail, &set, 10);

@@ -309,7 +309,10 @@ fi
 # Discovery: a collection with a pattern and room for DISC_SAMPLES more
 # cgroups, at 1 ms (its records' times place the set change within 1 ms);
 # discostat makes the cgroups one by one, each at a random point of the
-# worker's interval.
+# worker's interval.  The bound is the whole period (read_pct=100,
+# read_cap_us=1000): a start with pgfault alone fits the set's growth to
+# bound / its estimated cost per column, which under TCG at the default
+# bound (100 us) is fewer columns than the cgroups to come.
 if phase discovery; then
 	mkdir -p $CG/disc
 	echo "+memory +cpu" > $CG/disc/cgroup.subtree_control
@@ -317,7 +320,7 @@ if phase discovery; then
 		rmdir $CG/disc/c* 2>/dev/null
 		if ! modprobe ksnap metrics=pgfault,memory.current 'cgroups=/disc/c*' \
 			cgroups_max=$((${DISC_SAMPLES:-50} + 8)) discover_ms=$d \
-			period_us=1000 cpu=0 ring_kb=8192; then
+			period_us=1000 read_pct=100 read_cap_us=1000 cpu=0 ring_kb=8192; then
 			echo "kind=discovery discover_ms=$d error=modprobe" >> $RAW
 			continue
 		fi
