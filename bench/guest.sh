@@ -33,7 +33,7 @@
 #   SCALE_SECONDS SCALE_REPS   scale: seconds per run, runs (3, 3)
 #   DISC_MS DISC_SAMPLES       discovery ("1000 100", 50)
 #   WIDTH_SETS WIDTH_SECONDS WIDTH_SWEEPS   width ("10 100 1000 1024 2000", 5, 20)
-#   SCRAPE_PERIODS SCRAPE_SECONDS SCRAPE_RATE   scrape ("1000 100", 20, 100)
+#   SCRAPE_PERIODS SCRAPE_SECONDS SCRAPE_RATE   scrape ("1000 200", 20, 100)
 set -u
 B=/guest/files
 RAW=/out/bench.raw
@@ -366,7 +366,7 @@ fi
 # Scrape: the ring's loss with and without a scraper on /metrics.
 if phase scrape; then
 	pick 64
-	for p in ${SCRAPE_PERIODS:-1000 100}; do
+	for p in ${SCRAPE_PERIODS:-1000 200}; do
 		for sc in 0 1; do
 			modprobe ksnap metrics=$MET cgroups=$CGS period_us=$p cpu=0 || continue
 			rm -f /tmp/scrape.tsv
@@ -374,7 +374,13 @@ if phase scrape; then
 				--web.listen-address=127.0.0.1:10109 2> /tmp/scrape.log &
 			kp=$!
 			sleep 1
-			enable 1
+			if ! enable 1; then
+				kill $kp
+				wait $kp
+				echo "kind=scrape_loss period_us=$p scraper=$sc error=start" >> $RAW
+				rmmod ksnap
+				continue
+			fi
 			if [ $sc = 1 ]; then
 				sl=$($B/scrape --port 10109 --rate ${SCRAPE_RATE:-100} --seconds ${SCRAPE_SECONDS:-20} --cpu 1 --gzip)
 			else
