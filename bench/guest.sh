@@ -13,6 +13,16 @@
 #   scale     (the scale guests, one per CPU count) the read cost per
 #             snapshot of 16 summed and 16 global columns (and 16 summed
 #             ones read straight from per-CPU arrays)
+#   discovery a running collection follows /disc/c*: mkdir to the first
+#             record of the set with the new cgroup (bench/discostat.c),
+#             DISC_SAMPLES cgroups at each of DISC_MS
+#   width     read per snapshot (stats) of memory.current and
+#             cpu.stat.usage for each of WIDTH_SETS cgroups, and a
+#             cgroupfs poller's sweep of the same (bench/cgpoll.c)
+#   scrape    ksnap.ko + ksnapd --lossy with its endpoint, 64 columns,
+#             SCRAPE_SECONDS per period of SCRAPE_PERIODS, with and
+#             without a scraper at SCRAPE_RATE requests/s (bench/scrape.c):
+#             the ring's loss
 # Environment:
 #   PHASES             (default "sweep floor pipeline e2e")
 #   SECONDS_PER_POINT  sweep and floor: seconds per measurement (default 2)
@@ -21,6 +31,9 @@
 #   PIPE_PERIODS PIPE_SECONDS  the pipeline ("1000 100 10", 10 s each)
 #   E2E_SECONDS        end to end: seconds to sustain (default 60)
 #   SCALE_SECONDS SCALE_REPS   scale: seconds per run, runs (3, 3)
+#   DISC_MS DISC_SAMPLES       discovery ("1000 100", 50)
+#   WIDTH_SETS WIDTH_SECONDS WIDTH_SWEEPS   width ("10 100 1000 1024 2000", 5, 20)
+#   SCRAPE_PERIODS SCRAPE_SECONDS SCRAPE_RATE   scrape ("1000 200", 20, 100)
 set -u
 B=/guest/files
 RAW=/out/bench.raw
@@ -290,6 +303,98 @@ if phase e2e; then
 		rm -f /tmp/e2e.tsv
 		log "e2e period=$p ok=$ok after ${t}s"
 		[ $ok = 1 ] || break
+	done
+fi
+
+# Discovery: a collection with a pattern and room for DISC_SAMPLES more
+# cgroups, at 1 ms (its records' times place the set change within 1 ms);
+# discostat makes the cgroups one by one, each at a random point of the
+# worker's interval.  The bound is the whole period (read_pct=100,
+# read_cap_us=1000): a start with pgfault alone fits the set's growth to
+# bound / its estimated cost per column, which under TCG at the default
+# bound (100 us) is fewer columns than the cgroups to come.
+if phase discovery; then
+	mkdir -p $CG/disc
+	echo "+memory +cpu" > $CG/disc/cgroup.subtree_control
+	for d in ${DISC_MS:-1000 100}; do
+		rmdir $CG/disc/c* 2>/dev/null
+		if ! modprobe ksnap metrics=pgfault,memory.current 'cgroups=/disc/c*' \
+			cgroups_max=$((${DISC_SAMPLES:-50} + 8)) discover_ms=$d \
+			period_us=1000 read_pct=100 read_cap_us=1000 cpu=0 ring_kb=8192; then
+			echo "kind=discovery discover_ms=$d error=modprobe" >> $RAW
+			continue
+		fi
+		line=$($B/discostat --dir $CG/disc --samples ${DISC_SAMPLES:-50} --discover-ms $d)
+		echo "$line set_changes=$(stat_of set_changes) cgroups_found=$(stat_of cgroups_found) cgroups_skipped=$(stat_of cgroups_skipped) missed=$(stat_of missed) taken=$(stat_of taken)" >> $RAW
+		rmmod ksnap
+		log "discovery discover_ms=$d done"
+	done
+	rmdir $CG/disc/c* 2>/dev/null
+fi
+
+# Width: N cgroups /wide/wI, each read for memory.current and
+# cpu.stat.usage, at 20 Hz with a bound wide enough for all (read_pct=50
+# of 50 ms, read_cap_us=25000), no reader (8 MiB holds every record), the
+# timer on CPU 0; then the poller, on CPU 1, WIDTH_SWEEPS sweeps over the
+# same cgroups.  A configuration holds at most 1024 cgroups: a larger set
+# is refused at load (the line says so) and only the poller runs.
+if phase width; then
+	mkdir -p $CG/wide
+	echo "+memory +cpu" > $CG/wide/cgroup.subtree_control
+	made=0
+	for n in ${WIDTH_SETS:-10 100 1000 1024 2000}; do
+		while [ $made -lt $n ]; do
+			mkdir $CG/wide/w$made
+			made=$((made + 1))
+		done
+		t="cgroups=$n"
+		if modprobe ksnap metrics=memory.current,cpu.stat.usage 'cgroups=/wide/w*' \
+			period_us=50000 read_pct=50 read_cap_us=25000 cpu=0 ring_kb=8192 2> /tmp/width.err; then
+			enable 1
+			sleep ${WIDTH_SECONDS:-5}
+			enable 0
+			echo "kind=width $t cols=$(plan_of columns) taken=$(stat_of taken) lost=$(stat_of lost) missed=$(stat_of missed) read_sum_ns=$(stat_of read_sum_ns) read_max_ns=$(stat_of read_max_ns) read_estimate_ns=$(stat_of read_estimate_ns) read_bound_ns=$(stat_of read_bound_ns) cgroups_skipped=$(stat_of cgroups_skipped)" >> $RAW
+			rmmod ksnap
+		else
+			echo "kind=width $t error=modprobe why=\"$(dmesg | grep ksnap | tail -1 | tr -d '"')\"" >> $RAW
+		fi
+		$B/cgpoll --dir $CG/wide --prefix w --count $n --sweeps ${WIDTH_SWEEPS:-20} --cpu 1 --tag "$t" >> $RAW
+		log "width $n done"
+	done
+fi
+
+# Scrape: the ring's loss with and without a scraper on /metrics.
+if phase scrape; then
+	pick 64
+	for p in ${SCRAPE_PERIODS:-1000 200}; do
+		for sc in 0 1; do
+			modprobe ksnap metrics=$MET cgroups=$CGS period_us=$p cpu=0 || continue
+			rm -f /tmp/scrape.tsv
+			ksnapd --lossy --once --no-wait -o /tmp/scrape.tsv \
+				--web.listen-address=127.0.0.1:10109 2> /tmp/scrape.log &
+			kp=$!
+			sleep 1
+			if ! enable 1; then
+				kill $kp
+				wait $kp
+				echo "kind=scrape_loss period_us=$p scraper=$sc error=start" >> $RAW
+				rmmod ksnap
+				continue
+			fi
+			if [ $sc = 1 ]; then
+				sl=$($B/scrape --port 10109 --rate ${SCRAPE_RATE:-100} --seconds ${SCRAPE_SECONDS:-20} --cpu 1 --gzip)
+			else
+				sleep ${SCRAPE_SECONDS:-20}
+				sl=""
+			fi
+			enable 0
+			wait $kp
+			kst=$?
+			echo "kind=scrape_loss period_us=$p cols=$(plan_of columns) scraper=$sc taken=$(stat_of taken) lost=$(stat_of lost) missed=$(stat_of missed) ksnapd_status=$kst bytes=$(wc -c < /tmp/scrape.tsv) ${sl#kind=scrape }" >> $RAW
+			sed 's/^/scrape ksnapd: /' /tmp/scrape.log | tail -3 >> /out/e2e.log
+			rmmod ksnap
+			log "scrape period=$p scraper=$sc done"
+		done
 	done
 fi
 cat $RAW

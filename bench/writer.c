@@ -128,7 +128,7 @@ static void fill(struct fake_ring *f, uint32_t ncols, uint64_t from,
 		r->set_id = f->ctrl->set_id;
 		r->values_offset = offsetof(struct ksnap_record, values);
 		for (i = 0; i < ncols; i++)
-			r->values[i] = base[i] + pos * inc[i] + (pos * 31 + i) % 7;
+			r->values[i] = base[i % 64] + pos * inc[i % 64] + (pos * 31 + i) % 7;
 	}
 	f->ctrl->stats.taken += n;
 	ksnap_store_release(&f->ctrl->head, from + n);

@@ -1,0 +1,100 @@
+#!/bin/sh
+# The figures of latest.raw for following cgroups and for the OpenMetrics
+# endpoint as a section of latest.md (scripts/bench appends it): discovery
+# (bench/discostat.c), width against a cgroupfs poller (bench/cgpoll.c),
+# the writer's widest rows (bench/writer.c), the renderer
+# (bench/omrender.c) and the ring's loss under a scraper
+# (bench/scrape.c).  A table is left out when its part did not run.
+raw=$1
+# v KEY LINE: the value of KEY in LINE, "-" when absent.
+v() {
+	r=$(echo "$2" | sed -n "s/.*\<$1=\([^ ]*\).*/\1/p")
+	echo "${r:--}"
+}
+kernel=""
+sect() { echo; echo "$1"; echo; }
+while read -r l; do
+	case "$l" in kernel=*) kernel=${l#kernel=} ;; esac
+	case "$l" in
+	kind=writer_wide*|kind=omrender*) ;;
+	kind=discovery*|kind=width*|kind=cgpoll*|kind=scrape_loss*)
+		echo "$kernel $l" ;;
+	esac
+done < "$raw" > "${TMPDIR:-/tmp}/follow-report.$$"
+t=${TMPDIR:-/tmp}/follow-report.$$
+
+if grep -q '^kind=writer_wide\|^kind=omrender' "$raw" || [ -s "$t" ]; then
+	sect "## Following cgroups and the endpoint"
+fi
+if grep -q 'kind=discovery' "$t"; then
+	sect "### Discovery (2-vCPU guest)
+
+mkdir of a cgroup under \`/disc/c*\` to the first record of the set that has its column (the record's time, CLOCK_MONOTONIC), sampling at 1 ms."
+	echo "| kernel | discover_ms | samples | timeouts | set grew | p50 ms | p99 ms | max ms | mean ms |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	grep ' kind=discovery' "$t" | while read -r k l; do
+		echo "| $k | $(v discover_ms "$l") | $(v samples "$l") | $(v timeouts "$l") | $(v grew "$l") | $(awk "BEGIN { printf \"%.1f\", $(v lat_p50_us "$l")/1000 }" 2>/dev/null) | $(awk "BEGIN { printf \"%.1f\", $(v lat_p99_us "$l")/1000 }" 2>/dev/null) | $(awk "BEGIN { printf \"%.1f\", $(v lat_max_us "$l")/1000 }" 2>/dev/null) | $(awk "BEGIN { printf \"%.1f\", $(v lat_mean_us "$l")/1000 }" 2>/dev/null) |"
+	done
+fi
+if grep -q 'kind=width\|kind=cgpoll' "$t"; then
+	sect "### Width against a cgroupfs poller (2-vCPU guest)
+
+memory.current and cpu.stat.usage of N cgroups; ksnap's read per snapshot (stats: read_sum_ns / taken, 20 Hz, CPU 0) beside a cgroupfs poller's sweep (open, read, parse memory.current and cpu.stat of each, CPU 1)."
+	echo "| kernel | cgroups | ksnap columns | ksnap read µs / snapshot | ksnap read max µs | poller wall µs / sweep (p50) | poller CPU µs / sweep (p50) | poller / ksnap |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	grep ' kind=cgpoll' "$t" | while read -r k l; do
+		n=$(v cgroups "$l")
+		w=$(grep "^$k kind=width cgroups=$n " "$t" | head -n 1 | cut -d' ' -f2-)
+		if [ -n "$w" ] && [ "$(v error "$w")" = - ]; then
+			rd=$(awk "BEGIN { t = $(v taken "$w"); if (t > 0) printf \"%.1f\", $(v read_sum_ns "$w") / t / 1000; else print \"-\" }")
+			mx=$(awk "BEGIN { printf \"%.1f\", $(v read_max_ns "$w") / 1000 }")
+			cols=$(v cols "$w")
+		else
+			rd="refused" mx=- cols=-
+		fi
+		pw=$(v wall_p50_us "$l")
+		case $rd in
+		[0-9]*) x=$(awk "BEGIN { printf \"%.1f×\", $pw / $rd }") ;;
+		*) x=- ;;
+		esac
+		echo "| $k | $n | $cols | $rd | $mx | $pw | $(v cpu_p50_us "$l") | $x |"
+	done
+fi
+if grep -q '^kind=writer_wide' "$raw"; then
+	sect "### Writer, widest rows (native, synthetic ring, /dev/null)"
+	echo "| mode | columns | rows/s | MB/s | µs/row | bytes/row |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	grep '^kind=writer_wide' "$raw" | while read -r l; do
+		echo "| $(v mode "$l") | $(v cols "$l") | $(v rows_per_s "$l") | $(v MB_per_s "$l") | $(awk "BEGIN { printf \"%.1f\", $(v ns_per_row "$l") / 1000 }") | $(v bytes_per_row "$l") |"
+	done
+fi
+if grep -q '^kind=omrender' "$raw"; then
+	sect "### OpenMetrics renderer (native)
+
+web_render() as a scrape calls it, without HTTP; gzip as web.c does it (zlib level 6)."
+	echo "| columns | format | samples | bytes | gzip bytes | render µs (best / median) | gzip µs (best / median) |"
+	echo "|---:|---|---:|---:|---:|---|---|"
+	grep '^kind=omrender' "$raw" | while read -r l; do
+		echo "| $(v cols "$l") | $(v format "$l") | $(v samples "$l") | $(v bytes "$l") | $(v gzip_bytes "$l") | $(v render_us "$l") / $(v render_median_us "$l") | $(v gzip_us "$l") / $(v gzip_median_us "$l") |"
+	done
+fi
+if grep -q 'kind=scrape_loss' "$t"; then
+	sect "### Scrapes during a collection (2-vCPU guest)
+
+ksnap.ko + ksnapd --lossy --web.listen-address, with and without a scraper (GET /metrics, gzip, one connection each)."
+	echo "| kernel | period µs | columns | scraper | taken | lost | missed | scrapes ok / failed | per s | bytes / scrape | response p50 / p99 ms | ksnapd exit |"
+	echo "|---|---:|---:|---|---:|---:|---:|---|---:|---:|---|---:|"
+	grep ' kind=scrape_loss' "$t" | while read -r k l; do
+		if [ "$(v scraper "$l")" = 1 ]; then
+			s="$(v ok "$l") / $(v failed "$l")"
+			ps=$(v achieved_per_s "$l")
+			b=$(v bytes_per_scrape "$l")
+			r="$(awk "BEGIN { printf \"%.1f / %.1f\", $(v resp_p50_us "$l") / 1000, $(v resp_p99_us "$l") / 1000 }")"
+			sc=yes
+		else
+			s=- ps=- b=- r=- sc=no
+		fi
+		echo "| $k | $(v period_us "$l") | $(v cols "$l") | $sc | $(v taken "$l") | $(v lost "$l") | $(v missed "$l") | $s | $ps | $b | $r | $(v ksnapd_status "$l") |"
+	done
+fi
+rm -f "$t"
