@@ -194,10 +194,11 @@ static inline struct psi_group *ksnap_psi_parent(struct psi_group *psi)
  * (KSNAP_HAVE_MEMCG_STAT 0):
  *  - 5.10: atomic per-node counters in the header, batched (live);
  *  - 6.1: per-node counters in the header, as of the last rstat flush;
- *  - 6.12: a pointer to a structure private to mm/memcontrol.c, indexed
- *    through a table private to it (memcg_node_stat_items[]), repeated
- *    here.  No build can check it: memcgproof.c checks it against the node
- *    counters at load, and what disagrees is not offered.
+ *  - 6.12, 7.2, 7.3: a pointer to a structure private to mm/memcontrol.c,
+ *    indexed through a table private to it (memcg_node_stat_items[]),
+ *    repeated here for each of them.  No build can check it: memcgproof.c
+ *    checks it against the node counters at load, and what disagrees is
+ *    not offered.
  */
 #if KSNAP_SINCE(5, 10) && !KSNAP_SINCE(5, 11)
 #define KSNAP_HAVE_MEMCG_STAT	1
@@ -227,13 +228,20 @@ static inline bool ksnap_memcg_stat_known(enum node_stat_item item)
 {
 	return true;
 }
-#elif KSNAP_SINCE(6, 12) && !KSNAP_SINCE(6, 13)
+#elif (KSNAP_SINCE(6, 12) && !KSNAP_SINCE(6, 13)) || \
+	(KSNAP_SINCE(7, 2) && !KSNAP_SINCE(7, 4))
 #define KSNAP_HAVE_MEMCG_STAT	1
 /* Only here does ksnap_memcg_stat_known() look anything up. */
 #define KSNAP_MEMCG_STAT_TABLE	1
 #define KSNAP_MEMCG_STAT_FRESH	KSNAP_FRESH_2S
 #define KSNAP_MEMCG_STAT_WHEN	"as of the last rstat flush"
-/* mm/memcontrol.c's memcg_node_stat_items[] of 6.12, in its order. */
+/*
+ * mm/memcontrol.c's memcg_node_stat_items[], in its order: 6.12's (31
+ * items with Debian's configuration), 7.2's (47: NR_VMALLOC and the
+ * reclaim counters, node stats since about 7.1) and 7.3's (50: 7.3 put
+ * NR_VMSCAN_WRITE before NR_VMALLOC, shifting every slot after it, and
+ * added PGROTATE_*).
+ */
 static const enum node_stat_item ksnap_memcg_node_items[] = {
 	NR_INACTIVE_ANON, NR_ACTIVE_ANON, NR_INACTIVE_FILE, NR_ACTIVE_FILE,
 	NR_UNEVICTABLE, NR_SLAB_RECLAIMABLE_B, NR_SLAB_UNRECLAIMABLE_B,
@@ -242,7 +250,14 @@ static const enum node_stat_item ksnap_memcg_node_items[] = {
 	WORKINGSET_RESTORE_ANON, WORKINGSET_RESTORE_FILE,
 	WORKINGSET_NODERECLAIM, NR_ANON_MAPPED, NR_FILE_MAPPED, NR_FILE_PAGES,
 	NR_FILE_DIRTY, NR_WRITEBACK, NR_SHMEM, NR_SHMEM_THPS, NR_FILE_THPS,
-	NR_ANON_THPS, NR_KERNEL_STACK_KB, NR_PAGETABLE, NR_SECONDARY_PAGETABLE,
+	NR_ANON_THPS,
+#if KSNAP_SINCE(7, 3)
+	NR_VMSCAN_WRITE,
+#endif
+#if KSNAP_SINCE(7, 2)
+	NR_VMALLOC,
+#endif
+	NR_KERNEL_STACK_KB, NR_PAGETABLE, NR_SECONDARY_PAGETABLE,
 #ifdef CONFIG_SWAP
 	NR_SWAPCACHE,
 #endif
@@ -250,6 +265,21 @@ static const enum node_stat_item ksnap_memcg_node_items[] = {
 	PGPROMOTE_SUCCESS,
 #endif
 	PGDEMOTE_KSWAPD, PGDEMOTE_DIRECT, PGDEMOTE_KHUGEPAGED,
+#if KSNAP_SINCE(7, 2)
+	PGDEMOTE_PROACTIVE, PGSTEAL_KSWAPD, PGSTEAL_DIRECT,
+	PGSTEAL_KHUGEPAGED, PGSTEAL_PROACTIVE, PGSTEAL_ANON, PGSTEAL_FILE,
+	PGSCAN_KSWAPD, PGSCAN_DIRECT, PGSCAN_KHUGEPAGED, PGSCAN_PROACTIVE,
+	PGSCAN_ANON, PGSCAN_FILE,
+#endif
+#if KSNAP_SINCE(7, 3)
+	PGROTATE_ANON, PGROTATE_FILE,
+#endif
+#if KSNAP_SINCE(7, 2)
+	PGREFILL,
+#ifdef CONFIG_HUGETLB_PAGE
+	NR_HUGETLB,
+#endif
+#endif
 };
 
 /* The index of @item in the private table, or -1. */

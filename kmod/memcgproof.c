@@ -2,9 +2,10 @@
 /*
  * The proof of memory.stat's slots on the kernels where ksnap finds them
  * through a copy of a table private to mm/memcontrol.c (compat.h,
- * KSNAP_MEMCG_STAT_TABLE: 6.12).  Nothing there can be checked at build
- * time, and no exported function reads a memcg's statistics, so the copy
- * is checked on the running kernel, once, at load (process context).
+ * KSNAP_MEMCG_STAT_TABLE: 6.12, 7.2, 7.3).  Nothing there can be checked
+ * at build time, and no exported function reads a memcg's statistics, so
+ * the copy is checked on the running kernel, once, at load (process
+ * context).
  *
  * The root memcg's hierarchical per-node statistics count what the node
  * counters of /proc/vmstat count, for every item that is always charged to
