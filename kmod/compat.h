@@ -72,17 +72,77 @@ ksnap_cgroup_cpu_bstat(struct cgroup *cgrp, int cpu)
 }
 
 /*
- * 6.16: the base CPU statistics (cpu.stat's usage) are flushed only when
- * something reads them (cpu.stat, a BPF program), not every 2 s, and
- * css_rstat_flush() is not exported: cpu.stat.usage is as old as the last
- * such read, and its description says so.
+ * cpu.stat's usage of @cgrp's subtree, ns.  Before 6.16, as of the last
+ * rstat flush (about every 2 s).  Since 6.16 the base CPU statistics are
+ * flushed only when something reads them (cpu.stat, a BPF program), and
+ * css_rstat_flush() is not exported.  For a cgroup without children the
+ * value is made live here, the way cgroup_base_stat_flush() would: the
+ * flushed sum plus, per CPU, the time its own tasks ran since that CPU's
+ * last flush (bstat - last_bstat).  A flush running meanwhile adds to the
+ * sum first, to last_bstat after: both are read again, and while either
+ * moved the reading is retried (the flushed sum, stale but never counted
+ * twice, after three tries).  For a cgroup with children the value is as
+ * of the last read of its cpu.stat (or a descendant's): a module cannot
+ * fold their pending time without the flush's lock, and the description
+ * says so.
  */
 #if KSNAP_SINCE(6, 16)
 #define KSNAP_CG_USAGE_DESC \
-	"CPU time of the subtree, as of the last read of its cpu.stat (this kernel flushes only then: it may be stale), ns"
+	"CPU time of the subtree, ns: live for a cgroup without children; for one with children, as of the last read of its cpu.stat (this kernel flushes only then: it may be stale)"
+
+static inline u64 ksnap_cgroup_pending(struct cgroup *cgrp, u64 *lastsum)
+{
+	u64 pending = 0, last, now;
+	int cpu;
+
+	*lastsum = 0;
+	for_each_possible_cpu(cpu) {
+		struct cgroup_rstat_base_cpu *rb =
+			per_cpu_ptr(cgrp->rstat_base_cpu, cpu);
+
+		last = READ_ONCE(rb->last_bstat.cputime.sum_exec_runtime);
+		/* last_bstat is a copy of bstat: read it first, it is <= */
+		smp_rmb();
+		now = READ_ONCE(rb->bstat.cputime.sum_exec_runtime);
+		*lastsum += last;
+		if (now > last)
+			pending += now - last;
+	}
+	return pending;
+}
+
+static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp)
+{
+	u64 flushed, pending, last1, last2;
+	int tries;
+
+	flushed = READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
+	if (READ_ONCE(cgrp->nr_descendants))
+		return flushed;
+	for (tries = 0; tries < 3; tries++) {
+		u64 again;
+
+		/* the flush adds to bstat, then to last_bstat: read between */
+		smp_rmb();
+		pending = ksnap_cgroup_pending(cgrp, &last1);
+		/* and the sum again after, as a seqcount reader would */
+		smp_rmb();
+		again = READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
+		ksnap_cgroup_pending(cgrp, &last2);
+		if (again == flushed && last1 == last2)
+			return flushed + pending;
+		flushed = again;
+	}
+	return flushed;
+}
 #else
 #define KSNAP_CG_USAGE_DESC \
 	"CPU time of the subtree, as of the last rstat flush, ns"
+
+static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp)
+{
+	return READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
+}
 #endif
 
 /*
