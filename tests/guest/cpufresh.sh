@@ -27,8 +27,10 @@ C=$P/burn
 mkdir -p $W $CG$C
 
 unload
-modprobe ksnap period_us=50000
-check "module loads" 0 $?
+# Both at once: the default metrics need the memory controller.
+modprobe ksnap metrics=cpu.stat.usage,cpu.stat.usage_self cgroups=$P,$C \
+	period_us=50000
+check "module loads with cpu.stat.usage of $P and $C" 0 $?
 ksnapd --list-metrics > $W/available.txt
 desc=$(awk -F'\t' '$1 == "cpu.stat.usage" { print $6 }' $W/available.txt)
 info "cpu.stat.usage: $desc"
@@ -36,9 +38,6 @@ parent_fresh=yes
 case "$desc" in
 *"with children"*) parent_fresh=no ;;
 esac
-check "cgroups $P and $C" ok "$(guestprobe write $KSNAP_SYS/cgroups "$P,$C")"
-check "metrics cpu.stat.usage, cpu.stat.usage_self" ok \
-	"$(guestprobe write $KSNAP_SYS/metrics cpu.stat.usage,cpu.stat.usage_self)"
 check "start" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
 ksnapd -o $W/s.tsv 2> $W/ksnapd.err &
 kpid=$!
