@@ -152,8 +152,12 @@ MODULE_PARM_DESC(memcg_table_skew,
 /* Each slot's verdict, by its index in ksnap_memcg_node_items[]. */
 static u8 ksnap_memcg_slot_state[KSNAP_MEMCG_SLOTS];
 
-/* Reads of one comparison round, at most this many; 0.5 s apart. */
-#define KSNAP_MEMCG_ROUNDS	6
+/*
+ * Reads of one comparison round, at most this many; 0.5 s apart: 5.5 s,
+ * past two of memcg's periodic flushes (2 s, deferrable work, late on a
+ * loaded host: 7.3 in a TCG guest beside other guests missed one).
+ */
+#define KSNAP_MEMCG_ROUNDS	12
 #define KSNAP_MEMCG_ROUND_MS	500
 
 /* The memory.stat metric reading slot @slot, or NULL. */
