@@ -72,17 +72,77 @@ ksnap_cgroup_cpu_bstat(struct cgroup *cgrp, int cpu)
 }
 
 /*
- * 6.16: the base CPU statistics (cpu.stat's usage) are flushed only when
- * something reads them (cpu.stat, a BPF program), not every 2 s, and
- * css_rstat_flush() is not exported: cpu.stat.usage is as old as the last
- * such read, and its description says so.
+ * cpu.stat's usage of @cgrp's subtree, ns.  Before 6.16, as of the last
+ * rstat flush (about every 2 s).  Since 6.16 the base CPU statistics are
+ * flushed only when something reads them (cpu.stat, a BPF program), and
+ * css_rstat_flush() is not exported.  For a cgroup without children the
+ * value is made live here, the way cgroup_base_stat_flush() would: the
+ * flushed sum plus, per CPU, the time its own tasks ran since that CPU's
+ * last flush (bstat - last_bstat).  A flush running meanwhile adds to the
+ * sum first, to last_bstat after: both are read again, and while either
+ * moved the reading is retried (the flushed sum, stale but never counted
+ * twice, after three tries).  For a cgroup with children the value is as
+ * of the last read of its cpu.stat (or a descendant's): a module cannot
+ * fold their pending time without the flush's lock, and the description
+ * says so.
  */
 #if KSNAP_SINCE(6, 16)
 #define KSNAP_CG_USAGE_DESC \
-	"CPU time of the subtree, as of the last read of its cpu.stat (this kernel flushes only then: it may be stale), ns"
+	"CPU time of the subtree, ns: live for a cgroup without children; for one with children, as of the last read of its cpu.stat (this kernel flushes only then: it may be stale)"
+
+static inline u64 ksnap_cgroup_pending(struct cgroup *cgrp, u64 *lastsum)
+{
+	u64 pending = 0, last, now;
+	int cpu;
+
+	*lastsum = 0;
+	for_each_possible_cpu(cpu) {
+		struct cgroup_rstat_base_cpu *rb =
+			per_cpu_ptr(cgrp->rstat_base_cpu, cpu);
+
+		last = READ_ONCE(rb->last_bstat.cputime.sum_exec_runtime);
+		/* last_bstat is a copy of bstat: read it first, it is <= */
+		smp_rmb();
+		now = READ_ONCE(rb->bstat.cputime.sum_exec_runtime);
+		*lastsum += last;
+		if (now > last)
+			pending += now - last;
+	}
+	return pending;
+}
+
+static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp)
+{
+	u64 flushed, pending, last1, last2;
+	int tries;
+
+	flushed = READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
+	if (READ_ONCE(cgrp->nr_descendants))
+		return flushed;
+	for (tries = 0; tries < 3; tries++) {
+		u64 again;
+
+		/* the flush adds to bstat, then to last_bstat: read between */
+		smp_rmb();
+		pending = ksnap_cgroup_pending(cgrp, &last1);
+		/* and the sum again after, as a seqcount reader would */
+		smp_rmb();
+		again = READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
+		ksnap_cgroup_pending(cgrp, &last2);
+		if (again == flushed && last1 == last2)
+			return flushed + pending;
+		flushed = again;
+	}
+	return flushed;
+}
 #else
 #define KSNAP_CG_USAGE_DESC \
 	"CPU time of the subtree, as of the last rstat flush, ns"
+
+static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp)
+{
+	return READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
+}
 #endif
 
 /*
@@ -194,10 +254,11 @@ static inline struct psi_group *ksnap_psi_parent(struct psi_group *psi)
  * (KSNAP_HAVE_MEMCG_STAT 0):
  *  - 5.10: atomic per-node counters in the header, batched (live);
  *  - 6.1: per-node counters in the header, as of the last rstat flush;
- *  - 6.12: a pointer to a structure private to mm/memcontrol.c, indexed
- *    through a table private to it (memcg_node_stat_items[]), repeated
- *    here.  No build can check it: memcgproof.c checks it against the node
- *    counters at load, and what disagrees is not offered.
+ *  - 6.12, 7.2, 7.3: a pointer to a structure private to mm/memcontrol.c,
+ *    indexed through a table private to it (memcg_node_stat_items[]),
+ *    repeated here for each of them.  No build can check it: memcgproof.c
+ *    checks it against the node counters at load, and what disagrees is
+ *    not offered.
  */
 #if KSNAP_SINCE(5, 10) && !KSNAP_SINCE(5, 11)
 #define KSNAP_HAVE_MEMCG_STAT	1
@@ -227,13 +288,20 @@ static inline bool ksnap_memcg_stat_known(enum node_stat_item item)
 {
 	return true;
 }
-#elif KSNAP_SINCE(6, 12) && !KSNAP_SINCE(6, 13)
+#elif (KSNAP_SINCE(6, 12) && !KSNAP_SINCE(6, 13)) || \
+	(KSNAP_SINCE(7, 2) && !KSNAP_SINCE(7, 4))
 #define KSNAP_HAVE_MEMCG_STAT	1
 /* Only here does ksnap_memcg_stat_known() look anything up. */
 #define KSNAP_MEMCG_STAT_TABLE	1
 #define KSNAP_MEMCG_STAT_FRESH	KSNAP_FRESH_2S
 #define KSNAP_MEMCG_STAT_WHEN	"as of the last rstat flush"
-/* mm/memcontrol.c's memcg_node_stat_items[] of 6.12, in its order. */
+/*
+ * mm/memcontrol.c's memcg_node_stat_items[], in its order: 6.12's (31
+ * items with Debian's configuration), 7.2's (47: NR_VMALLOC and the
+ * reclaim counters, node stats since about 7.1) and 7.3's (50: 7.3 put
+ * NR_VMSCAN_WRITE before NR_VMALLOC, shifting every slot after it, and
+ * added PGROTATE_*).
+ */
 static const enum node_stat_item ksnap_memcg_node_items[] = {
 	NR_INACTIVE_ANON, NR_ACTIVE_ANON, NR_INACTIVE_FILE, NR_ACTIVE_FILE,
 	NR_UNEVICTABLE, NR_SLAB_RECLAIMABLE_B, NR_SLAB_UNRECLAIMABLE_B,
@@ -242,7 +310,14 @@ static const enum node_stat_item ksnap_memcg_node_items[] = {
 	WORKINGSET_RESTORE_ANON, WORKINGSET_RESTORE_FILE,
 	WORKINGSET_NODERECLAIM, NR_ANON_MAPPED, NR_FILE_MAPPED, NR_FILE_PAGES,
 	NR_FILE_DIRTY, NR_WRITEBACK, NR_SHMEM, NR_SHMEM_THPS, NR_FILE_THPS,
-	NR_ANON_THPS, NR_KERNEL_STACK_KB, NR_PAGETABLE, NR_SECONDARY_PAGETABLE,
+	NR_ANON_THPS,
+#if KSNAP_SINCE(7, 3)
+	NR_VMSCAN_WRITE,
+#endif
+#if KSNAP_SINCE(7, 2)
+	NR_VMALLOC,
+#endif
+	NR_KERNEL_STACK_KB, NR_PAGETABLE, NR_SECONDARY_PAGETABLE,
 #ifdef CONFIG_SWAP
 	NR_SWAPCACHE,
 #endif
@@ -250,6 +325,21 @@ static const enum node_stat_item ksnap_memcg_node_items[] = {
 	PGPROMOTE_SUCCESS,
 #endif
 	PGDEMOTE_KSWAPD, PGDEMOTE_DIRECT, PGDEMOTE_KHUGEPAGED,
+#if KSNAP_SINCE(7, 2)
+	PGDEMOTE_PROACTIVE, PGSTEAL_KSWAPD, PGSTEAL_DIRECT,
+	PGSTEAL_KHUGEPAGED, PGSTEAL_PROACTIVE, PGSTEAL_ANON, PGSTEAL_FILE,
+	PGSCAN_KSWAPD, PGSCAN_DIRECT, PGSCAN_KHUGEPAGED, PGSCAN_PROACTIVE,
+	PGSCAN_ANON, PGSCAN_FILE,
+#endif
+#if KSNAP_SINCE(7, 3)
+	PGROTATE_ANON, PGROTATE_FILE,
+#endif
+#if KSNAP_SINCE(7, 2)
+	PGREFILL,
+#ifdef CONFIG_HUGETLB_PAGE
+	NR_HUGETLB,
+#endif
+#endif
 };
 
 /* The index of @item in the private table, or -1. */

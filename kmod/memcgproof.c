@@ -2,9 +2,10 @@
 /*
  * The proof of memory.stat's slots on the kernels where ksnap finds them
  * through a copy of a table private to mm/memcontrol.c (compat.h,
- * KSNAP_MEMCG_STAT_TABLE: 6.12).  Nothing there can be checked at build
- * time, and no exported function reads a memcg's statistics, so the copy
- * is checked on the running kernel, once, at load (process context).
+ * KSNAP_MEMCG_STAT_TABLE: 6.12, 7.2, 7.3).  Nothing there can be checked
+ * at build time, and no exported function reads a memcg's statistics, so
+ * the copy is checked on the running kernel, once, at load (process
+ * context).
  *
  * The root memcg's hierarchical per-node statistics count what the node
  * counters of /proc/vmstat count, for every item that is always charged to
@@ -151,8 +152,12 @@ MODULE_PARM_DESC(memcg_table_skew,
 /* Each slot's verdict, by its index in ksnap_memcg_node_items[]. */
 static u8 ksnap_memcg_slot_state[KSNAP_MEMCG_SLOTS];
 
-/* Reads of one comparison round, at most this many; 0.5 s apart. */
-#define KSNAP_MEMCG_ROUNDS	6
+/*
+ * Reads of one comparison round, at most this many; 0.5 s apart: 5.5 s,
+ * past two of memcg's periodic flushes (2 s, deferrable work, late on a
+ * loaded host: 7.3 in a TCG guest beside other guests missed one).
+ */
+#define KSNAP_MEMCG_ROUNDS	12
 #define KSNAP_MEMCG_ROUND_MS	500
 
 /* The memory.stat metric reading slot @slot, or NULL. */

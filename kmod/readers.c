@@ -207,11 +207,11 @@ u64 ksnap_read_memcg_stat(const struct ksnap_metric *m,
 }
 #endif
 
-/* cpu.stat usage of the whole subtree, as of the last rstat flush, ns. */
+/* cpu.stat usage of the whole subtree, ns (compat.h: how fresh). */
 u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 			const struct ksnap_cgroup *cg)
 {
-	return READ_ONCE(cg->cgrp->bstat.cputime.sum_exec_runtime);
+	return ksnap_cgroup_usage(cg->cgrp);
 }
 
 /* CPU time of the cgroup's own tasks (not its descendants') on one CPU. */

@@ -1,6 +1,6 @@
 # Guest half of the memory.stat slot check: on the kernels where ksnap
 # reads memory.stat.* through its copy of a table private to
-# mm/memcontrol.c (6.12), the load checks every slot against the node
+# mm/memcontrol.c (6.12, 7.2, 7.3), the load checks every slot against the node
 # counters (kmod/memcgproof.c, docs/kernels.md).
 #   scripts/guest --kernel 6.12 --out DIR -- 'sh /guest/tests/memcgproof.sh'
 #
