@@ -2,7 +2,7 @@
 # they need (packages, debug kernel) on a fresh Debian 12 machine.
 
 .PHONY: all setup debug-kernel modules modules-all modules-debug modules-arm64 \
-	tools unit \
+	tools tools-arm64 unit \
 	plot-check fuzz kunit guest-tests check demo bench style sparse install \
 	clean deb system-tests check-quick check-all setup-demo update-kernels
 
@@ -69,6 +69,13 @@ modules-debug:
 # ksnapd and friends: build/bin/
 tools:
 	$(MAKE) -C userspace
+
+# ksnapd and friends cross-built for arm64 guests: build/arm64/bin/, with
+# aarch64-linux-gnu-gcc against Debian 12's arm64 libraries unpacked into
+# the cache (scripts/arm64-root)
+tools-arm64:
+	$(MAKE) -C userspace BUILD=../build/arm64 AR=aarch64-linux-gnu-ar \
+		CC="aarch64-linux-gnu-gcc --sysroot=$$(scripts/arm64-root)"
 
 # cmocka unit tests for userspace logic, and ksnap-verify's damage tests
 unit:

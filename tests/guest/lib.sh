@@ -295,13 +295,13 @@ proc_state() {
 }
 
 # asleep_in_poll PID: the process sleeps (S) inside poll(2) or ppoll(2)
-# (/proc/PID/syscall: x86-64 numbers 7 and 271).
+# (/proc/PID/syscall: x86-64 numbers 7 and 271; arm64 has ppoll only, 73).
 asleep_in_poll() {
 	_s=$(sed -n 's/^State:[[:space:]]*//p' /proc/"$1"/status 2>/dev/null)
 	read -r _nr _rest 2>/dev/null < /proc/"$1"/syscall
 	echo "state ${_s:-(no process)}, syscall ${_nr:-?}"
-	case "${_s%% *} $_nr" in
-	"S 7"|"S 271") return 0 ;;
+	case "$(uname -m) ${_s%% *} $_nr" in
+	"x86_64 S 7"|"x86_64 S 271"|"aarch64 S 73") return 0 ;;
 	esac
 	return 1
 }
