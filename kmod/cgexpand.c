@@ -190,6 +190,14 @@ int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
 		}
 		ksnap_cgroup_hold(cg, found[i], cg->path);
 		found[i] = NULL;
+		/*
+		 * Removed since the walk: its controllers may be gone, and
+		 * a check of its metrics would fail the whole expansion.
+		 */
+		if (ksnap_cgroup_dying(cg)) {
+			ksnap_cgroup_put(cg);
+			continue;
+		}
 		__set_bit(cfg->nr_cgroups, cfg->matched);
 		cfg->nr_cgroups++;
 	}
