@@ -179,6 +179,7 @@ int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
 	for (i = 0; i < n; i++) {
 		struct ksnap_cgroup *cg = &cfg->cgroups[cfg->nr_cgroups];
 		struct cgroup *root = cfg->cgns->root_cset->dfl_cgrp;
+		struct cgroup *parent;
 
 		if (ksnap_cgpattern_has(cfg, found[i]))
 			continue;
@@ -190,6 +191,18 @@ int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
 		}
 		ksnap_cgroup_hold(cg, found[i], cg->path);
 		found[i] = NULL;
+		/*
+		 * Removed since the walk, or still being made (its parent
+		 * gives it memory, its memory css is not there yet): a check
+		 * of its metrics would fail the whole expansion.
+		 */
+		parent = cgroup_parent(cg->cgrp);
+		if (ksnap_cgroup_dying(cg) ||
+		    (!cg->memcg && parent &&
+		     (READ_ONCE(parent->subtree_ss_mask) & BIT(memory_cgrp_id)))) {
+			ksnap_cgroup_put(cg);
+			continue;
+		}
 		__set_bit(cfg->nr_cgroups, cfg->matched);
 		cfg->nr_cgroups++;
 	}
