@@ -368,7 +368,10 @@ static void ksnap_wake_fn(struct irq_work *work)
 }
 
 /*
- * Log each cgroup the sampler found removed, once while it is held.
+ * Log each cgroup the sampler found removed, once while it is held.  One
+ * matched by a pattern is not logged: its removal is the normal course of
+ * a followed set (a hundred a second on a busy host), and the next set
+ * change counts it (stats/cgroups_removed).
  * Process context; never concurrent with itself (see ksnap_sampler_stop()).
  */
 void ksnap_sampler_report_gone(struct ksnap *ks)
@@ -383,7 +386,7 @@ void ksnap_sampler_report_gone(struct ksnap *ks)
 		    !test_and_set_bit(i, ks->memory_gone_logged))
 			pr_warn("cgroups: '%s': its memory controller was disabled while sampled (a parent's cgroup.subtree_control): its memory columns keep their last values and records are flagged stale\n",
 				cfg->cgroups[i].path);
-		if (!test_bit(i, run->gone) ||
+		if (!test_bit(i, run->gone) || test_bit(i, cfg->matched) ||
 		    test_and_set_bit(i, ks->gone_logged))
 			continue;
 		pr_warn("cgroups: '%s' was removed while sampled: its columns keep their last values and records are flagged stale\n",
