@@ -219,16 +219,44 @@ static unsigned long later_number(const char *entry, const char *base)
 }
 
 /*
+ * The first START_TIME of the file @name (within its first 64 KiB, where
+ * a stream's header is), or 0.
+ */
+static unsigned long long start_time_of(const char *name)
+{
+	unsigned long long t = 0;
+	char line[256];
+	unsigned int n = 0;
+	FILE *f = fopen(name, "r");
+
+	if (!f)
+		return 0;
+	while (n < 64 * 1024 && fgets(line, sizeof(line), f)) {
+		n += strlen(line);
+		if (!strncmp(line, "START_TIME\t", 11)) {
+			t = strtoull(line + 11, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return t;
+}
+
+/*
  * FILE, then FILE.2, FILE.3, ... as they exist (ksnapd's later streams
  * and collections, docs/format.md "Sequences"), into names[] (each
  * malloc'ed); a number missing below the highest found is said and
- * counted in *holes.  Returns how many, or -errno.
+ * counted in *holes.  A FILE.N that starts before FILE does (its
+ * START_TIME) is left from an earlier, longer run (ksnapd rewrites FILE
+ * and the FILE.N it reaches, in time order): said, and not part of the
+ * sequence.  Returns how many, or -errno.
  */
 static int find_sequence(const char *file, char **names, unsigned int max,
 			 unsigned int *holes)
 {
 	const char *slash = strrchr(file, '/'), *base = slash ? slash + 1 : file;
 	unsigned long v, top = 1;
+	unsigned long long t, t0;
 	unsigned char *have;
 	struct dirent *e;
 	char dir[4096];
@@ -252,6 +280,23 @@ static int find_sequence(const char *file, char **names, unsigned int max,
 	}
 	if (d)
 		closedir(d);
+	t0 = start_time_of(file);
+	top = 1;
+	for (v = 2; v <= max && t0; v++) {
+		if (!have[v])
+			continue;
+		snprintf(dir, sizeof(dir), "%s.%lu", file, v);
+		t = start_time_of(dir);
+		if (t && t < t0) {
+			fprintf(stderr, "ksnap-verify: %s: starts before %s "
+				"(START_TIME %llu < %llu): left by an earlier "
+				"run, not checked\n", dir, file, t, t0);
+			have[v] = 0;
+		}
+	}
+	for (v = 2; v <= max; v++)
+		if (have[v])
+			top = v;
 	names[n++] = strdup(file);
 	for (v = 2; v <= top; v++) {
 		if (!have[v]) {
