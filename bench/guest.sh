@@ -365,6 +365,8 @@ fi
 
 # Scrape: the ring's loss with and without a scraper on /metrics.
 if phase scrape; then
+	# The guest's loopback is down until brought up.
+	ip link set lo up
 	pick 64
 	for p in ${SCRAPE_PERIODS:-1000 200}; do
 		for sc in 0 1; do
