@@ -31,7 +31,7 @@
 #   PIPE_PERIODS PIPE_SECONDS  the pipeline ("1000 100 10", 10 s each)
 #   E2E_SECONDS        end to end: seconds to sustain (default 60)
 #   SCALE_SECONDS SCALE_REPS   scale: seconds per run, runs (3, 3)
-#   DISC_MS DISC_SAMPLES       discovery ("1000 100", 50)
+#   DISC_MS DISC_SAMPLES       discovery ("1000 500 100", 50)
 #   WIDTH_SETS WIDTH_SECONDS WIDTH_SWEEPS   width ("10 100 1000 1024 2000", 5, 20)
 #   SCRAPE_PERIODS SCRAPE_SECONDS SCRAPE_RATE   scrape ("1000 200", 20, 100)
 set -u
@@ -316,7 +316,7 @@ fi
 if phase discovery; then
 	mkdir -p $CG/disc
 	echo "+memory +cpu" > $CG/disc/cgroup.subtree_control
-	for d in ${DISC_MS:-1000 100}; do
+	for d in ${DISC_MS:-1000 500 100}; do
 		rmdir $CG/disc/c* 2>/dev/null
 		if ! modprobe ksnap metrics=pgfault,memory.current 'cgroups=/disc/c*' \
 			cgroups_max=$((${DISC_SAMPLES:-50} + 8)) discover_ms=$d \

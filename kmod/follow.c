@@ -46,7 +46,7 @@
 
 #define KSNAP_DISCOVER_MS_MIN		100
 #define KSNAP_DISCOVER_MS_MAX		60000
-#define KSNAP_DISCOVER_MS_DEFAULT	1000
+#define KSNAP_DISCOVER_MS_DEFAULT	500
 #define KSNAP_CGROUPS_MAX_DEFAULT	8
 
 static unsigned int ksnap_discover_ms = KSNAP_DISCOVER_MS_DEFAULT;
@@ -80,7 +80,7 @@ static const struct kernel_param_ops ksnap_cgroups_max_ops = {
 module_param_cb(discover_ms, &ksnap_discover_ms_ops, &ksnap_discover_ms,
 		0644);
 MODULE_PARM_DESC(discover_ms,
-		 "how often a running collection expands its cgroup patterns again, milliseconds (100..60000, default 1000); at most one set change per interval");
+		 "how often a running collection expands its cgroup patterns again, milliseconds (100..60000, default 500); at most one set change per interval");
 module_param_cb(cgroups_max, &ksnap_cgroups_max_ops, &ksnap_cgroups_max,
 		0644);
 MODULE_PARM_DESC(cgroups_max,
