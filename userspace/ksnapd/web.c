@@ -1141,10 +1141,17 @@ int web_systemd_socket(char *err, size_t errlen)
 	return fd;
 }
 
-/* The server on fd, TLS with a certificate. */
+/*
+ * The server on fd, TLS with a certificate.  A thread for each connection
+ * (at most WEB_MAX_CONNECTIONS of them): a bcrypt, or a slow client, holds
+ * up its own connection only, never a scrape on another.  The limits are
+ * the daemon's own, so global; the watchdog shuts down a connection's fd
+ * and its thread sees the end of the stream.
+ */
 static int serve(struct web *w, int fd)
 {
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_THREAD_PER_CONNECTION | MHD_USE_AUTO;
 	struct MHD_OptionItem tls[3] = { { MHD_OPTION_END, 0, NULL } };
 
 	if (w->conf.cert_pem) {

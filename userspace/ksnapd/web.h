@@ -17,7 +17,8 @@
  * layout (names, labels) is built by begin() before it takes the mutex,
  * and shared with the scrapes by reference count.
  *
- * The server has bounded connections (WEB_MAX_CONNECTIONS, and
+ * The server gives each connection a thread of its own (a bcrypt holds up
+ * its connection only) and has bounded connections (WEB_MAX_CONNECTIONS, and
  * WEB_MAX_PER_IP from one address), a timeout (WEB_TIMEOUT_S without a
  * byte), a request header limit (WEB_MEMORY_LIMIT bytes for one
  * connection) and a deadline for a request's line and headers (a TLS
