@@ -4,7 +4,8 @@
  * credential, the failures' token buckets (an IPv6 client by its /64, an
  * address that passed before spared the global one), a bcrypt that holds
  * up no other check; then over real HTTP (and TLS)
- * on a loopback port: 401 with WWW-Authenticate, 429, a plain HTTP request
+ * on a loopback port: 401 with WWW-Authenticate, 429, a scrape answered
+ * while a bcrypt runs, TLS below 1.2 refused, a plain HTTP request
  * against the TLS port, the header deadline, and the socket systemd passes.
  */
 #include <arpa/inet.h>
@@ -434,6 +435,31 @@ static const char *tls_get(const char *path, const char *auth)
 	return resp;
 }
 
+/* Whether a TLS client limited to the GnuTLS priorities PRIO completes a
+ * handshake with the server. */
+static bool tls_handshake_with(const char *prio)
+{
+	gnutls_certificate_credentials_t xc;
+	gnutls_session_t s;
+	int fd = dial(), r;
+
+	assert_int_equal(gnutls_certificate_allocate_credentials(&xc), 0);
+	assert_int_equal(gnutls_init(&s, GNUTLS_CLIENT), 0);
+	r = gnutls_priority_set_direct(s, prio, NULL);
+	if (r < 0)
+		fail_msg("%s: %s", prio, gnutls_strerror(r));
+	assert_int_equal(gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, xc),
+			 0);
+	gnutls_transport_set_int(s, fd);
+	do
+		r = gnutls_handshake(s);
+	while (r < 0 && !gnutls_error_is_fatal(r));
+	gnutls_deinit(s);
+	gnutls_certificate_free_credentials(xc);
+	close(fd);
+	return r == 0;
+}
+
 /* base64 of prometheus:secret, prometheus:wrong */
 #define RIGHT	"cHJvbWV0aGV1czpzZWNyZXQ="
 #define WRONG	"cHJvbWV0aGV1czp3cm9uZw=="
@@ -530,6 +556,18 @@ static void tls_serves_and_plain_http_against_it_is_closed(void **state)
 	assert_null(strstr(resp, "HTTP/1.1 200"));
 	assert_null(strstr(resp, "ksnap_build_info"));
 	tls_get("/metrics", RIGHT);
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+}
+
+static void tls_below_1_2_is_refused(void **state)
+{
+	serve("tls_server_config:\n  cert_file: server.crt\n"
+	      "  key_file: server.key\n");
+	assert_true(tls_handshake_with("NORMAL:-VERS-ALL:+VERS-TLS1.2"));
+	assert_true(tls_handshake_with("NORMAL:-VERS-ALL:+VERS-TLS1.3"));
+	assert_false(tls_handshake_with("NORMAL:-VERS-ALL:+VERS-TLS1.1"));
+	assert_false(tls_handshake_with("NORMAL:-VERS-ALL:+VERS-TLS1.0"));
+	tls_get("/metrics", NULL);
 	assert_non_null(strstr(resp, "HTTP/1.1 200"));
 }
 
@@ -680,6 +718,7 @@ int main(void)
 		W(repeated_wrong_passwords_get_429),
 		W(a_cached_scrape_is_answered_while_a_bcrypt_runs),
 		W(tls_serves_and_plain_http_against_it_is_closed),
+		W(tls_below_1_2_is_refused),
 		W(a_config_error_stops_the_server_from_starting),
 		W(headers_trickled_past_the_deadline_are_cut),
 		cmocka_unit_test(systemd_socket_is_served),
