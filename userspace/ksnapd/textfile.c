@@ -41,8 +41,23 @@ int textfile_write(const char *dir, const char *buf, size_t len, char *err,
 		snprintf(err, errlen, "textfile: %s: path too long", dir);
 		return -ENAMETOOLONG;
 	}
-	fd = ksnap_sys_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	/*
+	 * A new file, never one found there: a link planted at tmp would have
+	 * an O_TRUNC open (as root) truncate what it points at.  A stale one,
+	 * left by a crash of a process with this pid, is unlinked (the link,
+	 * not its target) and the open tried once more.
+	 */
+	fd = ksnap_sys_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
 			    O_NOFOLLOW, TEXTFILE_MODE);
+	if (fd == -EEXIST) {
+		what = "unlink";
+		ret = ksnap_sys_unlink(tmp);
+		if (ret && ret != -ENOENT)
+			goto fail;
+		what = "open";
+		fd = ksnap_sys_open(tmp, O_WRONLY | O_CREAT | O_EXCL |
+				    O_CLOEXEC | O_NOFOLLOW, TEXTFILE_MODE);
+	}
 	if (fd < 0) {
 		ret = fd;
 		goto fail;

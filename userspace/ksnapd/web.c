@@ -1141,11 +1141,18 @@ int web_systemd_socket(char *err, size_t errlen)
 	return fd;
 }
 
-/* The server on fd, TLS with a certificate. */
+/*
+ * The server on fd, TLS with a certificate.  A thread for each connection
+ * (at most WEB_MAX_CONNECTIONS of them): a bcrypt, or a slow client, holds
+ * up its own connection only, never a scrape on another.  The limits are
+ * the daemon's own, so global; the watchdog shuts down a connection's fd
+ * and its thread sees the end of the stream.
+ */
 static int serve(struct web *w, int fd)
 {
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
-	struct MHD_OptionItem tls[3] = { { MHD_OPTION_END, 0, NULL } };
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_THREAD_PER_CONNECTION | MHD_USE_AUTO;
+	struct MHD_OptionItem tls[4] = { { MHD_OPTION_END, 0, NULL } };
 
 	if (w->conf.cert_pem) {
 		flags |= MHD_USE_TLS;
@@ -1153,7 +1160,9 @@ static int serve(struct web *w, int fd)
 						  w->conf.cert_pem };
 		tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
 						  w->conf.key_pem };
-		tls[2] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+		tls[2] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES,
+						  0, (void *)WEB_TLS_PRIORITIES };
+		tls[3] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	}
 	w->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, w,
 				  MHD_OPTION_LISTEN_SOCKET, fd,
@@ -1228,9 +1237,19 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 		goto fail;
 	}
 	w->have_watchdog = true;
+	if (w->conf.cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) !=
+				MHD_YES) {
+		snprintf(err, errlen, "--web.config.file: %s: "
+			 "tls_server_config: this libmicrohttpd was built "
+			 "without TLS", cfg->config_file);
+		ret = -EOPNOTSUPP;
+		goto fail;
+	}
 	ret = serve(w, fd);
 	if (ret) {
-		snprintf(err, errlen, "web: the HTTP server did not start");
+		snprintf(err, errlen, "web: the HTTP server did not start%s",
+			 w->conf.cert_pem ? " (TLS: " WEB_TLS_PRIORITIES ")" :
+			 "");
 		goto fail;
 	}
 	if (cfg->log)

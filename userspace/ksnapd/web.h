@@ -17,7 +17,8 @@
  * layout (names, labels) is built by begin() before it takes the mutex,
  * and shared with the scrapes by reference count.
  *
- * The server has bounded connections (WEB_MAX_CONNECTIONS, and
+ * The server gives each connection a thread of its own (a bcrypt holds up
+ * its connection only) and has bounded connections (WEB_MAX_CONNECTIONS, and
  * WEB_MAX_PER_IP from one address), a timeout (WEB_TIMEOUT_S without a
  * byte), a request header limit (WEB_MEMORY_LIMIT bytes for one
  * connection) and a deadline for a request's line and headers (a TLS
@@ -26,11 +27,12 @@
  * answer to be read (WEB_ANSWER_DEADLINE_S); a watchdog thread shuts a
  * connection past either down.
  *
- * --web.config.file (webconf.h) adds TLS (GnuTLS through libmicrohttpd)
- * and basic authentication (webauth.h): without a credential that passes,
- * every path answers 401 with WWW-Authenticate, or 429 once the client
- * has failed too often.  --web.systemd-socket serves the listening
- * socket systemd passes (LISTEN_FDS, one socket) instead of opening one.
+ * --web.config.file (webconf.h) adds TLS (GnuTLS through libmicrohttpd;
+ * TLS 1.2 and 1.3 only, WEB_TLS_PRIORITIES) and basic authentication
+ * (webauth.h): without a credential that passes, every path answers 401
+ * with WWW-Authenticate, or 429 once the client has failed too often.
+ * --web.systemd-socket serves the listening socket systemd passes
+ * (LISTEN_FDS, one socket) instead of opening one.
  * It answers before the first collection and between collections, with
  * ksnap_collection_running 0: a collection's series stay until their
  * window has passed without a sample.  So do a removed cgroup's: the
@@ -88,6 +90,8 @@
 #define WEB_HEADER_DEADLINE_S	10
 #define WEB_ANSWER_DEADLINE_S	60
 #define WEB_REALM		"ksnapd"
+/* GnuTLS priorities: TLS 1.2 at least. */
+#define WEB_TLS_PRIORITIES	"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
 struct web_config {
 	const char *listen;		/* ADDR:PORT, [ADDR6]:PORT, :PORT */

@@ -26,9 +26,7 @@ int web_auth_init(struct web_auth *a, const struct webconf_user *users,
 		if (n > 0)
 			got += (size_t)n;
 	}
-	a->cd = calloc(1, sizeof(*a->cd));
-	if (!a->cd)
-		return -ENOMEM;
+	a->crypt = crypt_r;
 	a->global.tokens = WEB_AUTH_GLOBAL_BURST;
 	pthread_mutex_init(&a->lock, NULL);
 	return 0;
@@ -36,12 +34,10 @@ int web_auth_init(struct web_auth *a, const struct webconf_user *users,
 
 void web_auth_fini(struct web_auth *a)
 {
-	if (!a->cd)
+	if (!a->crypt)
 		return;
 	pthread_mutex_destroy(&a->lock);
-	memset(a->cd, 0, sizeof(*a->cd));
-	free(a->cd);
-	memset(a, 0, sizeof(*a));
+	explicit_bzero(a, sizeof(*a));
 }
 
 /* Refill b (burst, rate a second) to now; then take one token if any. */
@@ -60,38 +56,71 @@ static bool take(struct web_auth_bucket *b, double burst, double rate,
 	return true;
 }
 
-/* The bucket of client addr: an old one, or a new one in the place of the
- * one refilled longest ago. */
-static struct web_auth_bucket *client_bucket(struct web_auth *a,
-					     const void *addr, size_t len,
-					     uint64_t now_ns)
+/*
+ * The key of a client address: an IPv4 address (also one mapped into IPv6)
+ * as its 4 bytes, an IPv6 address as its /64, which one host is commonly
+ * given whole.
+ */
+static void client_key(unsigned char *key, const unsigned char *addr,
+		       size_t len)
 {
-	unsigned char key[WEB_AUTH_ADDR_LEN] = { 0 };
-	unsigned int i, old = 0;
+	static const unsigned char v4mapped[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+	};
 
-	memcpy(key, addr, len < sizeof(key) ? len : sizeof(key));
+	memset(key, 0, WEB_AUTH_ADDR_LEN);
+	if (len == 16 && !memcmp(addr, v4mapped, sizeof(v4mapped)))
+		memcpy(key, addr + 12, 4);
+	else if (len == 16) {
+		memcpy(key, addr, 8);
+		key[WEB_AUTH_ADDR_LEN - 1] = 6;	/* not an IPv4 key */
+	} else {
+		memcpy(key, addr, len < 4 ? len : 4);
+	}
+}
+
+/*
+ * The client of key: an old one, or a new one in the place of the one
+ * refilled longest ago among those that never passed (among all, if all
+ * did): an attacker's many addresses do not push out the ones known good.
+ */
+static struct web_auth_client *client_of(struct web_auth *a,
+					 const unsigned char *key,
+					 uint64_t now_ns)
+{
+	struct web_auth_client *c;
+	unsigned int i, old = 0;
+	bool old_passed = true;
+
 	for (i = 0; i < a->nr_clients; i++) {
-		if (!memcmp(a->client[i].addr, key, sizeof(key)))
-			return &a->client[i].b;
-		if (a->client[i].b.at_ns < a->client[old].b.at_ns)
+		c = &a->client[i];
+		if (!memcmp(c->addr, key, WEB_AUTH_ADDR_LEN))
+			return c;
+		if ((old_passed && !c->passed) ||
+		    (old_passed == c->passed &&
+		     c->b.at_ns < a->client[old].b.at_ns)) {
 			old = i;
+			old_passed = c->passed;
+		}
 	}
 	if (a->nr_clients < WEB_AUTH_CLIENTS)
 		old = a->nr_clients++;
-	memcpy(a->client[old].addr, key, sizeof(key));
-	a->client[old].b.tokens = WEB_AUTH_BURST;
-	a->client[old].b.at_ns = now_ns;
-	return &a->client[old].b;
+	c = &a->client[old];
+	memcpy(c->addr, key, WEB_AUTH_ADDR_LEN);
+	c->b.tokens = WEB_AUTH_BURST;
+	c->b.at_ns = now_ns;
+	c->passed = false;
+	return c;
 }
 
 static bool cached(const struct web_auth *a, const unsigned char *mac)
 {
 	unsigned int i;
+	bool hit = false;
 
 	for (i = 0; i < a->nr_cached; i++)
-		if (!memcmp(a->cache[i], mac, WEB_AUTH_MAC_LEN))
-			return true;
-	return false;
+		hit |= !gnutls_memcmp(a->cache[i], mac, WEB_AUTH_MAC_LEN);
+	return hit;
 }
 
 static void remember(struct web_auth *a, const unsigned char *mac)
@@ -102,24 +131,41 @@ static void remember(struct web_auth *a, const unsigned char *mac)
 		a->nr_cached++;
 }
 
-/* crypt_r's answer is the hash itself when the password is right. */
+/*
+ * crypt's answer is the hash itself when the password is right.  Called
+ * without the lock: bcrypt takes long on purpose, and a scrape with a
+ * remembered credential, or another bcrypt, does not wait for it.  Its
+ * work area (about 32 KiB) is this call's own, zeroed after.
+ */
 static bool bcrypt_ok(struct web_auth *a, const char *pass, const char *hash)
 {
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	size_t hl = strlen(hash), i;
+	unsigned char diff = 0;
 	const char *h;
+	bool ok = false;
 
-	a->bcrypt_runs++;
-	h = crypt_r(pass, hash, a->cd);
-	return h && h[0] != '*' && strlen(h) == strlen(hash) &&
-	       !memcmp(h, hash, strlen(hash));
+	if (!cd)
+		return false;
+	h = a->crypt(pass, hash, cd);
+	if (h && h[0] != '*' && strlen(h) == hl) {
+		for (i = 0; i < hl; i++)
+			diff |= (unsigned char)(h[i] ^ hash[i]);
+		ok = !diff;
+	}
+	explicit_bzero(cd, sizeof(*cd));
+	free(cd);
+	return ok;
 }
 
 enum web_auth_result web_auth_check(struct web_auth *a, const char *user,
 				    const char *pass, const void *addr,
 				    size_t len, uint64_t now_ns)
 {
-	unsigned char mac[WEB_AUTH_MAC_LEN];
-	struct web_auth_bucket *b;
+	unsigned char mac[WEB_AUTH_MAC_LEN], key[WEB_AUTH_ADDR_LEN];
+	struct web_auth_client *c;
 	enum web_auth_result r = WEB_AUTH_DENIED;
+	bool ok, global;
 	const char *hash = NULL;
 	size_t ul = strlen(user), pl = strlen(pass);
 	unsigned int i;
@@ -143,29 +189,45 @@ enum web_auth_result web_auth_check(struct web_auth *a, const char *user,
 	}
 	memset(msg, 0, ul + pl + 2);
 	free(msg);
+	client_key(key, addr, len);
 	pthread_mutex_lock(&a->lock);
 	if (hash && cached(a, mac)) {
 		r = WEB_AUTH_OK;
 		goto out;
 	}
-	b = client_bucket(a, addr, len, now_ns);
-	if (!take(b, WEB_AUTH_BURST, WEB_AUTH_RATE, now_ns)) {
+	c = client_of(a, key, now_ns);
+	if (!take(&c->b, WEB_AUTH_BURST, WEB_AUTH_RATE, now_ns)) {
 		r = WEB_AUTH_LIMITED;
 		goto out;
 	}
-	if (!take(&a->global, WEB_AUTH_GLOBAL_BURST, WEB_AUTH_GLOBAL_RATE,
-		  now_ns)) {
-		b->tokens += 1.0;
+	/* An address that passed before is not starved by the others. */
+	if (!c->passed && !take(&a->global, WEB_AUTH_GLOBAL_BURST,
+				WEB_AUTH_GLOBAL_RATE, now_ns)) {
+		c->b.tokens += 1.0;
 		r = WEB_AUTH_LIMITED;
 		goto out;
 	}
-	if (bcrypt_ok(a, pass, hash ? hash : a->users[0].hash) && hash) {
+	global = !c->passed;
+	a->bcrypt_runs++;
+	pthread_mutex_unlock(&a->lock);
+	ok = bcrypt_ok(a, pass, hash ? hash : a->users[0].hash) && hash;
+	pthread_mutex_lock(&a->lock);
+	if (ok) {
 		remember(a, mac);
-		b->tokens += 1.0;
-		a->global.tokens += 1.0;
+		/* c may hold another address by now: find this one's. */
+		c = client_of(a, key, now_ns);
+		c->b.tokens += 1.0;
+		if (c->b.tokens > WEB_AUTH_BURST)
+			c->b.tokens = WEB_AUTH_BURST;
+		c->passed = true;
+		if (global)
+			a->global.tokens += 1.0;
+		if (a->global.tokens > WEB_AUTH_GLOBAL_BURST)
+			a->global.tokens = WEB_AUTH_GLOBAL_BURST;
 		r = WEB_AUTH_OK;
 	}
 out:
 	pthread_mutex_unlock(&a->lock);
+	explicit_bzero(mac, sizeof(mac));
 	return r;
 }

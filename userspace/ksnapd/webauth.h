@@ -10,12 +10,18 @@
  *     not once per scrape;
  *   - a credential not remembered costs a token from the client address's
  *     bucket (WEB_AUTH_BURST, refilled at WEB_AUTH_RATE a second; the
- *     WEB_AUTH_CLIENTS last addresses) and from a bucket of all clients
- *     (WEB_AUTH_GLOBAL_BURST, WEB_AUTH_GLOBAL_RATE a second); one that
- *     passes gives its tokens back.  Without a token: WEB_AUTH_LIMITED,
- *     and bcrypt does not run.  Wrong passwords cannot burn the CPU.
+ *     WEB_AUTH_CLIENTS last addresses, an IPv6 one by its /64) and, unless
+ *     a credential from that address passed before, from a bucket of all
+ *     clients (WEB_AUTH_GLOBAL_BURST, WEB_AUTH_GLOBAL_RATE a second); one
+ *     that passes gives its tokens back.  Without a token:
+ *     WEB_AUTH_LIMITED, and bcrypt does not run.  Wrong passwords cannot
+ *     burn the CPU, nor lock out an address known good.
+ *   - bcrypt runs without the lock: while it runs, a remembered credential
+ *     is answered, and other checks go on (the server gives each
+ *     connection a thread of its own).
  * An unknown user runs bcrypt on the first user's hash, as a known one
- * would, so the time of the answer does not tell which users exist.
+ * would, so the time of the answer does not tell which users exist; hashes
+ * and MACs are compared in constant time.
  */
 #ifndef KSNAPD_WEBAUTH_H
 #define KSNAPD_WEBAUTH_H
@@ -24,6 +30,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <crypt.h>
 
 #include "webconf.h"
 
@@ -55,14 +63,17 @@ struct web_auth {
 	unsigned char key[32];
 	unsigned char cache[WEB_AUTH_CACHE][WEB_AUTH_MAC_LEN];
 	unsigned int nr_cached, next_cached;
-	struct {
-		unsigned char addr[WEB_AUTH_ADDR_LEN];
+	struct web_auth_client {
+		unsigned char addr[WEB_AUTH_ADDR_LEN];	/* client_key() */
 		struct web_auth_bucket b;
+		bool passed;		/* a credential from it passed */
 	} client[WEB_AUTH_CLIENTS];
 	unsigned int nr_clients;
 	struct web_auth_bucket global;
-	struct crypt_data *cd;
-	uint64_t bcrypt_runs;		/* crypt_r() calls, for the tests */
+	uint64_t bcrypt_runs;		/* crypt calls, for the tests */
+	/* crypt_r(3); a test's may wait. Called without lock. */
+	char *(*crypt)(const char *pass, const char *hash,
+		       struct crypt_data *cd);
 };
 
 /* Users (nr of them, to outlive a) are checked by a. Returns 0 or -errno. */

@@ -10,6 +10,9 @@
 
 #include "webconf.h"
 
+/* A section given empty would turn TLS or authentication off unseen. */
+#define EMPTY	"empty (remove the key to go without it)"
+
 /* Files larger than this are not a certificate, a key or a config. */
 #define WEBCONF_FILE_MAX	(1 << 20)
 
@@ -36,12 +39,16 @@ static int fail(struct ctx *x, const yaml_node_t *n, const char *key,
 	return ret;
 }
 
-/* The whole of FILE, NUL-terminated, in *out; *len its length. */
+/*
+ * The whole of FILE, NUL-terminated, in *out (a buffer of its size); *len
+ * its length.  The buffer read into is zeroed before it is freed: FILE may
+ * be a private key.
+ */
 static int read_file(const char *file, char **out, size_t *len)
 {
 	FILE *f = fopen(file, "re");
 	size_t n = 0, got;
-	char *p;
+	char *p, *q;
 	int ret = 0;
 
 	if (!f)
@@ -57,13 +64,17 @@ static int read_file(const char *file, char **out, size_t *len)
 		ret = -EIO;
 	else if (n > WEBCONF_FILE_MAX)
 		ret = -EFBIG;
-	if (ret) {
-		free(p);
-		goto out;
+	q = ret ? NULL : malloc(n + 1);
+	if (!ret && !q)
+		ret = -ENOMEM;
+	if (!ret) {
+		memcpy(q, p, n);
+		q[n] = '\0';
+		*out = q;
+		*len = n;
 	}
-	p[n] = '\0';
-	*out = p;
-	*len = n;
+	explicit_bzero(p, n);
+	free(p);
 out:
 	fclose(f);
 	return ret;
@@ -177,7 +188,7 @@ static int tls_section(struct ctx *x, const yaml_node_t *m)
 	int ret;
 
 	if (is_null(m))
-		return 0;
+		return fail(x, m, "tls_server_config", -EINVAL, "%s", EMPTY);
 	if (m->type != YAML_MAPPING_NODE)
 		return fail(x, m, "tls_server_config", -EINVAL, "%s",
 			    "expected a mapping");
@@ -198,7 +209,7 @@ static int tls_section(struct ctx *x, const yaml_node_t *m)
 			return unknown(x, k, "tls_server_config", name);
 	}
 	if (!cert && !key)
-		return 0;
+		return fail(x, m, "tls_server_config", -EINVAL, "%s", EMPTY);
 	if (!cert || !key)
 		return fail(x, m, cert ? "tls_server_config.key_file" :
 			    "tls_server_config.cert_file", -EINVAL, "%s",
@@ -233,11 +244,13 @@ static int users_section(struct ctx *x, const yaml_node_t *m)
 	size_t n;
 
 	if (is_null(m))
-		return 0;
+		return fail(x, m, "basic_auth_users", -EINVAL, "%s", EMPTY);
 	if (m->type != YAML_MAPPING_NODE)
 		return fail(x, m, "basic_auth_users", -EINVAL, "%s",
 			    "expected a mapping of user: bcrypt hash");
 	n = (size_t)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
+	if (!n)
+		return fail(x, m, "basic_auth_users", -EINVAL, "%s", EMPTY);
 	x->c->users = calloc(n + 1, sizeof(*x->c->users));
 	if (!x->c->users)
 		return -ENOMEM;
@@ -334,6 +347,20 @@ int webconf_parse(const char *path, const char *text, size_t len,
 	x.doc = &doc;
 	ret = walk(&x);
 	yaml_document_delete(&doc);
+	/* One document: a second (after ---) would be ignored unseen. */
+	if (!ret && !yaml_parser_load(&parser, &doc)) {
+		snprintf(err, errlen, "--web.config.file: %s:%zu: %s",
+			 path, parser.problem_mark.line + 1,
+			 parser.problem ? parser.problem : "not YAML");
+		ret = -EINVAL;
+	} else if (!ret) {
+		const yaml_node_t *n = yaml_document_get_root_node(&doc);
+
+		if (n)
+			ret = fail(&x, n, "a second document", -EINVAL, "%s",
+				   "only one is read");
+		yaml_document_delete(&doc);
+	}
 	yaml_parser_delete(&parser);
 	if (ret) {
 		if (ret == -ENOMEM && !*err)
@@ -369,7 +396,7 @@ void webconf_free(struct webconf *c)
 	unsigned int i;
 
 	if (c->key_pem) {
-		memset(c->key_pem, 0, strlen(c->key_pem));
+		explicit_bzero(c->key_pem, strlen(c->key_pem));
 		free(c->key_pem);
 	}
 	free(c->cert_pem);

@@ -9,10 +9,12 @@
  *   basic_auth_users:
  *     USER: HASH          bcrypt ($2y$, $2b$, $2a$)
  *
- * Any other key, a file that cannot be read, a certificate and key that
- * do not load, a hash that is not bcrypt: an error naming the file, the
- * key and its line, and ksnapd does not start.  An empty file is no TLS
- * and no authentication.
+ * Any other key, a section given empty, a second YAML document, a file
+ * that cannot be read, a certificate and key that do not load, a hash that
+ * is not bcrypt: an error naming the file, the key and its line, and
+ * ksnapd does not start.  An empty file is no TLS and no authentication.
+ * The certificate and key are kept in buffers of their size, the key's
+ * zeroed when freed.
  */
 #ifndef KSNAPD_WEBCONF_H
 #define KSNAPD_WEBCONF_H

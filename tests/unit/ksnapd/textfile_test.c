@@ -3,7 +3,8 @@
  * --textfile's writer (textfile.h): the file replaced atomically with mode
  * 0644 whatever the umask; a failed write (a full disk through the write
  * wrapper, a failed fsync, a missing directory) leaves the old file,
- * removes the temporary one and names the path; and the writer over the
+ * removes the temporary one and names the path; a link planted at the
+ * temporary name is replaced, never written through; and the writer over the
  * endpoint's series without its server: the text format 0.0.4 with the
  * window series, its own counters, the error logged once and counted.
  */
@@ -161,6 +162,35 @@ static void test_fsync_error_keeps_old(void **state)
 	assert_non_null(strstr(err, "fsync"));
 	assert_string_equal(slurp(path), "old\n");
 	assert_string_equal(listing(), TEXTFILE_NAME " ");
+}
+
+/*
+ * A hard link planted at the temporary name (as another user could in a
+ * shared directory) is replaced, not written through: the file it links
+ * to keeps its bytes.
+ */
+static void test_planted_link_not_truncated(void **state)
+{
+	char victim[128], tmp[160];
+	FILE *f;
+
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.%ld", dir, TEXTFILE_NAME,
+		 (long)getpid());
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("keep me\n", f);
+	fclose(f);
+	assert_int_equal(link(victim, tmp), 0);
+	assert_int_equal(textfile_write(dir, "a 1\n", 4, err, sizeof(err)), 0);
+	assert_string_equal(slurp(victim), "keep me\n");
+	assert_string_equal(slurp(path), "a 1\n");
+	/* A symbolic link there is replaced the same way. */
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(textfile_write(dir, "a 2\n", 4, err, sizeof(err)), 0);
+	assert_string_equal(slurp(victim), "keep me\n");
+	assert_string_equal(slurp(path), "a 2\n");
+	assert_null(strstr(listing(), ".tmp."));
 }
 
 static void test_missing_dir(void **state)
@@ -344,6 +374,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_eintr_retried, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fsync_error_keeps_old,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_planted_link_not_truncated,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_dir, setup,
 						teardown),

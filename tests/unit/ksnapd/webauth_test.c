@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The endpoint's basic authentication (webauth.h): bcrypt once per
- * credential, the failures' token buckets; then over real HTTP (and TLS)
- * on a loopback port: 401 with WWW-Authenticate, 429, a plain HTTP request
+ * credential, the failures' token buckets (an IPv6 client by its /64, an
+ * address that passed before spared the global one), a bcrypt that holds
+ * up no other check; then over real HTTP (and TLS)
+ * on a loopback port: 401 with WWW-Authenticate, 429, a scrape answered
+ * while a bcrypt runs, TLS below 1.2 refused, a plain HTTP request
  * against the TLS port, the header deadline, and the socket systemd passes.
  */
 #include <arpa/inet.h>
@@ -10,6 +13,7 @@
 #include <gnutls/gnutls.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -151,6 +155,160 @@ static void all_addresses_share_a_global_bound(void **state)
 	assert_int_equal(a.bcrypt_runs, WEB_AUTH_GLOBAL_BURST);
 }
 
+static void an_ipv6_client_is_one_by_its_64(void **state)
+{
+	unsigned char v6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1 };
+	unsigned char mapped[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 };
+	int i;
+
+	/* Each a new interface identifier in the same /64: one bucket. */
+	for (i = 0; i < WEB_AUTH_BURST; i++) {
+		v6[15] = (unsigned char)i;
+		assert_int_equal(web_auth_check(&a, "prometheus", "x", v6, 16,
+						S), WEB_AUTH_DENIED);
+	}
+	v6[15] = 0xee;
+	assert_int_equal(web_auth_check(&a, "prometheus", "x", v6, 16, S),
+			 WEB_AUTH_LIMITED);
+	/* Another /64 has its own (the right password: the global bucket
+	 * gets its token back). */
+	v6[7] = 2;
+	assert_int_equal(web_auth_check(&a, "prometheus", "secret", v6, 16,
+					S), WEB_AUTH_OK);
+	/* An IPv4 address mapped into IPv6 is that IPv4 address, not the
+	 * /64 of all of them. */
+	for (i = 0; i < WEB_AUTH_BURST - 1; i++)
+		assert_int_equal(check("prometheus", "x", here, S),
+				 WEB_AUTH_DENIED);
+	assert_int_equal(web_auth_check(&a, "prometheus", "x", mapped, 16,
+					S), WEB_AUTH_DENIED);
+	assert_int_equal(check("prometheus", "x", here, S), WEB_AUTH_LIMITED);
+	/* The global bucket spent, a second later: 10.0.0.2 has tokens. */
+	mapped[15] = 2;
+	assert_int_equal(web_auth_check(&a, "prometheus", "x", mapped, 16,
+					2 * S), WEB_AUTH_DENIED);
+}
+
+static void an_address_that_passed_is_not_starved_by_others(void **state)
+{
+	unsigned char addr[4] = { 10, 1, 0, 0 };
+	unsigned int i;
+
+	assert_int_equal(check("prometheus", "secret", here, S), WEB_AUTH_OK);
+	/* Many addresses spend the global bucket, and push out old ones. */
+	for (i = 0; i < 4 * WEB_AUTH_CLIENTS; i++) {
+		addr[3] = (unsigned char)i;
+		check("prometheus", "x", addr, S);
+	}
+	assert_int_equal(check("prometheus", "x", there, S), WEB_AUTH_LIMITED);
+	/* here passed before: a credential new to the cache still runs. */
+	assert_int_equal(check("other", "secret", here, S), WEB_AUTH_OK);
+	assert_int_equal(check("prometheus", "wrong", here, S),
+			 WEB_AUTH_DENIED);
+}
+
+/* A crypt that waits, for the password "slow", until released. */
+static pthread_mutex_t slow_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t slow_cond = PTHREAD_COND_INITIALIZER;
+static bool slow_in, slow_go;
+
+static char *slow_crypt(const char *pass, const char *hash,
+			struct crypt_data *cd)
+{
+	if (!strcmp(pass, "slow")) {
+		pthread_mutex_lock(&slow_lock);
+		slow_in = true;
+		pthread_cond_broadcast(&slow_cond);
+		while (!slow_go)
+			pthread_cond_wait(&slow_cond, &slow_lock);
+		pthread_mutex_unlock(&slow_lock);
+	}
+	return crypt_r(pass, hash, cd);
+}
+
+/* Whether *flag is set within 30 s. */
+static bool slow_wait(bool *flag)
+{
+	struct timespec ts;
+	bool set;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 30;
+	pthread_mutex_lock(&slow_lock);
+	while (!*flag &&
+	       pthread_cond_timedwait(&slow_cond, &slow_lock, &ts) == 0)
+		;
+	set = *flag;
+	pthread_mutex_unlock(&slow_lock);
+	return set;
+}
+
+static void slow_release(void)
+{
+	pthread_mutex_lock(&slow_lock);
+	slow_go = true;
+	pthread_cond_broadcast(&slow_cond);
+	pthread_mutex_unlock(&slow_lock);
+}
+
+static void slow_reset(struct web_auth *auth)
+{
+	slow_in = false;
+	slow_go = false;
+	auth->crypt = slow_crypt;
+}
+
+struct a_check {
+	const char *user, *pass;
+	const unsigned char *addr;
+	enum web_auth_result r;
+	bool done;
+};
+
+static void *check_thread(void *arg)
+{
+	struct a_check *c = arg;
+	enum web_auth_result r = check(c->user, c->pass, c->addr, S);
+
+	pthread_mutex_lock(&slow_lock);
+	c->r = r;
+	c->done = true;
+	pthread_cond_broadcast(&slow_cond);
+	pthread_mutex_unlock(&slow_lock);
+	return NULL;
+}
+
+static void a_bcrypt_holds_up_no_other_check(void **state)
+{
+	static const unsigned char third[4] = { 10, 0, 0, 3 };
+	struct a_check slow = { .user = "prometheus", .pass = "slow",
+				.addr = there };
+	struct a_check hit = { .user = "prometheus", .pass = "secret",
+			       .addr = here };
+	struct a_check miss = { .user = "other", .pass = "secret",
+				.addr = third };
+	pthread_t t[3];
+
+	slow_reset(&a);
+	assert_int_equal(check("prometheus", "secret", here, S), WEB_AUTH_OK);
+	assert_int_equal(pthread_create(&t[0], NULL, check_thread, &slow), 0);
+	assert_true(slow_wait(&slow_in));
+	/* A remembered credential, and another bcrypt, while it runs. */
+	assert_int_equal(pthread_create(&t[1], NULL, check_thread, &hit), 0);
+	assert_int_equal(pthread_create(&t[2], NULL, check_thread, &miss), 0);
+	assert_true(slow_wait(&hit.done));
+	assert_true(slow_wait(&miss.done));
+	assert_false(slow.done);
+	slow_release();
+	assert_true(slow_wait(&slow.done));
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(hit.r, WEB_AUTH_OK);
+	assert_int_equal(miss.r, WEB_AUTH_OK);
+	assert_int_equal(slow.r, WEB_AUTH_DENIED);
+	assert_int_equal(a.bcrypt_runs, 3);
+}
+
 /* --- over HTTP ------------------------------------------------------------ */
 
 static char dir[64], conf[128], err[512];
@@ -202,12 +360,16 @@ static int web_teardown(void **state)
 static int dial(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	const struct timeval tv = { .tv_sec = 30 };
 	int fd;
 
 	sa.sin_port = htons((uint16_t)port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	assert_true(fd >= 0);
+	/* A server that never answers fails the test, not hangs it. */
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				    sizeof(tv)), 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	return fd;
 }
@@ -273,6 +435,31 @@ static const char *tls_get(const char *path, const char *auth)
 	return resp;
 }
 
+/* Whether a TLS client limited to the GnuTLS priorities PRIO completes a
+ * handshake with the server. */
+static bool tls_handshake_with(const char *prio)
+{
+	gnutls_certificate_credentials_t xc;
+	gnutls_session_t s;
+	int fd = dial(), r;
+
+	assert_int_equal(gnutls_certificate_allocate_credentials(&xc), 0);
+	assert_int_equal(gnutls_init(&s, GNUTLS_CLIENT), 0);
+	r = gnutls_priority_set_direct(s, prio, NULL);
+	if (r < 0)
+		fail_msg("%s: %s", prio, gnutls_strerror(r));
+	assert_int_equal(gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, xc),
+			 0);
+	gnutls_transport_set_int(s, fd);
+	do
+		r = gnutls_handshake(s);
+	while (r < 0 && !gnutls_error_is_fatal(r));
+	gnutls_deinit(s);
+	gnutls_certificate_free_credentials(xc);
+	close(fd);
+	return r == 0;
+}
+
 /* base64 of prometheus:secret, prometheus:wrong */
 #define RIGHT	"cHJvbWV0aGV1czpzZWNyZXQ="
 #define WRONG	"cHJvbWV0aGV1czp3cm9uZw=="
@@ -310,6 +497,50 @@ static void repeated_wrong_passwords_get_429(void **state)
 	assert_int_equal(w.auth.bcrypt_runs, WEB_AUTH_BURST);
 }
 
+/* base64 of prometheus:slow */
+#define SLOW	"cHJvbWV0aGV1czpzbG93"
+
+static void *slow_get(void *arg)
+{
+	static char out[4096];
+	char req[256];
+	ssize_t n;
+	int fd = dial();
+
+	snprintf(req, sizeof(req), "GET /metrics HTTP/1.1\r\nHost: localhost"
+		 "\r\nAuthorization: Basic " SLOW "\r\nConnection: close"
+		 "\r\n\r\n");
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		return NULL;
+	n = read(fd, out, sizeof(out) - 1);
+	out[n > 0 ? n : 0] = '\0';
+	close(fd);
+	return out;
+}
+
+static void a_cached_scrape_is_answered_while_a_bcrypt_runs(void **state)
+{
+	pthread_t t;
+	void *out;
+
+	serve("basic_auth_users:\n  prometheus: " TEST_HASH "\n");
+	get("/metrics", RIGHT);
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+	slow_reset(&w.auth);
+	assert_int_equal(pthread_create(&t, NULL, slow_get, NULL), 0);
+	assert_true(slow_wait(&slow_in));
+	/* The remembered credential, and a request without one. */
+	get("/metrics", RIGHT);
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+	assert_non_null(strstr(resp, "ksnap_build_info"));
+	get("/metrics", NULL);
+	assert_non_null(strstr(resp, "HTTP/1.1 401"));
+	slow_release();
+	pthread_join(t, &out);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "HTTP/1.1 401"));
+}
+
 static void tls_serves_and_plain_http_against_it_is_closed(void **state)
 {
 	serve("tls_server_config:\n  cert_file: server.crt\n"
@@ -325,6 +556,18 @@ static void tls_serves_and_plain_http_against_it_is_closed(void **state)
 	assert_null(strstr(resp, "HTTP/1.1 200"));
 	assert_null(strstr(resp, "ksnap_build_info"));
 	tls_get("/metrics", RIGHT);
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+}
+
+static void tls_below_1_2_is_refused(void **state)
+{
+	serve("tls_server_config:\n  cert_file: server.crt\n"
+	      "  key_file: server.key\n");
+	assert_true(tls_handshake_with("NORMAL:-VERS-ALL:+VERS-TLS1.2"));
+	assert_true(tls_handshake_with("NORMAL:-VERS-ALL:+VERS-TLS1.3"));
+	assert_false(tls_handshake_with("NORMAL:-VERS-ALL:+VERS-TLS1.1"));
+	assert_false(tls_handshake_with("NORMAL:-VERS-ALL:+VERS-TLS1.0"));
+	tls_get("/metrics", NULL);
 	assert_non_null(strstr(resp, "HTTP/1.1 200"));
 }
 
@@ -468,9 +711,14 @@ int main(void)
 		A(tokens_come_back_with_time),
 		A(a_credential_that_passes_gives_its_token_back),
 		A(all_addresses_share_a_global_bound),
+		A(an_ipv6_client_is_one_by_its_64),
+		A(an_address_that_passed_is_not_starved_by_others),
+		A(a_bcrypt_holds_up_no_other_check),
 		W(without_a_credential_every_path_is_401),
 		W(repeated_wrong_passwords_get_429),
+		W(a_cached_scrape_is_answered_while_a_bcrypt_runs),
 		W(tls_serves_and_plain_http_against_it_is_closed),
+		W(tls_below_1_2_is_refused),
 		W(a_config_error_stops_the_server_from_starting),
 		W(headers_trickled_past_the_deadline_are_cut),
 		cmocka_unit_test(systemd_socket_is_served),

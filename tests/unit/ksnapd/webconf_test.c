@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * --web.config.file (webconf.h): what it reads, and that every mistake is
- * an error naming the file, the key and its line.
+ * --web.config.file (webconf.h): what it reads, and that every mistake (an
+ * empty section, a second document among them) is an error naming the
+ * file, the key and its line; the certificate and key in buffers of their
+ * size.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -78,8 +81,49 @@ static void an_empty_file_is_plain_http_without_users(void **state)
 	assert_null(c.cert_pem);
 	assert_int_equal(c.nr_users, 0);
 	assert_int_equal(load("# nothing\n"), 0);
-	assert_int_equal(load("basic_auth_users:\n"), 0);
 	assert_int_equal(c.nr_users, 0);
+}
+
+static void an_empty_section_is_refused_not_dropped(void **state)
+{
+	assert_int_equal(load("basic_auth_users:\n"), -EINVAL);
+	err_has(":1: basic_auth_users: ", "empty");
+	assert_int_equal(load("basic_auth_users: {}\n"), -EINVAL);
+	err_has(":1: basic_auth_users: ", "empty");
+	assert_int_equal(load("basic_auth_users: ~\n"), -EINVAL);
+	err_has("basic_auth_users: ", "empty");
+	assert_int_equal(load("basic_auth_users:\n  u: " TEST_HASH "\n"
+			      "tls_server_config: {}\n"), -EINVAL);
+	err_has(":3: tls_server_config: ", "empty");
+	assert_int_equal(load("tls_server_config:\n"), -EINVAL);
+	err_has(":1: tls_server_config: ", "empty");
+	assert_null(c.users);
+	assert_int_equal(c.nr_users, 0);
+}
+
+static void a_second_document_is_refused(void **state)
+{
+	assert_int_equal(load("basic_auth_users:\n  u: " TEST_HASH "\n"
+			      "---\n"
+			      "tls_server_config:\n  cert_file: server.crt\n"
+			      "  key_file: server.key\n"), -EINVAL);
+	err_has(":4: a second document", "only one");
+	assert_int_equal(c.nr_users, 0);
+	/* One document, marked as such, is fine. */
+	assert_int_equal(load("---\nbasic_auth_users:\n  u: " TEST_HASH "\n"
+			      "...\n"), 0);
+	assert_int_equal(c.nr_users, 1);
+}
+
+static void cert_and_key_are_kept_in_buffers_of_their_size(void **state)
+{
+	assert_int_equal(load("tls_server_config:\n"
+			      "  cert_file: server.crt\n"
+			      "  key_file: server.key\n"), 0);
+	assert_true(malloc_usable_size(c.cert_pem) < 2 * sizeof(TEST_CERT) +
+		    64);
+	assert_true(malloc_usable_size(c.key_pem) < 2 * sizeof(TEST_KEY) +
+		    64);
 }
 
 static void cert_key_and_users_are_read_relative_to_the_file(void **state)
@@ -215,6 +259,9 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(an_empty_file_is_plain_http_without_users),
+		T(an_empty_section_is_refused_not_dropped),
+		T(a_second_document_is_refused),
+		T(cert_and_key_are_kept_in_buffers_of_their_size),
 		T(cert_key_and_users_are_read_relative_to_the_file),
 		T(users_without_tls_are_read),
 		T(an_unknown_key_is_refused_with_its_name_and_line),
