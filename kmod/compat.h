@@ -72,6 +72,16 @@ ksnap_cgroup_cpu_bstat(struct cgroup *cgrp, int cpu)
 }
 
 /*
+ * A threaded cgroup (cgroup.type "threaded"): its domain is another.
+ * cgroup_is_threaded() is private to kernel/cgroup/cgroup.c on every
+ * kernel of the set; dom_cgrp is in struct cgroup on all of them.
+ */
+static inline bool ksnap_cgroup_threaded(const struct cgroup *cgrp)
+{
+	return READ_ONCE(cgrp->dom_cgrp) != cgrp;
+}
+
+/*
  * cpu.stat's usage of @cgrp's subtree, ns.  Before 6.16, as of the last
  * rstat flush (about every 2 s).  Since 6.16 the base CPU statistics are
  * flushed only when something reads them (cpu.stat, a BPF program), and
