@@ -19,6 +19,7 @@
 #include <linux/string.h>
 
 #include "cgpattern.h"
+#include "compat.h"
 #include "ksnap.h"
 
 static unsigned int ksnap_cgroup_depth = KSNAP_CGPATTERN_DEPTH_DEFAULT;
@@ -194,11 +195,13 @@ int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
 		/*
 		 * Removed since the walk, or still being made (its parent
 		 * gives it memory, its memory css is not there yet): a check
-		 * of its metrics would fail the whole expansion.
+		 * of its metrics would fail the whole expansion.  A threaded
+		 * cgroup never gets a memory css of its own (memory is a
+		 * domain controller): it is not one being made.
 		 */
 		parent = cgroup_parent(cg->cgrp);
 		if (ksnap_cgroup_dying(cg) ||
-		    (!cg->memcg && parent &&
+		    (!cg->memcg && parent && !ksnap_cgroup_threaded(cg->cgrp) &&
 		     (READ_ONCE(parent->subtree_ss_mask) & BIT(memory_cgrp_id)))) {
 			ksnap_cgroup_put(cg);
 			continue;

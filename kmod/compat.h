@@ -27,6 +27,8 @@
 #include <linux/sched/isolation.h>
 #include <linux/version.h>
 
+#include "cgusage.h"
+
 /*
  * The metric table's availability: is this kernel at least major.minor?
  * Used as "#if KSNAP_SINCE(6, 1)" around the entries a kernel lacks.
@@ -72,74 +74,75 @@ ksnap_cgroup_cpu_bstat(struct cgroup *cgrp, int cpu)
 }
 
 /*
+ * A threaded cgroup (cgroup.type "threaded"): its domain is another.
+ * cgroup_is_threaded() is private to kernel/cgroup/cgroup.c on every
+ * kernel of the set; dom_cgrp is in struct cgroup on all of them.
+ */
+static inline bool ksnap_cgroup_threaded(const struct cgroup *cgrp)
+{
+	return READ_ONCE(cgrp->dom_cgrp) != cgrp;
+}
+
+/*
  * cpu.stat's usage of @cgrp's subtree, ns.  Before 6.16, as of the last
  * rstat flush (about every 2 s).  Since 6.16 the base CPU statistics are
  * flushed only when something reads them (cpu.stat, a BPF program), and
- * css_rstat_flush() is not exported.  For a cgroup without children the
- * value is made live here, the way cgroup_base_stat_flush() would: the
- * flushed sum plus, per CPU, the time its own tasks ran since that CPU's
- * last flush (bstat - last_bstat).  A flush running meanwhile adds to the
- * sum first, to last_bstat after: both are read again, and while either
- * moved the reading is retried (the flushed sum, stale but never counted
- * twice, after three tries).  For a cgroup with children the value is as
- * of the last read of its cpu.stat (or a descendant's): a module cannot
- * fold their pending time without the flush's lock, and the description
- * says so.
+ * css_rstat_flush() is not exported.  For a cgroup without children (none
+ * live, none dying: a dying child's last flush adds to it, at its free),
+ * the value is made live here: its CPUs' own time plus what the flushes
+ * gave it besides (cgusage.h says how, and why that needs @st: the
+ * sampler's state of the cgroup, or NULL for a single read from process
+ * context, taken as it comes).  For a cgroup with children the value is
+ * as of the last read of its cpu.stat (or a descendant's): a module
+ * cannot fold their pending time without the flush's lock, and the
+ * description says so.  Nor on a 32-bit kernel, where a u64 is read in
+ * two halves and only the flush's lock keeps them together.
+ *
+ * No barrier: nothing here depends on the order of the reads.  A reading
+ * that overlaps a flush gives a wrong K whatever the order, and is not
+ * trusted unless the next sample sees the same (cgusage.h).
  */
 #if KSNAP_SINCE(6, 16)
 #define KSNAP_CG_USAGE_DESC \
-	"CPU time of the subtree, ns: live for a cgroup without children; for one with children, as of the last read of its cpu.stat (this kernel flushes only then: it may be stale)"
+	"CPU time of the subtree, ns: live for a cgroup without children (none live or dying); for one with children, as of the last read of its cpu.stat or a descendant's (this kernel flushes only then: it may be stale)"
+/*
+ * Live for a cgroup without children, as old as the last read of cpu.stat
+ * for one with: the least fresh the catalogue can say, and the
+ * description says the rest.
+ */
+#define KSNAP_CG_USAGE_FRESH	KSNAP_FRESH_2S
 
-static inline u64 ksnap_cgroup_pending(struct cgroup *cgrp, u64 *lastsum)
+static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
+				     struct ksnap_cg_usage *st)
 {
-	u64 pending = 0, last, now;
+	u64 flushed = READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
+	u64 last = 0, own = 0;
 	int cpu;
 
-	*lastsum = 0;
+	if (BITS_PER_LONG == 32 || READ_ONCE(cgrp->nr_descendants) ||
+	    READ_ONCE(cgrp->nr_dying_descendants)) {
+		if (st)
+			ksnap_cg_usage_forget(st);
+		return flushed;
+	}
 	for_each_possible_cpu(cpu) {
 		struct cgroup_rstat_base_cpu *rb =
 			per_cpu_ptr(cgrp->rstat_base_cpu, cpu);
 
-		last = READ_ONCE(rb->last_bstat.cputime.sum_exec_runtime);
-		/* last_bstat is a copy of bstat: read it first, it is <= */
-		smp_rmb();
-		now = READ_ONCE(rb->bstat.cputime.sum_exec_runtime);
-		*lastsum += last;
-		if (now > last)
-			pending += now - last;
+		last += READ_ONCE(rb->last_bstat.cputime.sum_exec_runtime);
+		own += READ_ONCE(rb->bstat.cputime.sum_exec_runtime);
 	}
-	return pending;
-}
-
-static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp)
-{
-	u64 flushed, pending, last1, last2;
-	int tries;
-
-	flushed = READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
-	if (READ_ONCE(cgrp->nr_descendants))
-		return flushed;
-	for (tries = 0; tries < 3; tries++) {
-		u64 again;
-
-		/* the flush adds to bstat, then to last_bstat: read between */
-		smp_rmb();
-		pending = ksnap_cgroup_pending(cgrp, &last1);
-		/* and the sum again after, as a seqcount reader would */
-		smp_rmb();
-		again = READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
-		ksnap_cgroup_pending(cgrp, &last2);
-		if (again == flushed && last1 == last2)
-			return flushed + pending;
-		flushed = again;
-	}
-	return flushed;
+	if (!st)
+		return own + (flushed - last);
+	return ksnap_cg_usage_next(st, flushed - last, own);
 }
 #else
 #define KSNAP_CG_USAGE_DESC \
 	"CPU time of the subtree, as of the last rstat flush, ns"
+#define KSNAP_CG_USAGE_FRESH	KSNAP_FRESH_2S
 
-static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp)
+static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
+				     struct ksnap_cg_usage *st)
 {
 	return READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
 }

@@ -273,6 +273,7 @@ struct ksnap_follow_move {
 	DECLARE_BITMAP(gone_logged, KSNAP_MAX_CGROUPS);
 	DECLARE_BITMAP(memory_gone_logged, KSNAP_MAX_CGROUPS);
 	int cg_from[KSNAP_MAX_CGROUPS];
+	struct ksnap_cg_usage cg_usage[KSNAP_MAX_CGROUPS];
 	int col_from[KSNAP_MAX_COLUMNS];
 	u64 last[KSNAP_MAX_COLUMNS];
 	u64 base[KSNAP_MAX_COLUMNS];
@@ -302,6 +303,8 @@ static void ksnap_follow_move(struct ksnap *ks, const struct ksnap_config *cfg,
 		int from = ksnap_follow_cg_from(old, &cfg->cgroups[i]);
 
 		mv->cg_from[i] = from;
+		mv->cg_usage[i] = from < 0 ? (struct ksnap_cg_usage){ 0 } :
+				  run->cg_usage[from];
 		if (from < 0)
 			continue;
 		if (test_bit(from, run->gone))
@@ -334,6 +337,7 @@ static void ksnap_follow_move(struct ksnap *ks, const struct ksnap_config *cfg,
 	memcpy(cpus->vm_offset, mv->vm_offset, sizeof(cpus->vm_offset));
 	bitmap_copy(run->gone, mv->gone, KSNAP_MAX_CGROUPS);
 	bitmap_copy(run->memory_gone, mv->memory_gone, KSNAP_MAX_CGROUPS);
+	memcpy(run->cg_usage, mv->cg_usage, sizeof(run->cg_usage));
 	ks->cfg = cfg;
 	raw_spin_unlock_irq(&cpus->lock);
 	bitmap_copy(ks->gone_logged, mv->gone_logged, KSNAP_MAX_CGROUPS);

@@ -20,6 +20,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "cgusage.h"
 #include "ksnap_abi.h"
 #include "parse.h"
 #include "ring.h"
@@ -270,6 +271,8 @@ struct ksnap_run {
 	/* cgroups whose memory controller was seen disabled */
 	DECLARE_BITMAP(memory_gone, KSNAP_MAX_CGROUPS);
 	u64 last[KSNAP_MAX_COLUMNS];	/* each column's last value */
+	/* cpu.stat.usage made live, by cgroup (cgusage.h) */
+	struct ksnap_cg_usage cg_usage[KSNAP_MAX_CGROUPS];
 	/* The bound on a snapshot's read (cost.h), by the timer: */
 	u64 read_end_ns;	/* when the last read ended */
 	u64 over_since_ns;	/* reads above the bound since, or 0 */
@@ -381,7 +384,7 @@ struct ksnap {
 /* plan.c and snapshot.c: the read plan, and one snapshot by it. */
 void ksnap_plan_build(struct ksnap_config *cfg);
 u32 ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
-		   __u64 *values);
+		   struct ksnap_cg_usage *cg_usage, __u64 *values);
 void ksnap_snapshot_cpu(const struct ksnap_config *cfg, int cpu, bool vm,
 			bool other, u64 *acc);
 

@@ -708,8 +708,11 @@ const struct ksnap_metric ksnap_metrics[] = {
 		.name = "cpu.stat.usage", .unit = "ns",
 		.desc = KSNAP_CG_USAGE_DESC,
 		.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,
-		.freshness = KSNAP_FRESH_2S, .per_cgroup = true,
-		.needs = KSNAP_NEEDS_NONROOT, .read = ksnap_read_cg_usage,
+		.freshness = KSNAP_CG_USAGE_FRESH, .per_cgroup = true,
+		.needs = KSNAP_NEEDS_NONROOT,
+		/* when a cgroup gains children, or a live read is undone */
+		.monotonic = true,
+		.read = ksnap_read_cg_usage,
 	},
 	{
 		.name = "cpu.stat.usage_self", .unit = "ns",

@@ -207,11 +207,21 @@ u64 ksnap_read_memcg_stat(const struct ksnap_metric *m,
 }
 #endif
 
-/* cpu.stat usage of the whole subtree, ns (compat.h: how fresh). */
+/*
+ * cpu.stat usage of the whole subtree, ns (compat.h: how fresh), read once:
+ * the sampler reads it with the cgroup's state instead (snapshot.c).
+ */
 u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 			const struct ksnap_cgroup *cg)
 {
-	return ksnap_cgroup_usage(cg->cgrp);
+	return ksnap_cgroup_usage(cg->cgrp, NULL);
+}
+
+/* The same, from the sampling path, with the cgroup's state @st. */
+u64 ksnap_read_cg_usage_run(const struct ksnap_cgroup *cg,
+			    struct ksnap_cg_usage *st)
+{
+	return ksnap_cgroup_usage(cg->cgrp, st);
 }
 
 /* CPU time of the cgroup's own tasks (not its descendants') on one CPU. */

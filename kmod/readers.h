@@ -31,6 +31,8 @@ u64 ksnap_read_cg_psi(const struct ksnap_metric *m,
 		      const struct ksnap_cgroup *cg);
 u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 			const struct ksnap_cgroup *cg);
+u64 ksnap_read_cg_usage_run(const struct ksnap_cgroup *cg,
+			    struct ksnap_cg_usage *st);
 u64 ksnap_read_cg_usage_self(const struct ksnap_metric *m,
 			     const struct ksnap_cgroup *cg, int cpu);
 u64 ksnap_read_cpu_time(const struct ksnap_metric *m,

@@ -196,7 +196,7 @@ static u32 ksnap_read_columns(struct ksnap *ks, __u64 *values)
 	unsigned int i;
 	u32 flags;
 
-	flags = ksnap_snapshot(cfg, &ks->cpus, values);
+	flags = ksnap_snapshot(cfg, &ks->cpus, run->cg_usage, values);
 	for (i = 0; i < cfg->nr_columns; i++) {
 		const struct ksnap_source *src = &cfg->col[i];
 
@@ -524,7 +524,7 @@ static u64 ksnap_calibration_read(struct ksnap *ks)
 
 	local_irq_save(flags);
 	t0 = ktime_get_ns();
-	ksnap_snapshot(ks->cfg, &ks->cpus, ks->calib);
+	ksnap_snapshot(ks->cfg, &ks->cpus, NULL, ks->calib);
 	t1 = ktime_get_ns();
 	local_irq_restore(flags);
 	return t1 - t0;

@@ -13,6 +13,7 @@
 #include <linux/vmstat.h>
 
 #include "ksnap.h"
+#include "readers.h"
 
 /**
  * ksnap_snapshot_cpu() - add one CPU's share of the summed columns
@@ -96,10 +97,26 @@ static u32 ksnap_snapshot_vm_cpu(const struct ksnap_config *cfg,
 	return flags;
 }
 
+/*
+ * A column read once: cpu.stat.usage with its cgroup's state when there
+ * is one (@cg_usage, by cgroup index: readers.c, cgusage.h).
+ */
+static u64 ksnap_snapshot_single(const struct ksnap_source *src,
+				 struct ksnap_cg_usage *cg_usage)
+{
+	if (cg_usage && src->metric->read == ksnap_read_cg_usage &&
+	    !ksnap_cgroup_released(src->cg))
+		return ksnap_read_cg_usage_run(src->cg,
+					       &cg_usage[src->cg_idx]);
+	return ksnap_metric_read(src->metric, src->cg, src->cpu);
+}
+
 /**
  * ksnap_snapshot() - every column's value now
  * @cfg: the configuration
  * @cpus: the CPUs read live and the others' base
+ * @cg_usage: the sampler's state of each cgroup (struct ksnap_run), or
+ *	NULL outside the sampling path (each read taken as it comes)
  * @values: cfg->nr_columns values
  *
  * Return: record flags: KSNAP_REC_CPU_FOLD while a CPU that went offline
@@ -109,7 +126,7 @@ static u32 ksnap_snapshot_vm_cpu(const struct ksnap_config *cfg,
  * offline.
  */
 u32 ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
-		   __u64 *values)
+		   struct ksnap_cg_usage *cg_usage, __u64 *values)
 {
 	const struct ksnap_plan *p = &cfg->plan;
 	const struct ksnap_source *src;
@@ -132,8 +149,7 @@ u32 ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
 
 	for (i = 0; i < p->nr_single; i++) {
 		src = &cfg->col[p->single[i]];
-		values[p->single[i]] = ksnap_metric_read(src->metric, src->cg,
-							 src->cpu);
+		values[p->single[i]] = ksnap_snapshot_single(src, cg_usage);
 		if (src->cpu >= 0 && !cpu_online(src->cpu))
 			flags |= KSNAP_REC_CPU_OFFLINE;
 	}

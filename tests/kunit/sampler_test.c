@@ -743,7 +743,7 @@ static u64 ksnap_summed_now(struct ksnap_fixture *f)
 	__u64 v[4];
 
 	local_irq_disable();
-	ksnap_snapshot(f->ks.cfg, &f->ks.cpus, v);
+	ksnap_snapshot(f->ks.cfg, &f->ks.cpus, NULL, v);
 	local_irq_enable();
 	return v[3];
 }
@@ -831,7 +831,7 @@ static void ksnap_cpus_real_sums_match(struct kunit *test)
 	for (i = 0; i < cfg->nr_columns; i++)
 		before[i] = ksnap_metric_read(cfg->col[i].metric, NULL,
 					      KSNAP_CPU_SUM);
-	ksnap_snapshot(cfg, &f->ks.cpus, now);
+	ksnap_snapshot(cfg, &f->ks.cpus, NULL, now);
 	for (i = 0; i < cfg->nr_columns; i++)
 		after[i] = ksnap_metric_read(cfg->col[i].metric, NULL,
 					     KSNAP_CPU_SUM);
@@ -871,14 +871,14 @@ static void ksnap_cpus_vm_column_holds_offline(struct kunit *test)
 	ksnap_begin(f);
 
 	local_irq_disable();
-	flags = ksnap_snapshot(cfg, cpus, v);
+	flags = ksnap_snapshot(cfg, cpus, NULL, v);
 	local_irq_enable();
 	KUNIT_EXPECT_EQ_MSG(test, flags, 0U, "CPU %d online: no flag", cpu);
 	KUNIT_EXPECT_GT_MSG(test, v[0], 0ULL, "pgfault[%d] has counted", cpu);
 
 	ksnap_cpus_down(&f->ks, cpu);
 	local_irq_disable();
-	flags = ksnap_snapshot(cfg, cpus, v);
+	flags = ksnap_snapshot(cfg, cpus, NULL, v);
 	local_irq_enable();
 	KUNIT_EXPECT_EQ_MSG(test, v[0], cpus->vm_offset[0],
 			    "offline: what the CPU held when it went");
@@ -887,7 +887,7 @@ static void ksnap_cpus_vm_column_holds_offline(struct kunit *test)
 			      "flags %#x: CPU_OFFLINE expected", flags);
 	flush_work(&cpus->fold_work);
 	local_irq_disable();
-	flags = ksnap_snapshot(cfg, cpus, v);
+	flags = ksnap_snapshot(cfg, cpus, NULL, v);
 	local_irq_enable();
 	KUNIT_EXPECT_EQ_MSG(test, flags, (u32)KSNAP_REC_CPU_OFFLINE,
 			    "folded: no CPU_FOLD, still offline");
@@ -895,7 +895,7 @@ static void ksnap_cpus_vm_column_holds_offline(struct kunit *test)
 
 	ksnap_cpus_up(&f->ks, cpu);
 	local_irq_disable();
-	flags = ksnap_snapshot(cfg, cpus, v);
+	flags = ksnap_snapshot(cfg, cpus, NULL, v);
 	local_irq_enable();
 	KUNIT_EXPECT_EQ_MSG(test, flags, 0U, "back online: no flag");
 	KUNIT_EXPECT_GE_MSG(test, v[0], cpus->vm_offset[0],

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cpu.stat.usage made live for a cgroup without children (6.16 and later,
+ * compat.h): the pure part, with no kernel structure (the KUnit suite
+ * ksnap_cgusage tests it).
+ *
+ * For such a cgroup the flushed usage F is the sum over CPUs of what each
+ * CPU's flush took (L, the per-CPU last_bstat) plus what its children, if
+ * it had any, gave it before they were freed: K = F - sum(L) is constant,
+ * but while a flush runs.
+ * The flush (cgroup_base_stat_flush()) adds a CPU's delta d to F, then to
+ * that CPU's L: two plain stores, under a lock a module cannot take, with
+ * no seqcount and no barrier between them.  A read in between sees K + d
+ * (or K - d when it sees the stores in the other order: another CPU may
+ * on arm64, and so may a read of F before both stores and of L after).  On
+ * PREEMPT_RT the flusher can be preempted there, and the hardirq timer
+ * can fire on another CPU as often as it likes meanwhile: no number of
+ * re-reads within one sample tells the window from a steady state.
+ *
+ * So K is taken from the samples: a value of K is adopted only when two
+ * consecutive samples saw it; until then the one adopted before is used.
+ * A sample in the window reports the CPUs' own time (sum(N), the per-CPU
+ * bstat) plus the previous K: exact.  A window that lasts two samples is
+ * adopted, and given up again two samples after it closes: the column
+ * would step back by d then; the metric is monotonic, and the sampler
+ * holds it at its last value until it passes it (sampler.c).
+ */
+#ifndef KSNAP_CGUSAGE_H
+#define KSNAP_CGUSAGE_H
+
+#include <linux/types.h>
+
+/* One cgroup's state: written by the sampling path only (struct ksnap_run). */
+struct ksnap_cg_usage {
+	u64 k;		/* adopted: F - sum(L) seen on two samples in a row */
+	u64 seen;	/* F - sum(L) as the last sample saw it */
+	u8 state;	/* KSNAP_CG_USAGE_* */
+};
+
+enum {
+	KSNAP_CG_USAGE_NONE,	/* nothing seen since a start or a fallback */
+	KSNAP_CG_USAGE_SEEN,	/* seen is set, k not yet */
+	KSNAP_CG_USAGE_ADOPTED,	/* seen and k are set */
+};
+
+/**
+ * ksnap_cg_usage_next() - one sample's usage from its reading of K
+ * @st: the cgroup's state
+ * @k_seen: F - sum(L), as read now (u64 arithmetic: it may wrap)
+ * @own: sum(N), the CPUs' own time, as read now
+ *
+ * Return: @own plus the K adopted; before any is, @own plus @k_seen (the
+ * first sample of a collection has nothing else to go by).
+ */
+static inline u64 ksnap_cg_usage_next(struct ksnap_cg_usage *st, u64 k_seen,
+				      u64 own)
+{
+	if (st->state != KSNAP_CG_USAGE_NONE && k_seen == st->seen) {
+		st->k = k_seen;
+		st->state = KSNAP_CG_USAGE_ADOPTED;
+	} else if (st->state != KSNAP_CG_USAGE_ADOPTED) {
+		st->k = k_seen;
+		st->state = KSNAP_CG_USAGE_SEEN;
+	}
+	st->seen = k_seen;
+	return own + st->k;
+}
+
+/*
+ * The cgroup was read without its live part (it has children): K is
+ * learnt again when it has none (their flushes changed it).
+ */
+static inline void ksnap_cg_usage_forget(struct ksnap_cg_usage *st)
+{
+	st->state = KSNAP_CG_USAGE_NONE;
+}
+
+#endif /* KSNAP_CGUSAGE_H */

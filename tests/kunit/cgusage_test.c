@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite ksnap_cgusage: cpu.stat.usage made live (kmod/cgusage.h):
+ * which reading of K = F - sum(L) a sample goes by.
+ */
+#include <kunit/test.h>
+#include <linux/minmax.h>
+
+#include "../../kmod/cgusage.h"
+
+/* A reading of K seen on two samples in a row is adopted. */
+static void ksnap_cgusage_adopt_on_two(struct kunit *test)
+{
+	struct ksnap_cg_usage st = { 0 };
+
+	/* The first sample has nothing else to go by. */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 1000), 1100ULL);
+	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_SEEN);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 1010), 1110ULL);
+	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_ADOPTED);
+	KUNIT_EXPECT_EQ(test, st.k, 100ULL);
+	/* A lasting change (a dying child's last flush) after two. */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 150, 1020), 1120ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 150, 1030), 1180ULL);
+}
+
+/*
+ * A sample inside a flush's window (F moved by d = 5000, L not yet, or
+ * the other way round) goes by the K adopted before: exact.
+ */
+static void ksnap_cgusage_outlier_ignored(struct kunit *test)
+{
+	struct ksnap_cg_usage st = { 0 };
+
+	ksnap_cg_usage_next(&st, 0, 1000);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 0, 2000), 2000ULL);
+	/* Counted twice: K + d. */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 5000, 3000), 3000ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 0, 4000), 4000ULL);
+	/* Counted not at all: K - d, wrapped. */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, -5000ULL, 5000), 5000ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 0, 6000), 6000ULL);
+	/* Two different outliers in a row: neither adopted. */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 7, 7000), 7000ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 9, 8000), 8000ULL);
+	KUNIT_EXPECT_EQ(test, st.k, 0ULL);
+}
+
+/*
+ * A window open for two samples is adopted, then given up: the values,
+ * held at their last as the sampler holds a monotonic metric, never
+ * step back and are exact again once the true sum passes the held one.
+ */
+static void ksnap_cgusage_never_steps_back(struct kunit *test)
+{
+	static const struct { u64 k, own, want; } s[] = {
+		{ 0, 1000, 1000 }, { 0, 2000, 2000 },
+		{ 5000, 3000, 3000 },	/* in the window: the old K */
+		{ 5000, 4000, 9000 },	/* still: adopted, 5000 too many */
+		{ 0, 5000, 10000 },	/* closed: the K adopted still */
+		{ 0, 6000, 10000 },	/* K 0 adopted again: 6000, held */
+		{ 0, 9500, 10000 },	/* held */
+		{ 0, 10500, 10500 },	/* passed: exact again */
+	};
+	struct ksnap_cg_usage st = { 0 };
+	u64 last = 0, v;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(s); i++) {
+		v = ksnap_cg_usage_next(&st, s[i].k, s[i].own);
+		v = max(v, last);
+		KUNIT_EXPECT_GE(test, v, last);
+		KUNIT_EXPECT_EQ_MSG(test, v, s[i].want, "sample %u", i);
+		last = v;
+	}
+}
+
+/* Read without its live part: K is learnt again, from the next sample. */
+static void ksnap_cgusage_forget(struct kunit *test)
+{
+	struct ksnap_cg_usage st = { 0 };
+
+	ksnap_cg_usage_next(&st, 10, 0);
+	ksnap_cg_usage_next(&st, 10, 0);
+	ksnap_cg_usage_forget(&st);
+	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_NONE);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 30, 100), 130ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 30, 100), 130ULL);
+	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_ADOPTED);
+}
+
+static struct kunit_case ksnap_cgusage_cases[] = {
+	KUNIT_CASE(ksnap_cgusage_adopt_on_two),
+	KUNIT_CASE(ksnap_cgusage_outlier_ignored),
+	KUNIT_CASE(ksnap_cgusage_never_steps_back),
+	KUNIT_CASE(ksnap_cgusage_forget),
+	{}
+};
+
+static struct kunit_suite ksnap_cgusage_suite = {
+	.name = "ksnap_cgusage",
+	.test_cases = ksnap_cgusage_cases,
+};
+
+kunit_test_suite(ksnap_cgusage_suite);
