@@ -63,14 +63,16 @@ static inline void hrtimer_setup(struct hrtimer *timer,
  * 6.16: the base CPU statistics' per-CPU part has a structure of its own
  * (rstat_base_cpu); rstat_cpu became the per-subsystem part.
  */
+#if KSNAP_SINCE(6, 16)
+#define ksnap_rstat_base_cpu(cgrp, cpu)	per_cpu_ptr((cgrp)->rstat_base_cpu, cpu)
+#else
+#define ksnap_rstat_base_cpu(cgrp, cpu)	per_cpu_ptr((cgrp)->rstat_cpu, cpu)
+#endif
+
 static inline struct cgroup_base_stat *
 ksnap_cgroup_cpu_bstat(struct cgroup *cgrp, int cpu)
 {
-#if KSNAP_SINCE(6, 16)
-	return &per_cpu_ptr(cgrp->rstat_base_cpu, cpu)->bstat;
-#else
-	return &per_cpu_ptr(cgrp->rstat_cpu, cpu)->bstat;
-#endif
+	return &ksnap_rstat_base_cpu(cgrp, cpu)->bstat;
 }
 
 /*
@@ -84,31 +86,40 @@ static inline bool ksnap_cgroup_threaded(const struct cgroup *cgrp)
 }
 
 /*
- * cpu.stat's usage of @cgrp's subtree, ns.  Before 6.16, as of the last
- * rstat flush (about every 2 s).  Since 6.16 the base CPU statistics are
- * flushed only when something reads them (cpu.stat, a BPF program), and
- * css_rstat_flush() is not exported.  For a cgroup without children (none
- * live, none dying: a dying child's last flush adds to it, at its free),
- * the value is made live here: its CPUs' own time plus what the flushes
- * gave it besides (cgusage.h says how, and why that needs @st: the
- * sampler's state of the cgroup, or NULL for a single read from process
- * context, taken as it comes).  For a cgroup with children the value is
- * as of the last read of its cpu.stat (or a descendant's): a module
- * cannot fold their pending time without the flush's lock, and the
- * description says so.  Nor on a 32-bit kernel, where a u64 is read in
- * two halves and only the flush's lock keeps them together.
+ * cpu.stat's usage of @cgrp's subtree, ns.  The kernel keeps it in two
+ * parts: per CPU, the time the cgroup's own tasks ran (bstat); and the sum
+ * folded by the last rstat flush (cgrp->bstat), the per-CPU part it took
+ * recorded in last_bstat.  Who flushes differs: from 5.13 to 6.15 the
+ * memory controller's periodic flush (about every 2 s) flushes the base
+ * statistics too; before 5.13 (the memory controller had no rstat yet) and
+ * since 6.16 (the base statistics are flushed on their own) only a read of
+ * cpu.stat (or a BPF program) does, and css_rstat_flush() is not exported.
+ *
+ * For a cgroup without children (none live, none dying: a dying child's
+ * last flush adds to it, at its free), the value is made live on every
+ * kernel: its CPUs' own time plus what the flushes gave it besides
+ * (cgusage.h says how, and why that needs @st: the sampler's state of the
+ * cgroup, or NULL for a single read from process context, taken as it
+ * comes).  For a cgroup with children the value is as of the last flush:
+ * a module cannot fold their pending time without the flush's lock, and
+ * the description says so.  Nor on a 32-bit kernel, where a u64 is read
+ * in two halves and only the flush's lock keeps them together.
  *
  * No barrier: nothing here depends on the order of the reads.  A reading
  * that overlaps a flush gives a wrong K whatever the order, and is not
  * trusted unless the next sample sees the same (cgusage.h).
  */
-#if KSNAP_SINCE(6, 16)
+#if KSNAP_SINCE(5, 13) && !KSNAP_SINCE(6, 16)
+#define KSNAP_CG_USAGE_DESC \
+	"CPU time of the subtree, ns: live for a cgroup without children (none live or dying); for one with children, as of the last rstat flush (about every 2 s)"
+#else
 #define KSNAP_CG_USAGE_DESC \
 	"CPU time of the subtree, ns: live for a cgroup without children (none live or dying); for one with children, as of the last read of its cpu.stat or a descendant's (this kernel flushes only then: it may be stale)"
+#endif
 /*
- * Live for a cgroup without children, as old as the last read of cpu.stat
- * for one with: the least fresh the catalogue can say, and the
- * description says the rest.
+ * Live for a cgroup without children, as of the last flush for one with:
+ * the least fresh the catalogue can say, and the description says the
+ * rest.
  */
 #define KSNAP_CG_USAGE_FRESH	KSNAP_FRESH_2S
 
@@ -126,8 +137,8 @@ static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 		return flushed;
 	}
 	for_each_possible_cpu(cpu) {
-		struct cgroup_rstat_base_cpu *rb =
-			per_cpu_ptr(cgrp->rstat_base_cpu, cpu);
+		typeof(ksnap_rstat_base_cpu(cgrp, cpu)) rb =
+			ksnap_rstat_base_cpu(cgrp, cpu);
 
 		last += READ_ONCE(rb->last_bstat.cputime.sum_exec_runtime);
 		own += READ_ONCE(rb->bstat.cputime.sum_exec_runtime);
@@ -136,17 +147,6 @@ static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 		return own + (flushed - last);
 	return ksnap_cg_usage_next(st, flushed - last, own);
 }
-#else
-#define KSNAP_CG_USAGE_DESC \
-	"CPU time of the subtree, as of the last rstat flush, ns"
-#define KSNAP_CG_USAGE_FRESH	KSNAP_FRESH_2S
-
-static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
-				     struct ksnap_cg_usage *st)
-{
-	return READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
-}
-#endif
 
 /*
  * About 7.1: the reclaim counters of /proc/vmstat (pgrefill, pgsteal_*,
