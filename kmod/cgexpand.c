@@ -84,6 +84,13 @@ static int ksnap_cgpattern_cmp(const void *a, const void *b)
  * The online cgroups below the root of @ns (itself included) whose path
  * matches @pattern, each held, into @out: at most @room of them.
  * Returns how many match, @room or not.
+ *
+ * A cgroup being made is skipped: cgroup_mkdir() links it in and marks it
+ * online before its controllers' css are made, and activates its
+ * directory last.  Taken in between, it would have no memory controller
+ * yet, and a group (metrics=container) would drop its memory.* metrics
+ * from the set, for good: the next walks find the same cgroups.  A walk
+ * after its mkdir returned takes it whole.
  */
 static unsigned int ksnap_cgpattern_walk(const char *pattern,
 					 struct cgroup_namespace *ns,
@@ -100,7 +107,8 @@ static unsigned int ksnap_cgpattern_walk(const char *pattern,
 	css_for_each_descendant_pre(pos, &root->self) {
 		struct cgroup *cgrp = pos->cgroup;
 
-		if (!(READ_ONCE(pos->flags) & CSS_ONLINE))
+		if (!(READ_ONCE(pos->flags) & CSS_ONLINE) ||
+		    !(READ_ONCE(cgrp->kn->flags) & KERNFS_ACTIVATED))
 			continue;
 		if (cgrp->level - root->level > max)
 			continue;
