@@ -101,15 +101,23 @@ static void check_same(const struct ksv_seq_item *a,
 	}
 }
 
-/* b begins where a ended: b's first position is a's taken. */
+/*
+ * b begins where a ended: b's first position is a's taken (a set change),
+ * or the position a's reader had read to (a reader restarted: what it left
+ * in the ring is the next reader's, whose first position is a's first
+ * position plus what a accounted for).
+ */
 static void check_position(const struct ksv_seq_item *a,
 			   const struct ksv_seq_item *b, FILE *rep,
 			   struct ksv_seq_result *res)
 {
 	char la[LABEL_MAX], lb[LABEL_MAX];
 	uint64_t want = a->st.taken, got = b->st.first_position;
+	uint64_t read_to = a->st.first_position + a->st.total + a->st.lost +
+			   a->st.overwritten + a->st.dropped;
 
-	if (!a->st_ok || !b->st_ok || !a->st.has_taken || got == want)
+	if (!a->st_ok || !b->st_ok || !a->st.has_taken || got == want ||
+	    (got == read_to && read_to < want))
 		return;
 	label(a, la, sizeof(la));
 	label(b, lb, sizeof(lb));
