@@ -463,15 +463,22 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 			return;
 	}
 	ks->follow.cgroups_skipped = cfg->nr_skipped;
-	if (cfg->nr_columns > cap || !cfg->nr_columns ||
-	    ksnap_cgpattern_same(cfg, old)) {
+	if (cfg->nr_columns > cap || !cfg->nr_columns) {
 		ksnap_config_free(cfg);
+		return;
+	}
+	if (ksnap_cgpattern_same(cfg, old)) {
+		ksnap_config_free(cfg);
+		ks->follow.rescans++;
 		return;
 	}
 	cfg->record_size = old->record_size;
 	cfg->nr_records = old->nr_records;
-	if (!ksnap_follow_swap(ks, cfg))
+	if (!ksnap_follow_swap(ks, cfg)) {
 		ksnap_config_free(cfg);
+		return;
+	}
+	ks->follow.rescans++;
 }
 
 static void ksnap_follow_fn(struct work_struct *work)

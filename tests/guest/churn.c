@@ -10,8 +10,11 @@
  * the others 0.2 to 1.4 s (spread by N).  Then it removes the rest as their
  * lives end.  DIR is a path under /sys/fs/cgroup, made beforehand.
  *
- * Prints a line per cgroup, "cN BORN_NS GONE_NS" (CLOCK_MONOTONIC: after
- * its mkdir returned, before its rmdir began), then "made N in MS ms".
+ * Prints a line per cgroup, "cN BORN_NS GONE_NS RESCANS_BORN RESCANS_GONE"
+ * (CLOCK_MONOTONIC, and ksnap's stats/rescans: read after its mkdir
+ * returned, and before its rmdir began), then "made N in MS ms".  A
+ * cgroup whose RESCANS_GONE is RESCANS_BORN + 2 or more lived through a
+ * whole rescan of the patterns, however slow the machine was.
  * Exits 1 at the first mkdir or rmdir that fails, naming it.
  *
  * Part of the guest test kit: scripts/guest builds it statically into
@@ -28,7 +31,24 @@
 struct cg {
 	unsigned long n;
 	unsigned long long born, die_at;
+	unsigned long long rescans;	/* stats/rescans after the mkdir */
 };
+
+#define RESCANS "/sys/class/misc/ksnap/stats/rescans"
+
+/* ksnap's stats/rescans, or ~0ULL if it cannot be read. */
+static unsigned long long rescans(void)
+{
+	unsigned long long v = ~0ULL;
+	FILE *f = fopen(RESCANS, "r");
+
+	if (!f)
+		return v;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = ~0ULL;
+	fclose(f);
+	return v;
+}
 
 static unsigned long long now_ns(void)
 {
@@ -58,6 +78,7 @@ static unsigned long long life_ns(unsigned long n)
 static int remove_cg(const char *dir, struct cg *c)
 {
 	char path[4096];
+	unsigned long long r = rescans();
 	unsigned long long gone = now_ns();
 
 	snprintf(path, sizeof(path), "%s/c%lu", dir, c->n);
@@ -65,7 +86,7 @@ static int remove_cg(const char *dir, struct cg *c)
 		fprintf(stderr, "churn: rmdir %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	printf("c%lu %llu %llu\n", c->n, c->born, gone);
+	printf("c%lu %llu %llu %llu %llu\n", c->n, c->born, gone, c->rescans, r);
 	return 0;
 }
 
@@ -131,6 +152,7 @@ int main(int argc, char **argv)
 		}
 		cgs[live].n = made;
 		cgs[live].born = now_ns();
+		cgs[live].rescans = rescans();
 		cgs[live].die_at = cgs[live].born + life_ns(made);
 		live++;
 		/* Late: the next one now, the schedule moved on, no burst. */
