@@ -239,6 +239,10 @@ END {
 	for (i = 2; i <= ncol; i++) {
 		k = col[i]; sub(/\[.*\]$/, "", k)
 		ours = last[i]
+		# A column that read 0 throughout, or never changed, agrees with
+		# any file that does the same: counted, so that a kernel whose
+		# counters all read 0 cannot pass.
+		if (rows > 1 && last[i] != first[i] && last[i] != 0) moved++
 		if (col[i] ~ /\[[0-9]+\]$/) { percpu[k] += ours; continue }
 		if (!(k in v1)) { print "# " test ": " col[i] ": no value in the kernel's files to compare with"; nskip++; continue }
 		f = v1[k]; d12 = abs(v2[k] - v1[k]); d = f - ours
@@ -252,7 +256,12 @@ END {
 		if (k ~ /^cpu\.stat\.usage$/) { lo = -1000; hi = 2 * d12 + ncpu * 2200000000 }
 		else if (k ~ /^cpu\.stat\.usage_self$/) { lo = -1000; hi = 2 * d12 + 1000000 }
 		else if (k ~ /pressure/) { lo = -1000; hi = 2 * d12 + 2200000000 }
-		else if (k ~ /^cpu\./) { lo = -10000000; hi = 2 * d12 + ncpu * 4000000 + 10000000 }
+		else if (k ~ /^cpu\./) {
+			# and at most every CPU's time from the last row to
+			# after1 (a loaded host can stretch that gap)
+			lo = -10000000
+			hi = int(2 * d12 + ncpu * 4000000 + 10000000 + ncpu * ((v1["uptime"] - stop_uptime) * 1e9 + 20e6))
+		}
 		else if (k ~ /^loadavg\.[0-9]+$/) { hi = 2 * d12 + 110 + ours / 10; lo = -hi }
 		else if (k == "loadavg.threads") { hi = 2 * d12 + 8; lo = -hi }
 		else if (k == "meminfo.MemAvailable") { hi = fold * page + 2 * d12; lo = -hi }
@@ -280,14 +289,16 @@ END {
 		d12 = abs(v2[k] - v1[k]); d = v1[k] - percpu[k]
 		verdict(k "[cpu]", d >= 0 && d <= 2 * d12 + 64, "file - sum of the per-CPU columns in [0, " 2 * d12 + 64 "], got file " v1[k] " sum " percpu[k] " (d12 " d12 ")")
 	}
-	printf "# %s: %d columns compared, %d ok, %d not ok, %d without a file value, %d rows\n", test, ncol - 1, npass, nfail, nskip, rows
-	print npass + 0, nfail + 0 > summary
+	printf "# %s: %d columns compared, %d ok, %d not ok, %d without a file value, %d moved (nonzero, changed during the run), %d rows\n", test, ncol - 1, npass, nfail, nskip, moved, rows
+	print npass + 0, nfail + 0, moved + 0 > summary
 }
 EOF
 
-# run NAME METRICS CGROUPS: one collection, stop, read the files, compare.
+# run NAME METRICS CGROUPS MOVED: one collection, stop, read the files,
+# compare; at least MOVED of its columns must be nonzero and change during
+# the collection (the hog and the spinner make sure of that).
 run() {
-	name=$1 list=$2 cgs=$3
+	name=$1 list=$2 cgs=$3 want_moved=$4
 	echo 0 > $KSNAP_SYS/enable
 	guestprobe write $KSNAP_SYS/cgroups "$cgs" > /dev/null
 	e=$(guestprobe write $KSNAP_SYS/metrics "$list")
@@ -333,22 +344,27 @@ run() {
 		-f $W/compare.awk $W/available.txt $W/$name.after1 $W/$name.after2 $W/$name.tsv |
 		tee -a $W/compare.log
 	set -- $(cat $W/$name.summary)
-	npass=${1:-0} nf=${2:-1}
+	npass=${1:-0} nf=${2:-1} moved=${3:-0}
 	if [ "$nf" -eq 0 ] && [ "$npass" -gt 0 ]; then
 		pass "$name: all $npass compared columns within their tolerance"
 	else
 		fail "$name: every compared column within its tolerance" "0 out of tolerance" "$nf out of tolerance, $npass within"
 	fi
+	if [ "$moved" -ge "$want_moved" ]; then
+		pass "$name: $moved columns were nonzero and changed during the collection (at least $want_moved)"
+	else
+		fail "$name: at least $want_moved columns nonzero and changing during the collection" ">= $want_moved" "$moved"
+	fi
 }
 # The after files use a space between name and value.
 
-run vmstat vmstat ""
+run vmstat vmstat "" 5
 
 system=$(awk -F'\t' '$1 ~ /^(cpu|stat|softirqs|meminfo|loadavg|pressure)\./ && $5 != "cgroup" { printf "%s%s", s, $1; s = "," }' $W/available.txt)
-run system "$system,pgfault[cpu]" ""
+run system "$system,pgfault[cpu]" "" 5
 
 cgm=$(awk -F'\t' '$5 == "cgroup" { printf "%s%s", s, $1; s = "," }' $W/available.txt)
-run cgroup "$cgm" "$CGROUP"
+run cgroup "$cgm" "$CGROUP" 2
 
 kill $hog $spin 2>/dev/null
 wait $hog $spin 2>/dev/null
