@@ -1,0 +1,79 @@
+# A stream whose header is far longer than journald's LineMax (48 KiB by
+# default, where journald cuts a line of a stream): 250 cgroups made here
+# with mkdir, with 100-byte names, times 4 metrics, 1000 columns of about
+# 130 bytes.  ksnapd's standard output is the journal ($JOURNAL_STREAM), so
+# it sends each line as an entry of its own through the native protocol:
+# `journalctl -u ksnapd -o cat | ksnap-verify` exits 0, the header read
+# back is one line with every column, and ksnap-verify's TSV has them all.
+TEST=journal-carries-wide-header
+. /guest/tests/syslib.sh
+out=/out/wide
+parent=/sys/fs/cgroup/ksnapt-wide
+N=250
+METRICS=memory.current,memory.max,cpu.stat.usage,memory.pressure.some
+LINE_MAX=49152
+pad=$(printf '%089d' 0 | tr 0 w)
+
+# The knobs change only while no reader has the device.
+set_knobs() { # METRICS CGROUPS PERIOD-US
+	systemctl stop ksnapd
+	if [ -n "$2" ]; then
+		echo "$2" > $KSNAP_SYS/cgroups && echo "$1" > $KSNAP_SYS/metrics
+	else
+		echo "$1" > $KSNAP_SYS/metrics && echo "$2" > $KSNAP_SYS/cgroups
+	fi && echo "$3" > $KSNAP_SYS/period_us
+	_st=$?
+	systemctl start ksnapd
+	return $_st
+}
+
+mkdir -p $parent
+echo +memory > $parent/cgroup.subtree_control
+echo +cpu > $parent/cgroup.subtree_control 2>/dev/null
+i=1
+while [ $i -le $N ]; do
+	mkdir -p "$parent/$pad-$(printf %04d $i)" || break
+	i=$((i + 1))
+done
+check "$N cgroups with 100-byte names made under $parent" $N \
+	"$(find $parent -mindepth 1 -maxdepth 1 -type d | wc -l)"
+
+set_knobs "$METRICS" "/ksnapt-wide/*" 100000
+check_st "the module follows /ksnapt-wide/* with 4 metrics" 0 $? /dev/null
+c0=$(journal_cursor)
+collect_to_journal "10 s at 10 Hz, $N cgroups x 4 metrics" 10 $out
+check "journalctl -u ksnapd -o cat | ksnap-verify exits 0 (intact)" 0 $verify_status
+[ $verify_status -eq 0 ] || show "$(tail -n 12 $out.verify)"
+
+# The header as the journal gives it back: the longest line.
+hdr_len=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' $out.journal)
+hdr_cols=$(awk -F '\t' -v m="$hdr_len" 'length($0) == m { print gsub(/\[\/ksnapt-wide\//, ""); exit }' $out.journal)
+if [ "$hdr_len" -gt $LINE_MAX ]; then
+	pass "the header read back is one line of $hdr_len bytes, longer than LineMax ($LINE_MAX)"
+else
+	fail "the header read back is one line longer than LineMax" "> $LINE_MAX bytes" "$hdr_len"
+fi
+check "the header read back has every cgroup column" $((N * 4)) "$hdr_cols"
+tsv_cols=$(awk -F '\t' '$1 == "Time (ns)" { print NF - 1; exit }' $out.tsv)
+check "ksnap-verify's TSV header has every column (cgroups x metrics + the sample's time)" \
+	$((N * 4)) "$(awk -F '\t' '$1 == "Time (ns)" { n = 0; for (i = 2; i <= NF; i++) if ($i ~ /\[\/ksnapt-wide\//) n++; print n; exit }' $out.tsv)"
+rows=$(tsv_rows $out.tsv | wc -l)
+check "the rows in the journal are the rows ksnapd wrote (STATS total_snapshots)" \
+	"$(stats_key $out.tsv total_snapshots)" "$rows"
+check "journald dropped none of ksnapd's lines" 0 "$(journal_dropped "$c0")"
+check "ksnapd's entries carry KSNAP_COLLECTION" yes \
+	"$(journalctl -u ksnapd --after-cursor="$c0" -o export --no-pager | grep -q '^KSNAP_COLLECTION=[0-9]' && echo yes || echo no)"
+
+# What the other output modes make of the header (ksnapd(8) says).
+for mode in "short" "short --all" "json" "json --all" "export"; do
+	# shellcheck disable=SC2086
+	_m=$(journalctl -u ksnapd --after-cursor="$c0" -o $mode --no-pager |
+		awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+	info "journalctl -o $mode: longest line $_m bytes"
+done
+figure "wide-header" "$hdr_len bytes, $hdr_cols cgroup columns ($tsv_cols in the TSV), $rows rows, verify exit $verify_status"
+
+set_knobs "$TEST_METRICS" "" "$TEST_PERIOD_US"
+find $parent -mindepth 1 -maxdepth 1 -type d -exec rmdir {} + 2>/dev/null
+rmdir $parent
+[ $nfail -eq 0 ]
