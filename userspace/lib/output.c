@@ -16,6 +16,7 @@ int ksnap_out_init(struct ksnap_out *o, int fd, bool regular, bool framed,
 	o->fd = fd;
 	o->regular = regular;
 	o->durable = NULL;
+	o->journal = NULL;
 	o->framed = framed;
 	o->cap = size;
 	/* + leading and trailing frame bytes */
