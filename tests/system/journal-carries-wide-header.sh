@@ -1,7 +1,9 @@
 # A stream whose header is far longer than journald's LineMax (48 KiB by
 # default, where journald cuts a line of a stream): 250 cgroups made here
-# with mkdir, with 100-byte names, times 4 metrics, 1000 columns of about
-# 130 bytes.  ksnapd's standard output is the journal ($JOURNAL_STREAM), so
+# with mkdir, with 190-byte names, times 4 metrics, 1000 columns of about
+# 220 bytes: a header larger than a datagram to journald's socket may be
+# (212992 bytes, net.core.wmem_max), which sd_journal_sendv() passes in a
+# sealed memfd.  ksnapd's standard output is the journal ($JOURNAL_STREAM), so
 # it sends each line as an entry of its own through the native protocol:
 # `journalctl -u ksnapd -o cat | ksnap-verify` exits 0, the header read
 # back is one line with every column, and ksnap-verify's TSV has them all.
@@ -12,7 +14,7 @@ parent=/sys/fs/cgroup/ksnapt-wide
 N=250
 METRICS=memory.current,memory.max,cpu.stat.usage,memory.pressure.some
 LINE_MAX=49152
-pad=$(printf '%089d' 0 | tr 0 w)
+pad=$(printf '%0185d' 0 | tr 0 w)
 
 # The knobs change only while no reader has the device.
 set_knobs() { # METRICS CGROUPS PERIOD-US
@@ -35,7 +37,7 @@ while [ $i -le $N ]; do
 	mkdir -p "$parent/$pad-$(printf %04d $i)" || break
 	i=$((i + 1))
 done
-check "$N cgroups with 100-byte names made under $parent" $N \
+check "$N cgroups with 190-byte names made under $parent" $N \
 	"$(find $parent -mindepth 1 -maxdepth 1 -type d | wc -l)"
 
 set_knobs "$METRICS" "/ksnapt-wide/*" 100000
@@ -48,6 +50,7 @@ check "journalctl -u ksnapd -o cat | ksnap-verify exits 0 (intact)" 0 $verify_st
 # The header as the journal gives it back: the longest line.
 hdr_len=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' $out.journal)
 hdr_cols=$(awk -F '\t' -v m="$hdr_len" 'length($0) == m { print gsub(/\[\/ksnapt-wide\//, ""); exit }' $out.journal)
+info "net.core.wmem_max: $(cat /proc/sys/net/core/wmem_max)"
 if [ "$hdr_len" -gt $LINE_MAX ]; then
 	pass "the header read back is one line of $hdr_len bytes, longer than LineMax ($LINE_MAX)"
 else
@@ -65,11 +68,11 @@ check "ksnapd's entries carry KSNAP_COLLECTION" yes \
 	"$(journalctl -u ksnapd --after-cursor="$c0" -o export --no-pager | grep -q '^KSNAP_COLLECTION=[0-9]' && echo yes || echo no)"
 
 # What the other output modes make of the header (ksnapd(8) says).
-for mode in "short" "short --all" "json" "json --all" "export"; do
+for mode in "cat" "short" "short --all" "verbose" "json" "json --all" "export"; do
 	# shellcheck disable=SC2086
 	_m=$(journalctl -u ksnapd --after-cursor="$c0" -o $mode --no-pager |
-		awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
-	info "journalctl -o $mode: longest line $_m bytes"
+		awk '{ if (length($0) > m) { m = length($0); t = gsub(/\t/, "") } } END { print m + 0, "bytes,", t + 0, "tabs" }')
+	info "journalctl -o $mode: longest line $_m"
 done
 figure "wide-header" "$hdr_len bytes, $hdr_cols cgroup columns ($tsv_cols in the TSV), $rows rows, verify exit $verify_status"
 
