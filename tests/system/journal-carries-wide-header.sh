@@ -7,6 +7,9 @@
 # it sends each line as an entry of its own through the native protocol:
 # `journalctl -u ksnapd -o cat | ksnap-verify` exits 0, the header read
 # back is one line with every column, and ksnap-verify's TSV has them all.
+# Then ksnapd without the native protocol (a transient unit that hides its
+# socket): the first line past LineMax is refused with its length and
+# LineMax, and no part of the header reaches the journal.
 TEST=journal-carries-wide-header
 . /guest/tests/syslib.sh
 out=/out/wide
@@ -75,6 +78,35 @@ for mode in "cat" "short" "short --all" "verbose" "json" "json --all" "export"; 
 	info "journalctl -o $mode: longest line $_m"
 done
 figure "wide-header" "$hdr_len bytes, $hdr_cols cgroup columns ($tsv_cols in the TSV), $rows rows, verify exit $verify_status"
+
+# --- without the native protocol ----------------------------------------
+nat=ksnapt-nonative
+refused() { # CURSOR
+	journalctl -u $nat --after-cursor="$1" -o cat --no-pager | grep -q "longer than journald's LineMax"
+}
+systemctl stop ksnapd
+c1=$(journal_cursor)
+systemd-run --unit=$nat -p InaccessiblePaths=/run/systemd/journal/socket \
+	/usr/sbin/ksnapd --lossy > $out.nonative.log 2>&1
+check_st "systemd-run starts ksnapd with the journal's socket hidden" 0 $? $out.nonative.log
+poll 60 attached || fail "ksnapd of $nat holds /dev/ksnap" attached "$(ksnap_stat reader)"
+echo 1 > $KSNAP_SYS/enable
+if poll 60 refused "$c1"; then
+	pass "a line past LineMax is refused: $(journalctl -u $nat --after-cursor="$c1" -o cat --no-pager | grep "LineMax" | tail -n 1)"
+else
+	fail "a line past LineMax is refused, naming LineMax" "a message" "$(journalctl -u $nat --after-cursor="$c1" -o cat --no-pager | tail -n 3)"
+fi
+echo 0 > $KSNAP_SYS/enable
+journalctl -u $nat --after-cursor="$c1" -o cat --no-pager > $out.nonative.journal
+check_lines "ksnapd said it has no native protocol" ">0" "the journal's native protocol:" "$(cat $out.nonative.journal)"
+# The first line past LineMax is refused: a META line (its metric's 250
+# columns) comes before the header.
+first_long=$(awk -v m=$LINE_MAX 'length($0) > m { print length($0); exit }' $out.journal)
+check "the refusal names the stream's first line past LineMax by its length" "$first_long" \
+	"$(sed -n "s/.*a line of \([0-9]*\) bytes is longer than journald's LineMax ($LINE_MAX bytes.*/\1/p" $out.nonative.journal | head -n 1)"
+check "no line naming the cgroups (META, header) reached the journal" 0 "$(grep -c 'ksnapt-wide' $out.nonative.journal)"
+systemctl stop $nat 2>/dev/null
+systemctl reset-failed $nat 2>/dev/null
 
 set_knobs "$TEST_METRICS" "" "$TEST_PERIOD_US"
 find $parent -mindepth 1 -maxdepth 1 -type d -exec rmdir {} + 2>/dev/null
