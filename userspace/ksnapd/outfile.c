@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -108,6 +109,9 @@ static int fail(struct ksnapd_outfile *o, int ret, const char *fmt, ...)
 
 static int write_failed(struct ksnapd_outfile *o, int ret)
 {
+	if (ret == -EMSGSIZE && o->sink.journal && o->journal.err[0])
+		return fail(o, ret, "%s: the journal: %s", name(o),
+			    o->journal.err);
 	return fail(o, ret, "%s: write: %s", name(o), strerror(-ret));
 }
 
@@ -137,6 +141,11 @@ int ksnapd_outfile_init(struct ksnapd_outfile *o,
 		return fail(o, ret, "%s", strerror(-ret));
 	ksnap_durable_init(&o->durable);
 	o->sink.durable = &o->durable;
+	if (!cfg->path &&
+	    ksnap_journal_stream_is(getenv("JOURNAL_STREAM"), &st)) {
+		ksnap_journal_init(&o->journal, cfg->log);
+		o->sink.journal = &o->journal;
+	}
 	ksnap_stream_init(&o->stream, &o->sink, cfg->lossy);
 	return 0;
 }
@@ -147,6 +156,7 @@ void ksnapd_outfile_fini(struct ksnapd_outfile *o)
 		ksnap_durable_close(&o->durable, o->sink.fd);
 	o->sink.fd = -1;
 	ksnap_out_fini(&o->sink);
+	ksnap_journal_fini(&o->journal);
 	/* What was written is made durable before ksnapd exits. */
 	ksnap_durable_fini(&o->durable);
 }
@@ -270,6 +280,7 @@ int ksnapd_outfile_begin(void *self, const struct ksnap_coll *c,
 
 	o->coll = c;
 	o->collections++;
+	o->journal.collection = c->generation;
 	o->streams = o->split ? o->streams + 1 : 1;
 	if (o->cfg.path) {
 		/* A split's rows before first_position are in our files. */

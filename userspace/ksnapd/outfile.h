@@ -51,6 +51,7 @@
 
 #include "consumer.h"
 #include "durable.h"
+#include "journal.h"
 #include "output.h"
 #include "ring.h"
 #include "stream.h"
@@ -102,6 +103,9 @@ struct ksnapd_outfile {
 	} count;
 	uint64_t dropped_now;		/* since it last became full */
 	struct ksnap_durable durable;	/* fsyncs a lossy file */
+	/* Standard output is the journal ($JOURNAL_STREAM): sink.journal
+	 * points here, each line an entry of its own (journal.h). */
+	struct ksnap_journal journal;
 	bool behind;			/* ... more than its bound behind */
 	uint64_t dropped_behind;	/* rows dropped since it fell behind */
 	int full_err;			/* -ENOSPC or -EDQUOT, the last seen */
@@ -113,7 +117,8 @@ struct ksnapd_outfile {
 
 /*
  * Set up the output: standard output at once (its type decides on
- * fsync), a file when its collection begins.  err (errlen bytes) is where
+ * fsync; the journal's stream, as $JOURNAL_STREAM names it, gets each line
+ * as an entry of its own: journal.h), a file when its collection begins.  err (errlen bytes) is where
  * every function here says what failed.  Returns 0 or -errno.
  */
 int ksnapd_outfile_init(struct ksnapd_outfile *o,

@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "durable.h"
+#include "journal.h"
 #include "output.h"
 #include "sys.h"
 
@@ -14,6 +16,7 @@ int ksnap_out_init(struct ksnap_out *o, int fd, bool regular, bool framed,
 	o->fd = fd;
 	o->regular = regular;
 	o->durable = NULL;
+	o->journal = NULL;
 	o->framed = framed;
 	o->cap = size;
 	/* + leading and trailing frame bytes */
@@ -95,6 +98,35 @@ static void undo_partial(struct ksnap_out *o, off_t start, size_t done)
 	o->skip += done;
 }
 
+/*
+ * To the journal: each line of start[o->skip, n) an entry of its own
+ * (empty ones, the frame, left out), o->skip past each line sent.  Returns
+ * 0 when all are sent, 1 when the rest is for the stream (no native
+ * protocol), -errno.  The stream's part is refused whole when a line of it
+ * would be cut.
+ */
+static int journal_write(struct ksnap_out *o, const char *start, size_t n)
+{
+	int ret;
+
+	while (o->journal->native && o->skip < n) {
+		const char *p = start + o->skip;
+		const char *nl = memchr(p, '\n', n - o->skip);
+		size_t len = nl ? (size_t)(nl - p) : n - o->skip;
+
+		ret = len ? ksnap_journal_send(o->journal, p, len) : 0;
+		if (ret == 1)
+			break;
+		if (ret)
+			return ret;
+		o->skip += len + (nl ? 1 : 0);
+	}
+	if (o->skip >= n)
+		return 0;
+	ret = ksnap_journal_check(o->journal, start + o->skip, n - o->skip);
+	return ret ? ret : 1;
+}
+
 static int out_write(struct ksnap_out *o, bool trailer)
 {
 	size_t pending = ksnap_out_pending(o);
@@ -113,6 +145,16 @@ static int out_write(struct ksnap_out *o, bool trailer)
 	} else {
 		start = o->buf + 1;
 		n = pending;
+	}
+	if (o->journal) {
+		ret = journal_write(o, start, n);
+		if (ret <= 0) {
+			if (!ret) {
+				o->len = 1;
+				o->skip = 0;
+			}
+			return ret;
+		}
 	}
 	/*
 	 * Where this flush begins, to cut a failed one off again: the end of

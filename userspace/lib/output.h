@@ -25,6 +25,7 @@
 #define KSNAP_OUT_DEFAULT_SIZE	(1024 * 1024)
 
 struct ksnap_durable;
+struct ksnap_journal;
 
 struct ksnap_out {
 	int fd;
@@ -37,6 +38,9 @@ struct ksnap_out {
 	size_t len;		/* bytes of lines in buf + 1 */
 	size_t skip;		/* bytes of buf already written to a sink
 				 * that cannot be rewound (failed flush) */
+	struct ksnap_journal *journal;	/* the sink is the journal (each
+					 * line an entry, journal.h), or
+					 * NULL; the owner sets it */
 };
 
 /* The sink is full: the write can be retried when space returns. */
@@ -45,7 +49,8 @@ static inline bool ksnap_out_full_error(int err)
 	return err == -ENOSPC || err == -EDQUOT;
 }
 
-/* Returns 0 or -ENOMEM.  durable is NULL; the owner may set it. */
+/* Returns 0 or -ENOMEM.  durable and journal are NULL; the owner may set
+ * them. */
 int ksnap_out_init(struct ksnap_out *o, int fd, bool regular, bool framed,
 		   size_t size);
 void ksnap_out_fini(struct ksnap_out *o);
@@ -74,7 +79,9 @@ static inline const char *ksnap_out_data(const struct ksnap_out *o)
 /*
  * Write what is buffered.  Returns 0 or -errno from write/fsync (with
  * durable: an earlier fsync's error, said once); after a failed write the
- * buffered bytes are kept (see above).
+ * buffered bytes are kept (see above).  To the journal: each line an entry
+ * of its own, or, without the native protocol, -EMSGSIZE for a line
+ * journald would cut (journal.h; its err says which).
  */
 int ksnap_out_flush(struct ksnap_out *o);
 

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 int ksnap_sys_open(const char *path, int flags, mode_t mode);
 int ksnap_sys_close(int fd);
@@ -52,5 +53,9 @@ int ksnap_sys_fchmod(int fd, mode_t mode);
 int ksnap_sys_rename(const char *from, const char *to);
 int ksnap_sys_mkdir(const char *path, mode_t mode);
 int ksnap_sys_nanosleep(uint64_t ns);
+/* sd_journal_sendv(): one journal entry of n fields; -ENOSYS when built
+ * without libsystemd (KSNAP_HAVE_SD_JOURNAL).  In sys_journal.c, so that
+ * only what writes to the journal links libsystemd. */
+int ksnap_sys_journal_sendv(const struct iovec *iov, int n);
 
 #endif /* KSNAP_SYS_H */

@@ -69,6 +69,8 @@ static inline int setup(void **state)
 	fake_sys.poll_hook = scripted_poll;
 	script = NULL;
 	cfg = (struct ksnapd_config){ .once = true };
+	/* Standard output is not the journal, whatever runs the tests. */
+	unsetenv("JOURNAL_STREAM");
 	return 0;
 }
 

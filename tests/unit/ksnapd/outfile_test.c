@@ -4,6 +4,7 @@
  * says of the rows written, file names and resumed files, lossy streams
  * and their checksums, SIGHUP, and the full disk.
  */
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "ksnapd_fixture.h"
@@ -692,6 +693,82 @@ static void stop_signal_while_over_quota_gives_up_with_edquot(void **s)
 			"stopping with ");
 }
 
+/* The journal's entries: their MESSAGE= values, one line each. */
+static char *jbuf;
+static size_t jlen;
+static FILE *jout;
+static int jempty;
+static char jcoll[32];
+
+static int journal_entry(const struct iovec *iov, int n)
+{
+	assert_int_equal(n, KSNAP_JOURNAL_FIELDS);
+	assert_memory_equal(iov[0].iov_base, "MESSAGE=", 8);
+	if (iov[0].iov_len == 8)
+		jempty++;
+	fwrite((char *)iov[0].iov_base + 8, 1, iov[0].iov_len - 8, jout);
+	fputc('\n', jout);
+	snprintf(jcoll, sizeof(jcoll), "%.*s", (int)iov[3].iov_len,
+		 (char *)iov[3].iov_base);
+	return 0;
+}
+
+/*
+ * Standard output is the journal ($JOURNAL_STREAM names it): each line
+ * goes as an entry of its own, none to the stream, no empty entry (the
+ * frame), and the entries are the lossy stream, ADLER32 last.
+ */
+static void journal_stdout_gets_each_line_as_an_entry(void **s)
+{
+	struct stat st;
+	char env[64];
+
+	assert_int_equal(fstat(STDOUT_FILENO, &st), 0);
+	snprintf(env, sizeof(env), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	setenv("JOURNAL_STREAM", env, 1);
+	jout = open_memstream(&jbuf, &jlen);
+	assert_non_null(jout);
+	jempty = 0;
+	fake_sys.journal_hook = journal_entry;
+	fake_ring_start(&fr, 5, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1, 1);
+	attach(true);
+	unsetenv("JOURNAL_STREAM");
+	assert_non_null(d.out.sink.journal);
+	script = stop_now;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	fclose(jout);
+	assert_int_equal(fake_sys.wlen, 0);
+	assert_int_equal(jempty, 0);
+	assert_contains(jbuf, KSNAP_LOSSY_PREFIX
+			"Time (ns)\t/ksnap/mem\tChecksum\t0x");
+	assert_int_equal(count_lines_starting(jbuf, KSNAP_LOSSY_PREFIX
+					      "STATS\t"), 1);
+	assert_int_equal(count_lines_starting(jbuf, KSNAP_LOSSY_PREFIX
+					      "ADLER32\t0x"), 1);
+	assert_string_equal(jcoll, "KSNAP_COLLECTION=5");
+	free(jbuf);
+	jbuf = NULL;
+}
+
+/* $JOURNAL_STREAM names another file: standard output is a stream. */
+static void other_journal_stream_leaves_stdout_a_stream(void **s)
+{
+	setenv("JOURNAL_STREAM", "1:1", 1);
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1, 1);
+	attach(true);
+	unsetenv("JOURNAL_STREAM");
+	assert_null(d.out.sink.journal);
+	script = stop_now;
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_int_equal(fake_sys.journal_calls, 0);
+	assert_int_equal(count_lines_starting(output(), KSNAP_LOSSY_PREFIX
+					      "ADLER32\t0x"), 1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -714,6 +791,8 @@ int main(void)
 		T(stop_signal_while_full_gives_up_with_enospc),
 		T(stop_signal_while_over_quota_gives_up_with_edquot),
 		T(lossy_end_while_full_keeps_adler32_last_and_unframed),
+		T(journal_stdout_gets_each_line_as_an_entry),
+		T(other_journal_stream_leaves_stdout_a_stream),
 	};
 
 	return cmocka_run_group_tests_name("outfile", tests, NULL, NULL);

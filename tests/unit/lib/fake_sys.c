@@ -239,3 +239,12 @@ long __wrap_ksnap_sys_page_size(void)
 {
 	return __real_ksnap_sys_page_size();
 }
+
+int __real_ksnap_sys_journal_sendv(const struct iovec *iov, int n);
+int __wrap_ksnap_sys_journal_sendv(const struct iovec *iov, int n)
+{
+	fake_sys.journal_calls++;
+	if (fake_sys.journal_hook)
+		return fake_sys.journal_hook(iov, n);
+	return __real_ksnap_sys_journal_sendv(iov, n);
+}

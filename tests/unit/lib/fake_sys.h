@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #define FAKE_DEV_FD	1000
 
@@ -78,6 +79,10 @@ struct fake_sys {
 	int enospc_calls;	/* writes that failed for lack of space */
 	int ftruncate_calls;
 	int lseek_calls;
+
+	/* journal_sendv: when set, called instead. */
+	int (*journal_hook)(const struct iovec *iov, int n);
+	int journal_calls;
 };
 
 extern struct fake_sys fake_sys;
