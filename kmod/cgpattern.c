@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR MIT
 /* cgroup patterns: syntax check and matching, pure (see cgpattern.h). */
 #include <linux/errno.h>
 #include <linux/limits.h>
@@ -213,3 +213,4 @@ unsigned int ksnap_cgpattern_max_level(const char *pattern,
 	}
 	return n;
 }
+
