@@ -34,5 +34,7 @@ bool ksnap_cgpattern_match(const char *pattern, const char *path,
 			   unsigned int depth);
 unsigned int ksnap_cgpattern_max_level(const char *pattern,
 				       unsigned int depth);
+int ksnap_cgpattern_owner(const char *const *entries, unsigned int nr,
+			  const char *path, unsigned int depth);
 
 #endif /* KSNAP_CGPATTERN_H */

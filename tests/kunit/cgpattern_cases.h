@@ -101,4 +101,38 @@ static const struct ksnap_check_case ksnap_check_cases[] = {
 	{ "relative", "a/*", "start" },
 };
 
+struct ksnap_owner_case {
+	const char *name;
+	const char *entries[4];
+	unsigned int nr;
+	const char *path;
+	unsigned int depth;
+	int owner;		/* the index of the first matching pattern, or -1 */
+};
+
+/*
+ * The entry a cgroup's columns come from: the first pattern it matches,
+ * however many do; a plain path is never the owner (it names its cgroup
+ * by identity, and comes first in the columns anyway).
+ */
+static const struct ksnap_owner_case ksnap_owner_cases[] = {
+	{ "a path, then a pattern", { "/a/b", "/a/*" }, 2, "/a/b", 2, 1 },
+	{ "a pattern, then a path", { "/a/*", "/a/b" }, 2, "/a/b", 2, 0 },
+	{ "subtree first", { "/system.slice/**", "/system.slice/*.service" }, 2,
+	  "/system.slice/a.service", 2, 0 },
+	{ "service first", { "/system.slice/*.service", "/system.slice/**" }, 2,
+	  "/system.slice/a.service", 2, 0 },
+	{ "the subtree's own", { "/system.slice/*.service", "/system.slice/**" },
+	  2, "/system.slice", 2, 1 },
+	{ "too deep for both", { "/system.slice/*.service", "/system.slice/**" },
+	  2, "/system.slice/a/b/c", 2, -1 },
+	{ "the depth decides", { "/**", "/a/**" }, 2, "/a/b/c", 2, 1 },
+	{ "the same pattern twice", { "/a/*", "/a/*" }, 2, "/a/b", 2, 0 },
+	{ "three, the last", { "/x/*", "/a/*.scope", "/a/**/*" }, 3,
+	  "/a/b/c.service", 2, 2 },
+	{ "none matches", { "/a/*", "/b/*" }, 2, "/c/d", 2, -1 },
+	{ "only paths", { "/a/b", "/a" }, 2, "/a/b", 2, -1 },
+	{ "no entries", { NULL }, 0, "/a", 2, -1 },
+};
+
 #endif /* KSNAP_CGPATTERN_CASES_H */

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite ksnap_cgpattern: the syntax and matching of cgroup patterns,
- * compiled into this module from kmod/cgpattern.c.  The table-driven cases
- * are in cgpattern_cases.h, which the userspace build's test runs too.  The
- * walk that expands them (kmod/cgexpand.c) and the configuration that calls
- * it (kmod/config.c) are compiled in too, for the sampler's start; the
- * guest test patterns.sh runs them on a real tree.
+ * compiled into this module from kmod/cgpattern.c, and which pattern a
+ * cgroup several match belongs to.  The table-driven cases are in
+ * cgpattern_cases.h, which the userspace build's test runs too.  The walk
+ * that expands them (kmod/cgexpand.c) and the configuration that calls it
+ * (kmod/config.c) are compiled in too, for the sampler's start; the guest
+ * test patterns.sh runs them on a real tree.
  */
 #include <kunit/test.h>
 #include <linux/string.h>
@@ -127,9 +128,27 @@ static void ksnap_cgpattern_long_path(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ksnap_cgpattern_match("/a/**/a/**/a", path, 2));
 }
 
+static void ksnap_owner_case_desc(const struct ksnap_owner_case *c,
+				  char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ksnap_owner, ksnap_owner_cases, ksnap_owner_case_desc);
+
+static void ksnap_cgpattern_owner_cases(struct kunit *test)
+{
+	const struct ksnap_owner_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_cgpattern_owner(c->entries, c->nr,
+							c->path, c->depth),
+			    c->owner, "%s: '%s'", c->name, c->path);
+}
+
 static struct kunit_case ksnap_cgpattern_cases[] = {
 	KUNIT_CASE_PARAM(ksnap_cgpattern_match_cases, ksnap_match_gen_params),
 	KUNIT_CASE_PARAM(ksnap_cgpattern_check_cases, ksnap_check_gen_params),
+	KUNIT_CASE_PARAM(ksnap_cgpattern_owner_cases, ksnap_owner_gen_params),
 	KUNIT_CASE(ksnap_cgpattern_length),
 	KUNIT_CASE(ksnap_cgpattern_plain_paths),
 	KUNIT_CASE(ksnap_cgpattern_levels),

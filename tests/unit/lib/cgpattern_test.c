@@ -59,6 +59,22 @@ static void checks_as_the_module_does(void **state)
 	}
 }
 
+static void owners_as_the_module_does(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ksnap_owner_cases) /
+			sizeof(ksnap_owner_cases[0]); i++) {
+		const struct ksnap_owner_case *c = &ksnap_owner_cases[i];
+		int owner = ksnap_cgpattern_owner(c->entries, c->nr, c->path,
+						  c->depth);
+
+		if (owner != c->owner)
+			fail_msg("%s (%s): owner %d, expected %d", c->name,
+				 c->path, owner, c->owner);
+	}
+}
+
 static void the_length_bound_is_the_modules(void **state)
 {
 	char p[200];
@@ -81,6 +97,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(matches_as_the_module_does),
 		cmocka_unit_test(checks_as_the_module_does),
+		cmocka_unit_test(owners_as_the_module_does),
 		cmocka_unit_test(the_length_bound_is_the_modules),
 	};
 
