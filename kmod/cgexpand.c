@@ -84,7 +84,6 @@ static int ksnap_cgpattern_cmp(const void *a, const void *b)
 /* What one walk of the cgroup2 tree looks for (ksnap_cgpattern_walk()). */
 struct ksnap_cgpattern_walk {
 	const char *const *entries;	/* the cgroups list */
-	unsigned int nr_entries;
 	unsigned int idx;		/* the pattern walked for: entries[idx] */
 	unsigned int depth;		/* cgroup_depth, read once */
 	const u64 *ids;			/* the paths' cgroups' ids, sorted */
@@ -135,7 +134,7 @@ static unsigned int ksnap_cgpattern_walk(const struct ksnap_cgpattern_walk *w,
 		if (cgrp->level - root->level > max)
 			continue;
 		if (!ksnap_cgpattern_path(cgrp, root, buf, size) ||
-		    ksnap_cgpattern_owner(w->entries, w->nr_entries, buf,
+		    ksnap_cgpattern_owner(w->entries, w->idx + 1, buf,
 					  w->depth) != (int)w->idx)
 			continue;
 		id = cgroup_id(cgrp);
@@ -252,7 +251,6 @@ int ksnap_cgpattern_expand(struct ksnap_config *cfg,
 {
 	struct ksnap_cgpattern_walk w = {
 		.entries = entries,
-		.nr_entries = nr,
 		.depth = READ_ONCE(ksnap_cgroup_depth),
 		.nr_ids = cfg->nr_cgroups,
 	};
