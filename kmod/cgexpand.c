@@ -5,6 +5,7 @@
  * start (ksnap_cgpattern_refresh()).  Process context only: never from
  * the timer.
  */
+#include <linux/bsearch.h>
 #include <linux/cgroup.h>
 #include <linux/err.h>
 #include <linux/kernfs.h>
@@ -80,10 +81,29 @@ static int ksnap_cgpattern_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* What one walk of the cgroup2 tree looks for (ksnap_cgpattern_walk()). */
+struct ksnap_cgpattern_walk {
+	const char *const *entries;	/* the cgroups list */
+	unsigned int idx;		/* the pattern walked for: entries[idx] */
+	unsigned int depth;		/* cgroup_depth, read once */
+	const u64 *ids;			/* the paths' cgroups' ids, sorted */
+	unsigned int nr_ids;
+};
+
+static int ksnap_cgpattern_id_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * The online cgroups below the root of @ns (itself included) whose path
- * matches @pattern, each held, into @out: at most @room of them.
- * Returns how many match, @room or not.
+ * The online cgroups below the root of @ns (itself included) that are
+ * @w's pattern's own matches, each held, into @out: at most @room of
+ * them.  Its own: not a cgroup a path configures, nor one an earlier
+ * pattern matches (ksnap_cgpattern_owner()), so that a cgroup is counted
+ * and sampled once whatever entries name it.  Returns how many there are,
+ * @room or not.
  *
  * A cgroup being made is skipped: cgroup_mkdir() links it in and marks it
  * online before its controllers' css are made, and activates its
@@ -92,20 +112,21 @@ static int ksnap_cgpattern_cmp(const void *a, const void *b)
  * from the set, for good: the next walks find the same cgroups.  A walk
  * after its mkdir returned takes it whole.
  */
-static unsigned int ksnap_cgpattern_walk(const char *pattern,
+static unsigned int ksnap_cgpattern_walk(const struct ksnap_cgpattern_walk *w,
 					 struct cgroup_namespace *ns,
 					 struct cgroup **out, unsigned int room,
 					 char *buf, size_t size)
 {
+	const char *pattern = w->entries[w->idx];
 	struct cgroup *root = ns->root_cset->dfl_cgrp;
-	unsigned int depth = READ_ONCE(ksnap_cgroup_depth);
-	unsigned int max = ksnap_cgpattern_max_level(pattern, depth);
+	unsigned int max = ksnap_cgpattern_max_level(pattern, w->depth);
 	struct cgroup_subsys_state *pos;
 	unsigned int n = 0;
 
 	rcu_read_lock();
 	css_for_each_descendant_pre(pos, &root->self) {
 		struct cgroup *cgrp = pos->cgroup;
+		u64 id;
 
 		if (!(READ_ONCE(pos->flags) & CSS_ONLINE) ||
 		    !(READ_ONCE(cgrp->kn->flags) & KERNFS_ACTIVATED))
@@ -113,7 +134,12 @@ static unsigned int ksnap_cgpattern_walk(const char *pattern,
 		if (cgrp->level - root->level > max)
 			continue;
 		if (!ksnap_cgpattern_path(cgrp, root, buf, size) ||
-		    !ksnap_cgpattern_match(pattern, buf, depth))
+		    ksnap_cgpattern_owner(w->entries, w->idx + 1, buf,
+					  w->depth) != (int)w->idx)
+			continue;
+		id = cgroup_id(cgrp);
+		if (bsearch(&id, w->ids, w->nr_ids, sizeof(*w->ids),
+			    ksnap_cgpattern_id_cmp))
 			continue;
 		if (n >= room) {
 			n++;
@@ -126,51 +152,23 @@ static unsigned int ksnap_cgpattern_walk(const char *pattern,
 	return n;
 }
 
-/* Is @cgrp among the first @nr configured cgroups? */
-static bool ksnap_cgpattern_has(const struct ksnap_config *cfg,
-				const struct cgroup *cgrp)
-{
-	unsigned int i;
-
-	for (i = 0; i < cfg->nr_cgroups; i++)
-		if (cfg->cgroups[i].cgrp == cgrp)
-			return true;
-	return false;
-}
-
-/**
- * ksnap_cgpattern_add() - add the cgroups @pattern matches to @cfg
- * @cfg: being built; cgroups[] has room for KSNAP_MAX_CGROUPS, and cgns is
- *	 the namespace the paths are relative to; with cg_limit, matches
- *	 past it are skipped and counted in nr_skipped instead of an error
- * @pattern: checked with ksnap_cgpattern_check()
- * @quiet: no log line for a pattern that matches nothing (a restart's
- *	   expansion: the configuration said so)
- *
- * A cgroup already configured (by a path, or an earlier pattern) is not
- * added twice.  The pattern's matches come sorted by path.
- *
- * Return: 0, -EINVAL when the configuration would hold more than
- * KSNAP_MAX_CGROUPS cgroups (and no cg_limit), or -ENOMEM.  Logs one line on failure.
+/*
+ * Add @w's pattern's matches (ksnap_cgpattern_walk()) to @cfg, sorted by
+ * path; @found and @buf: room for KSNAP_MAX_CGROUPS and PATH_MAX.
  */
-int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
-			bool quiet)
+static int ksnap_cgpattern_add(struct ksnap_config *cfg,
+			       const struct ksnap_cgpattern_walk *w,
+			       bool quiet, struct cgroup **found, char *buf)
 {
+	const char *pattern = w->entries[w->idx];
 	unsigned int limit = min_t(unsigned int, cfg->cg_limit,
 				   KSNAP_MAX_CGROUPS);
 	unsigned int room = limit > cfg->nr_cgroups ?
 			    limit - cfg->nr_cgroups : 0;
 	unsigned int i, n, first = cfg->nr_cgroups;
-	struct cgroup **found;
-	char *buf;
-	int ret = -ENOMEM;
+	int ret = 0;
 
-	found = kcalloc(KSNAP_MAX_CGROUPS, sizeof(*found), GFP_KERNEL);
-	buf = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (!found || !buf)
-		goto out;
-	n = ksnap_cgpattern_walk(pattern, cfg->cgns, found, room, buf,
-				 PATH_MAX);
+	n = ksnap_cgpattern_walk(w, cfg->cgns, found, room, buf, PATH_MAX);
 	if (n > room && cfg->cg_limit != KSNAP_CG_NO_LIMIT) {
 		/* A running collection's capacity (follow.c): the rest skipped. */
 		cfg->nr_skipped += n - room;
@@ -190,8 +188,6 @@ int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
 		struct cgroup *root = cfg->cgns->root_cset->dfl_cgrp;
 		struct cgroup *parent;
 
-		if (ksnap_cgpattern_has(cfg, found[i]))
-			continue;
 		if (!ksnap_cgpattern_path(found[i], root, cg->path,
 					  sizeof(cg->path))) {
 			pr_warn_ratelimited("cgroups: pattern '%s': a match's path is longer than a column carries (%zu bytes): not sampled\n",
@@ -219,14 +215,68 @@ int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
 	}
 	sort(&cfg->cgroups[first], cfg->nr_cgroups - first,
 	     sizeof(*cfg->cgroups), ksnap_cgpattern_cmp, NULL);
-	ret = 0;
 put:
 	for (i = 0; i < n; i++)
 		if (found[i])
 			cgroup_put(found[i]);
+	return ret;
+}
+
+/**
+ * ksnap_cgpattern_expand() - add the cgroups the patterns match to @cfg
+ * @cfg: being built, its paths' cgroups configured; cgroups[] has room
+ *	 for KSNAP_MAX_CGROUPS, and cgns is the namespace the paths are
+ *	 relative to; with cg_limit, matches past it are skipped and
+ *	 counted in nr_skipped instead of an error
+ * @entries: the cgroups list, its patterns checked with
+ *	     ksnap_cgpattern_check()
+ * @nr: how many entries
+ * @quiet: no log line for a pattern that matches nothing (a restart's
+ *	   expansion: the configuration said so)
+ *
+ * A cgroup is configured once whatever entries name it: one a path
+ * configures is no pattern's match, and one several patterns match is
+ * the first's (ksnap_cgpattern_owner()); the counts (room, skipped) count
+ * it once too.  Each pattern's matches come sorted by path, after the
+ * earlier entries'.  cgroup_depth is read once: every pattern of the
+ * expansion has the same.
+ *
+ * Return: 0, -EINVAL when the configuration would hold more than
+ * KSNAP_MAX_CGROUPS cgroups (and no cg_limit), or -ENOMEM.  Logs one line
+ * on failure.
+ */
+int ksnap_cgpattern_expand(struct ksnap_config *cfg,
+			   const char *const *entries, unsigned int nr,
+			   bool quiet)
+{
+	struct ksnap_cgpattern_walk w = {
+		.entries = entries,
+		.depth = READ_ONCE(ksnap_cgroup_depth),
+		.nr_ids = cfg->nr_cgroups,
+	};
+	struct cgroup **found;
+	unsigned int i;
+	u64 *ids;
+	char *buf;
+	int ret = -ENOMEM;
+
+	found = kvcalloc(KSNAP_MAX_CGROUPS, sizeof(*found), GFP_KERNEL);
+	ids = kvcalloc(cfg->nr_cgroups ?: 1, sizeof(*ids), GFP_KERNEL);
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!found || !ids || !buf)
+		goto out;
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		ids[i] = cfg->cgroups[i].id;
+	sort(ids, w.nr_ids, sizeof(*ids), ksnap_cgpattern_id_cmp, NULL);
+	w.ids = ids;
+	ret = 0;
+	for (w.idx = 0; w.idx < nr && !ret; w.idx++)
+		if (ksnap_cgpattern_is_pattern(entries[w.idx]))
+			ret = ksnap_cgpattern_add(cfg, &w, quiet, found, buf);
 out:
 	kfree(buf);
-	kfree(found);
+	kvfree(ids);
+	kvfree(found);
 	return ret;
 }
 

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR MIT
 /* cgroup patterns: syntax check and matching, pure (see cgpattern.h). */
 #include <linux/errno.h>
 #include <linux/limits.h>
@@ -212,4 +212,32 @@ unsigned int ksnap_cgpattern_max_level(const char *pattern,
 		n += depth;
 	}
 	return n;
+}
+
+/**
+ * ksnap_cgpattern_owner() - the entry a cgroup's columns come from
+ * @entries: the cgroups list, paths and patterns that
+ *	     ksnap_cgpattern_check() accepts
+ * @nr: how many entries
+ * @path: a cgroup's path, as for ksnap_cgpattern_match()
+ * @depth: as for ksnap_cgpattern_match()
+ *
+ * A cgroup that several patterns match is sampled once, as a match of
+ * the first of them: the others' expansions pass it by, and do not count
+ * it either.  Paths are left out: a path names its cgroup by identity
+ * (the cgroup's id), not by its text.
+ *
+ * Return: the index of the first pattern in @entries that @path matches,
+ * or -1 when none does.
+ */
+int ksnap_cgpattern_owner(const char *const *entries, unsigned int nr,
+			  const char *path, unsigned int depth)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (ksnap_cgpattern_is_pattern(entries[i]) &&
+		    ksnap_cgpattern_match(entries[i], path, depth))
+			return i;
+	return -1;
 }

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * cgroup patterns in the cgroups list.  An entry holding '*' is a pattern:
  * '*' matches within one path component ("*.service", "libpod-*.scope"),
@@ -9,7 +9,11 @@
  *
  * cgpattern.c holds the pure functions (the KUnit suite ksnap_cgpattern
  * tests them); cgexpand.c the walk of the cgroup2 tree that expands a
- * pattern into the cgroups it matches.
+ * pattern into the cgroups it matches.  ksnapd compiles cgpattern.c and
+ * this header too (userspace/lib/cgpattern.c, through the kernel headers
+ * of userspace/lib/kshim/): both include only <linux/errno.h>,
+ * <linux/limits.h>, <linux/string.h> and <linux/types.h>, and use of them
+ * only what kshim provides.
  */
 #ifndef KSNAP_CGPATTERN_H
 #define KSNAP_CGPATTERN_H
@@ -30,5 +34,7 @@ bool ksnap_cgpattern_match(const char *pattern, const char *path,
 			   unsigned int depth);
 unsigned int ksnap_cgpattern_max_level(const char *pattern,
 				       unsigned int depth);
+int ksnap_cgpattern_owner(const char *const *entries, unsigned int nr,
+			  const char *path, unsigned int depth);
 
 #endif /* KSNAP_CGPATTERN_H */

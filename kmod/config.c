@@ -65,6 +65,17 @@ static int ksnap_config_patterns(struct ksnap_config *cfg,
 	return 0;
 }
 
+/* Is the cgroup of id @id configured in @cfg already? */
+static bool ksnap_config_has_cgroup(const struct ksnap_config *cfg, u64 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		if (cfg->cgroups[i].id == id)
+			return true;
+	return false;
+}
+
 /*
  * The cgroups: those of @prev when the list is the same (held once more,
  * not resolved again; a removed one is released, ksnap_cgroup_dup()),
@@ -108,8 +119,7 @@ static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 	if (cfg->nr_patterns)
 		cfg->cgns = ksnap_cgpattern_ns_get(cur ?: prev);
 	if (prev && prev->nr_patterns == cfg->nr_patterns &&
-	    !strcmp(prev->cgroups_arg, cfg->cgroups_arg) &&
-	    (prev->nr_patterns || prev->nr_cgroups == list->nr)) {
+	    !strcmp(prev->cgroups_arg, cfg->cgroups_arg)) {
 		for (i = 0; i < prev->nr_cgroups; i++) {
 			ret = ksnap_cgroup_dup(&cfg->cgroups[i],
 					       &prev->cgroups[i]);
@@ -121,7 +131,10 @@ static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 		ret = 0;
 		goto out;
 	}
-	/* Paths first: a pattern does not add a cgroup a path configures. */
+	/*
+	 * Paths first: a pattern does not add a cgroup a path configures,
+	 * and a cgroup two paths name (/a/b, /a//b) is the first's.
+	 */
 	for (i = 0; i < list->nr; i++) {
 		struct ksnap_cgroup *cg = &cfg->cgroups[cfg->nr_cgroups];
 
@@ -133,16 +146,14 @@ static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 			ret = ksnap_cgroup_get(cg, list->item[i]);
 		if (ret)
 			goto out;
+		if (ksnap_config_has_cgroup(cfg, cg->id)) {
+			ksnap_cgroup_put(cg);
+			continue;
+		}
 		cfg->nr_cgroups++;
 	}
-	for (i = 0; i < list->nr; i++) {
-		if (!ksnap_cgpattern_is_pattern(list->item[i]))
-			continue;
-		ret = ksnap_cgpattern_add(cfg, list->item[i], !!cur);
-		if (ret)
-			goto out;
-	}
-	ret = 0;
+	ret = cfg->nr_patterns ?
+	      ksnap_cgpattern_expand(cfg, list->item, list->nr, !!cur) : 0;
 out:
 	kfree(buf);
 	return ret;

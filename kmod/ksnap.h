@@ -244,8 +244,9 @@ void ksnap_config_free(const struct ksnap_config *cfg);
 /* cgexpand.c: cgroup patterns expanded (cgpattern.h). */
 struct cgroup_namespace *ksnap_cgpattern_ns_get(const struct ksnap_config *from);
 void ksnap_cgpattern_ns_put(struct cgroup_namespace *ns);
-int ksnap_cgpattern_add(struct ksnap_config *cfg, const char *pattern,
-			bool quiet);
+int ksnap_cgpattern_expand(struct ksnap_config *cfg,
+			   const char *const *entries, unsigned int nr,
+			   bool quiet);
 int ksnap_cgpattern_keep_path(const struct ksnap_config *cur,
 			      struct ksnap_cgroup *cg, const char *path);
 struct ksnap;

@@ -4,7 +4,8 @@
 # exactly the cgroups that matched when it started.  The knob reads back
 # the patterns as written.  A bad pattern is refused with EINVAL and a
 # kernel log line naming it; so is one that would configure too many
-# cgroups.
+# cgroups.  Entries that overlap give a cgroup one column per metric, in
+# the ring and in the stream, and count it once.
 TEST=patterns
 . /guest/tests/lib.sh
 S=$KSNAP_SYS
@@ -203,4 +204,102 @@ unload
 i=0
 while [ $i -le $MAXCG ]; do rmdir $CG/many/c$i; i=$((i + 1)); done
 rmdir $CG/many
+
+# --- overlapping entries: a cgroup once per metric ------------------------
+# Entries that name the same cgroups (a path and patterns, patterns among
+# themselves): each (metric, cgroup) column once, in the ring's column
+# table and in the stream's header, the cgroups in the order they first
+# appear (paths, then each pattern's own matches sorted by path), at load
+# and after followed cgroups appear under several patterns at once; and
+# each cgroup counted once in the records' room and stats/cgroups_skipped.
+O=/ov
+mkdir -p $CG$O
+echo +memory > $CG$O/cgroup.subtree_control
+mkdir $CG$O/a.service $CG$O/b.service $CG$O/x.scope
+
+# ring_columns: the current set's columns as metric[cgroup] (the global
+# ones as metric), in order, blank-separated.
+ring_columns() {
+	_i=0
+	_out=
+	while _c=$(guestprobe column cur $_i 2>/dev/null); do
+		_m=$(echo "$_c" | sed -n 3p)
+		_v=$(echo "$_c" | sed -n 5p)
+		_out="$_out ${_m}${_v:+[$_v]}"
+		_i=$((_i + 1))
+	done
+	echo "${_out# }"
+}
+
+# twice LIST: the words LIST holds more than once, blank-separated.
+twice() {
+	echo "$1" | tr ' \t' '\n\n' | grep . | sort | uniq -d | tr '\n' ' ' |
+		sed 's/ $//'
+}
+
+# ring_cgroups_are LIST: the current set's cpu.stat.usage columns name
+# exactly LIST, in that order, and no column is there twice.
+ring_cgroups_are() {
+	_rc=$(ring_columns)
+	_cg=$(echo "$_rc" | tr ' ' '\n' |
+		sed -n 's/^cpu\.stat\.usage\[\(.*\)\]$/\1/p' | tr '\n' ' ' |
+		sed 's/ $//')
+	echo "the ring's columns: '$_rc'"
+	[ "$_cg" = "$1" ] && [ -z "$(twice "$_rc")" ]
+}
+
+# header_twice FILE: the columns FILE's header names more than once.
+header_twice() {
+	twice "$(grep '^Time (ns)' "$1" | tr '\t' ' ')"
+}
+
+modprobe ksnap metrics=cpu.stat.usage,memory.current \
+	"cgroups=$O/*,$O/a.service,$O/**,$O/*.service" cgroup_depth=1 \
+	cgroups_max=5 discover_ms=100 overflow=overwrite period_us=2000
+check "load with a path and three patterns that overlap" 0 $?
+check "start" ok "$(guestprobe write $S/enable 1)"
+wait_samples 3
+check_wait "at load, the ring's columns name each cgroup once, in the order of first appearance" \
+	$WAIT_S ring_cgroups_are "$O/a.service $O/b.service $O/x.scope $O"
+check "one memory.current column per cgroup too" 4 \
+	"$(ring_columns | tr ' ' '\n' | grep -c '^memory\.current\[')"
+mkdir $CG$O/c.service
+check_wait "a followed cgroup three patterns match joins the set once" \
+	$WAIT_S ring_cgroups_are "$O/a.service $O/b.service $O/c.service $O/x.scope $O"
+check "stats: cgroups_found counts it once" 1 "$(ksnap_stat cgroups_found)"
+check "stats: cgroups_skipped: the room (5 cgroups) holds them all" 0 \
+	"$(ksnap_stat cgroups_skipped)"
+mkdir $CG$O/d.service
+check_wait "one more than the room: the last pattern's own match is left out" \
+	$WAIT_S ring_cgroups_are "$O/a.service $O/b.service $O/c.service $O/d.service $O/x.scope"
+check "stats: cgroups_skipped counts the one left out, once" 1 \
+	"$(ksnap_stat cgroups_skipped)"
+check "stop" ok "$(guestprobe write $S/enable 0)"
+rmdir $CG$O/c.service $CG$O/d.service
+
+rm -f /out/ov.tsv*
+ksnapd --once -o /out/ov.tsv 2> /out/ov.err &
+kpid=$!
+wait_attached
+check "ksnapd: start" ok "$(guestprobe write $S/enable 1)"
+wait_rows /out/ov.tsv 3
+mkdir $CG$O/c.service
+wait_line /out/ov.tsv.2 "cpu.stat.usage[$O/c.service]"
+wait_rows /out/ov.tsv.2 3
+check "ksnapd: stop" ok "$(guestprobe write $S/enable 0)"
+wait_pid $kpid $WAIT_S
+st=$?
+[ $st -eq 0 ] || info "ksnapd said: $(tr '\n' ' ' < /out/ov.err)"
+check "ksnapd --once exits 0" 0 $st
+check "the stream's header names each column once" "" \
+	"$(header_twice /out/ov.tsv)"
+check "and each cgroup" "$O $O/a.service $O/b.service $O/x.scope" \
+	"$(header_cgroups /out/ov.tsv)"
+check "the followed set's stream names each column once" "" \
+	"$(header_twice /out/ov.tsv.2)"
+check "and each cgroup, the new one too" \
+	"$O $O/a.service $O/b.service $O/c.service $O/x.scope" \
+	"$(header_cgroups /out/ov.tsv.2)"
+unload
+rmdir $CG$O/a.service $CG$O/b.service $CG$O/c.service $CG$O/x.scope $CG$O
 finish

@@ -121,7 +121,10 @@ int rule_bind(struct rule *r, const struct ksnap_column *cols, uint32_t n,
  *
  * rule_has_pattern(): does r name a column by pattern?
  * rule_cgroups(): the columns among cols[0..n) its first pattern column
- *   matches, their indices into out (at most max); returns how many.
+ *   matches, one per cgroup (the first, should a set name a cgroup's
+ *   column twice), their indices into out (at most max); returns how
+ *   many.  A cgroup that several of the rule's patterns match is one
+ *   rule, as the module samples it once.
  * rule_bind_cgroup(): bind r with its pattern columns taken as
  *   metric[cgroup] (cgroup NULL: the first column that matches, as
  *   rule_bind() does).  Returns 0, -EINVAL (as rule_bind()), or -ENOENT

@@ -155,6 +155,18 @@ static bool column_matches(const struct ksnap_column *c, const char *t,
 	return ksnap_cgpattern_match(pat, v, KSNAP_CGPATTERN_DEPTH_MAX);
 }
 
+/* Is c's cgroup that of one of the columns out[0, k) of cols? */
+static bool cgroup_taken(const struct ksnap_column *cols, const uint32_t *out,
+			 uint32_t k, const struct ksnap_column *c)
+{
+	uint32_t j;
+
+	for (j = 0; j < k; j++)
+		if (!strncmp(cols[out[j]].value, c->value, sizeof(c->value)))
+			return true;
+	return false;
+}
+
 int rule_cgroups(const struct rule *r, const struct ksnap_column *cols,
 		 uint32_t n, uint32_t *out, uint32_t max)
 {
@@ -171,7 +183,7 @@ int rule_cgroups(const struct rule *r, const struct ksnap_column *cols,
 		return 0;
 	for (i = 0; i < n && k < max; i++)
 		if (column_matches(&cols[i], r->text + r->node[j].pos, ml,
-				   pat))
+				   pat) && !cgroup_taken(cols, out, k, &cols[i]))
 			out[k++] = i;
 	return (int)k;
 }

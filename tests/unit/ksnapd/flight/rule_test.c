@@ -325,6 +325,32 @@ static void a_column_named_by_pattern_binds_per_cgroup(void **s)
 	assert_false(rule_has_pattern(&r));
 }
 
+/* One rule per cgroup, whatever patterns match it and however often. */
+static void a_cgroup_two_patterns_match_is_one_rule(void **s)
+{
+	struct ksnap_column twice[4];
+	uint32_t idx[4];
+
+	memset(twice, 0, sizeof(twice));
+	memcpy(&twice[0], &cols[0], sizeof(cols[0]));
+	memcpy(&twice[1], &cols[1], sizeof(cols[1]));
+	/* A set that names (memory.current, /svc) twice. */
+	memcpy(&twice[2], &cols[0], sizeof(cols[0]));
+	memcpy(&twice[3], &cols[0], sizeof(cols[0]));
+	snprintf(twice[3].value, sizeof(twice[3].value), "/svc/b");
+	assert_int_equal(rule_parse(&r, "o: memory.current[/svc/**] > 1 or "
+				    "memory.current[/s*] > 2", 1, &e), 0);
+	assert_int_equal(rule_cgroups(&r, twice, 4, idx, 4), 2);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 3);
+	/* Both pattern columns of the /svc rule are its one column. */
+	assert_int_equal(rule_bind_cgroup(&r, twice, 4, "/svc", &e), 0);
+	assert_int_equal(r.node[0].col, 0);
+	/* /s* does not match /svc/b: that cgroup's rule waits for one. */
+	assert_int_equal(rule_bind_cgroup(&r, twice, 4, "/svc/b", &e),
+			 -ENOENT);
+}
+
 static void an_invalid_pattern_is_the_modules_error(void **s)
 {
 	parse_fails("memory.current[/a/***] > 1",
@@ -367,6 +393,7 @@ int main(void)
 		cmocka_unit_test(rate_of_ns_counters_is_a_share_of_wall_time),
 		cmocka_unit_test(values_name_the_operands),
 		cmocka_unit_test(a_column_named_by_pattern_binds_per_cgroup),
+		cmocka_unit_test(a_cgroup_two_patterns_match_is_one_rule),
 		cmocka_unit_test(an_invalid_pattern_is_the_modules_error),
 		cmocka_unit_test(an_escaped_column_name_binds),
 	};
