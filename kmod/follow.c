@@ -39,6 +39,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 #include <linux/workqueue.h>
 
 #include "cost.h"
@@ -84,7 +85,9 @@ MODULE_PARM_DESC(discover_ms,
 module_param_cb(cgroups_max, &ksnap_cgroups_max_ops, &ksnap_cgroups_max,
 		0644);
 MODULE_PARM_DESC(cgroups_max,
-		 "cgroups the records of a configuration with cgroup patterns have room for, beyond what the patterns match then (0..1024, default 8); read when a configuration is built");
+		 "cgroups the records of a configuration with cgroup patterns have room for, beyond what the patterns match then (0.."
+		 __stringify(KSNAP_MAX_CGROUPS)
+		 ", default 8); read when a configuration is built");
 
 unsigned int ksnap_follow_cgroups_max(void)
 {
