@@ -213,7 +213,7 @@ unload
 if [ $((1 + 5 * NCG)) -gt $MAXCOLS ]; then
 	check "refused: 5 counters of $NCG cgroups ($((1 + 5 * NCG)) columns) are refused at load" 1 \
 		"$([ $st -ne 0 ] && echo 1 || echo 0)"
-	check_lines "refused: the log names the column limit" 1 \
+	check_lines "refused: the log names the column limit" ">0" \
 		"metrics: $((1 + 5 * NCG)) columns (metrics times cgroups or CPUs) is more than the $MAXCOLS a column set may have" \
 		"$(klog_since)"
 else
@@ -235,7 +235,7 @@ st=$?
 unload
 check "refused: a load whose pattern matches $((MAXCG + 1)) cgroups is refused" 1 \
 	"$([ $st -ne 0 ] && echo 1 || echo 0)"
-check_lines "refused: the log says to narrow the pattern and names the limit" 1 \
+check_lines "refused: the log says to narrow the pattern and names the limit" ">0" \
 	"cgroups: pattern '$D/*' matches $((MAXCG + 1)) cgroups, 1 more than a configuration's $MAXCG cgroups leave room for" \
 	"$(klog_since)"
 
