@@ -15,8 +15,8 @@
 #             the log line that gives the estimate and what fits
 #   accepted  with the bound raised to the period (read_pct=100,
 #             read_cap_us=10000), every cgroup sampled at 10 ms for
-#             WIDTH_SECS (default 60): the estimate within the bound, the
-#             last second's longest read within it, no overrun stop; the
+#             WIDTH_SECS (default 60): the estimate within the bound, no
+#             overrun stop (reads above the bound for a second); the
 #             streams verify, taken = rows + lost
 #   refused   past the limits: 5 counters of these cgroups (more than 8192
 #             columns), and a pattern matching 2049 cgroups, are refused
@@ -198,8 +198,10 @@ check "accepted: every cgroup sampled: $NCOLS columns, none skipped" "$NCOLS 0" 
 check "accepted: the bound is the period (read_pct=100, read_cap_us=10000)" 10000000 "$bound"
 check "accepted: the start's estimate is within the bound ($est <= $bound ns)" yes \
 	"$([ "${est:-x}" -le "${bound:-0}" ] 2>/dev/null && echo yes || echo no)"
-check "accepted: the last second's longest read is within the bound ($recent <= $bound ns)" yes \
-	"$([ "${recent:-x}" -le "${bound:-0}" ] 2>/dev/null && echo yes || echo no)"
+# The longest reads are printed, not checked: a read whose vCPU the host
+# preempts takes milliseconds under TCG.  What the kernel bounds is a
+# sustained overrun, which stops the collection (checked above).
+info "width: accepted: the longest read $rmax ns, of the last second $recent ns, against the bound $bound ns"
 stop_and_verify accepted
 check "accepted: one set throughout" 0 "$(ksnap_stat set_changes)"
 check "accepted: the stream names every cgroup's 4 columns" $((NCG * 4)) "$widest"
