@@ -32,7 +32,7 @@
 #   E2E_SECONDS        end to end: seconds to sustain (default 60)
 #   SCALE_SECONDS SCALE_REPS   scale: seconds per run, runs (3, 3)
 #   DISC_MS DISC_SAMPLES       discovery ("1000 500 100", 50)
-#   WIDTH_SETS WIDTH_SECONDS WIDTH_SWEEPS   width ("10 100 1000 1024 2000", 5, 20)
+#   WIDTH_SETS WIDTH_SECONDS WIDTH_SWEEPS   width ("10 100 1000 2000 2048", 5, 20)
 #   SCRAPE_PERIODS SCRAPE_SECONDS SCRAPE_RATE   scrape ("1000 200", 20, 100)
 set -u
 B=/guest/files
@@ -336,13 +336,14 @@ fi
 # cpu.stat.usage, at 20 Hz with a bound wide enough for all (read_pct=50
 # of 50 ms, read_cap_us=25000), no reader (8 MiB holds every record), the
 # timer on CPU 0; then the poller, on CPU 1, WIDTH_SWEEPS sweeps over the
-# same cgroups.  A configuration holds at most 1024 cgroups: a larger set
-# is refused at load (the line says so) and only the poller runs.
+# same cgroups.  A configuration holds at most 2048 cgroups (the last
+# set): a larger one is refused at load (the line says so) and only the
+# poller runs.
 if phase width; then
 	mkdir -p $CG/wide
 	echo "+memory +cpu" > $CG/wide/cgroup.subtree_control
 	made=0
-	for n in ${WIDTH_SETS:-10 100 1000 1024 2000}; do
+	for n in ${WIDTH_SETS:-10 100 1000 2000 2048}; do
 		while [ $made -lt $n ]; do
 			mkdir $CG/wide/w$made
 			made=$((made + 1))

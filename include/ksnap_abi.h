@@ -96,7 +96,11 @@
  * and the last sets swapped out while running (below): ESTALE for any
  * other (the reader reads the collection fields again and starts over,
  * or skips that set's records), ENOENT for an index past the set's
- * nr_columns.  A set has at most KSNAP_MAX_COLUMNS columns.
+ * nr_columns.  A set has at most KSNAP_MAX_COLUMNS columns; the module's
+ * limit is ksnap_ctrl.max_columns.  A reader sizes nothing by its own
+ * copy of the constant: it takes nr_columns from the control page and
+ * checks that the values fit record_size, so a module with a higher limit
+ * serves readers built with a lower one (the limit is not versioned).
  *
  * A collection whose cgroups are patterns changes its set while it runs
  * (cgroups coming and going on a container host):
@@ -210,7 +214,7 @@
 #define KSNAP_UNIT_MAX		16
 
 /* Columns in a set, at most (metrics times cgroups or CPUs). */
-#define KSNAP_MAX_COLUMNS	4096
+#define KSNAP_MAX_COLUMNS	8192
 
 /* ksnap_ctrl.state, ksnap_seen.state */
 #define KSNAP_STATE_STOPPED	0

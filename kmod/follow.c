@@ -39,6 +39,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 #include <linux/workqueue.h>
 
 #include "cost.h"
@@ -84,7 +85,9 @@ MODULE_PARM_DESC(discover_ms,
 module_param_cb(cgroups_max, &ksnap_cgroups_max_ops, &ksnap_cgroups_max,
 		0644);
 MODULE_PARM_DESC(cgroups_max,
-		 "cgroups the records of a configuration with cgroup patterns have room for, beyond what the patterns match then (0..1024, default 8); read when a configuration is built");
+		 "cgroups the records of a configuration with cgroup patterns have room for, beyond what the patterns match then (0.."
+		 __stringify(KSNAP_MAX_CGROUPS)
+		 ", default 8); read when a configuration is built");
 
 unsigned int ksnap_follow_cgroups_max(void)
 {
@@ -158,6 +161,7 @@ unsigned int ksnap_follow_fit_columns(const struct ksnap *ks, u64 estimate_ns,
 static void ksnap_old_set_free(struct ksnap_old_set *o)
 {
 	kvfree(o->col);
+	kvfree(o->path_at);
 	kvfree(o->paths);
 	memset(o, 0, sizeof(*o));
 }
@@ -167,19 +171,28 @@ static void ksnap_old_set_keep(struct ksnap *ks, const struct ksnap_config *cfg,
 			       u32 set_id)
 {
 	struct ksnap_old_set *o = &ks->old_sets[ks->old_next];
+	size_t bytes = 0, len;
 	unsigned int i;
 
 	ksnap_old_set_free(o);
+	/* The paths packed: a set of 2048 cgroups keeps their names, not 8 MiB. */
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		bytes += strlen(cfg->cgroups[i].path) + 1;
 	o->col = kvcalloc(cfg->nr_columns ?: 1, sizeof(*o->col), GFP_KERNEL);
-	o->paths = kvcalloc(cfg->nr_cgroups ?: 1, sizeof(*o->paths),
-			    GFP_KERNEL);
-	if (!o->col || !o->paths) {
+	o->path_at = kvcalloc(cfg->nr_cgroups ?: 1, sizeof(*o->path_at),
+			      GFP_KERNEL);
+	o->paths = kvmalloc(bytes ?: 1, GFP_KERNEL);
+	if (!o->col || !o->path_at || !o->paths) {
 		/* Its records then read as ESTALE: a reader skips them. */
 		ksnap_old_set_free(o);
 		return;
 	}
-	for (i = 0; i < cfg->nr_cgroups; i++)
-		strscpy(o->paths[i], cfg->cgroups[i].path, sizeof(o->paths[i]));
+	for (i = 0, bytes = 0; i < cfg->nr_cgroups; i++) {
+		len = strlen(cfg->cgroups[i].path) + 1;
+		memcpy(o->paths + bytes, cfg->cgroups[i].path, len);
+		o->path_at[i] = bytes;
+		bytes += len;
+	}
 	for (i = 0; i < cfg->nr_columns; i++) {
 		o->col[i].metric = cfg->col[i].metric;
 		o->col[i].cpu = cfg->col[i].cpu;
@@ -225,7 +238,8 @@ int ksnap_follow_column(const struct ksnap *ks, struct ksnap_column_info *col)
 	col->freshness = c->metric->freshness;
 	if (c->cg >= 0) {
 		strscpy(col->field, "cgroup", sizeof(col->field));
-		strscpy(col->value, o->paths[c->cg], sizeof(col->value));
+		strscpy(col->value, o->paths + o->path_at[c->cg],
+			sizeof(col->value));
 	} else if (c->cpu >= 0) {
 		strscpy(col->field, "cpu", sizeof(col->field));
 		snprintf(col->value, sizeof(col->value), "%d", c->cpu);

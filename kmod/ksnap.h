@@ -308,7 +308,9 @@ struct ksnap_old_set {
 	u32 set_id;		/* 0: an empty slot */
 	unsigned int nr_columns;
 	struct ksnap_old_col *col;
-	char (*paths)[KSNAP_FIELD_VALUE_MAX];
+	/* Each cgroup's path, NUL-terminated, at its offset in paths */
+	u32 *path_at;
+	char *paths;
 };
 
 /* The sets swapped out that KSNAP_IOC_COLUMN still answers for. */

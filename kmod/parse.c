@@ -4,6 +4,7 @@
 #include <linux/errno.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 
 #include "ksnap_abi.h"
 #include "parse.h"
@@ -330,7 +331,9 @@ int ksnap_parse_cgroups(char *buf, struct ksnap_list *list,
 	if (ret)
 		return ret;
 	if (list->nr > KSNAP_MAX_CGROUPS) {
-		ksnap_parse_fail(err, "more than 1024 cgroups, from",
+		ksnap_parse_fail(err,
+				 "more than " __stringify(KSNAP_MAX_CGROUPS)
+				 " cgroups, from",
 				 list->item[KSNAP_MAX_CGROUPS],
 				 strlen(list->item[KSNAP_MAX_CGROUPS]));
 		return -EINVAL;

@@ -35,7 +35,7 @@
 
 #define KSNAP_LIST_MAX	KSNAP_MAX_COLUMNS
 /* cgroups=: paths and pattern matches together. */
-#define KSNAP_MAX_CGROUPS	1024
+#define KSNAP_MAX_CGROUPS	2048
 
 struct ksnap_list {
 	unsigned int nr;

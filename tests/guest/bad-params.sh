@@ -47,13 +47,13 @@ refused_load "a misspelt group" "metrics=vmstats" "unknown metric or group 'vmst
 refused_load "a misspelt group names the groups" "metrics=vmstats" "groups: all, vmstat, cpu, container"
 refused_load "a group with a CPU selector" "metrics=vmstat[cpu]" "a group takes no selector: 'vmstat[cpu]'" EINVAL
 # all's per-cgroup metrics for enough cgroups to give more columns than a
-# set may have (KSNAP_MAX_COLUMNS, 4096): how many depends on the kernel's
+# set may have (KSNAP_MAX_COLUMNS, 8192): how many depends on the kernel's
 # catalogue (about 45 per cgroup with memory.stat.*, 20 without).  Short
 # names: cgroups= is a charp parameter, at most 1024 characters.
 modprobe ksnap
 percg=$(ksnapd --list-metrics=container | wc -l)
 unload
-ncg=$((4096 / (percg > 0 ? percg : 1) + 1))
+ncg=$((8192 / (percg > 0 ? percg : 1) + 1))
 big=""
 for i in $(seq $ncg); do mkdir -p $CG/k$i; big="$big${big:+,}/k$i"; done
 if [ ${#big} -le 1024 ]; then

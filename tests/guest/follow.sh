@@ -53,8 +53,8 @@ check "a discover_ms below 100 is refused" EINVAL \
 	"$(guestprobe write $P/discover_ms 99)"
 check "a discover_ms above 60000 is refused" EINVAL \
 	"$(guestprobe write $P/discover_ms 60001)"
-check "a cgroups_max above 1024 is refused" EINVAL \
-	"$(guestprobe write $P/cgroups_max 1025)"
+check "a cgroups_max above 2048 is refused" EINVAL \
+	"$(guestprobe write $P/cgroups_max 2049)"
 check "discover_ms unchanged by the refusals" 100 "$(cat $P/discover_ms)"
 
 # --- cgroups come and go while sampled --------------------------------------

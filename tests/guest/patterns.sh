@@ -173,7 +173,7 @@ done
 check "a refused list leaves the configuration" '/none.slice/*' "$(cat $S/cgroups)"
 
 # Too many: more cgroups than a configuration may hold.
-MAXCG=1024	# KSNAP_MAX_CGROUPS
+MAXCG=2048	# KSNAP_MAX_CGROUPS
 mkdir -p $CG/many
 i=0
 while [ $i -le $MAXCG ]; do mkdir $CG/many/c$i; i=$((i + 1)); done

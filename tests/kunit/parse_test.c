@@ -483,6 +483,40 @@ static void ksnap_parse_cgroups_length(struct kunit *test)
 			    KSNAP_FIELD_VALUE_MAX);
 }
 
+/* "/c0,/c1,...": @n cgroup paths. */
+static char *ksnap_test_paths(struct kunit *test, unsigned int n)
+{
+	char *buf = kunit_kzalloc(test, n * 8 + 1, GFP_KERNEL);
+	unsigned int i, len = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	for (i = 0; i < n; i++)
+		len += sprintf(buf + len, "%s/c%u", i ? "," : "", i);
+	return buf;
+}
+
+/* KSNAP_MAX_CGROUPS paths fit; one more is refused, naming the limit. */
+static void ksnap_parse_cgroups_count(struct kunit *test)
+{
+	struct ksnap_parse_err err = {};
+	struct ksnap_list *list;
+	char *fit = ksnap_test_paths(test, KSNAP_MAX_CGROUPS);
+	char *over = ksnap_test_paths(test, KSNAP_MAX_CGROUPS + 1);
+
+	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_parse_cgroups(fit, list, &err), 0,
+			    "%u cgroups are allowed", KSNAP_MAX_CGROUPS);
+	KUNIT_EXPECT_EQ(test, list->nr, KSNAP_MAX_CGROUPS);
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_parse_cgroups(over, list, &err),
+			    -EINVAL, "%u cgroups are too many",
+			    KSNAP_MAX_CGROUPS + 1);
+	KUNIT_ASSERT_NOT_NULL(test, err.why);
+	KUNIT_EXPECT_STREQ(test, err.why, "more than 2048 cgroups, from");
+	KUNIT_EXPECT_EQ(test, err.bad_len, 6);
+	KUNIT_EXPECT_EQ(test, strncmp(err.bad, "/c2048", 6), 0);
+}
+
 struct ksnap_sel_case {
 	const char *in;
 	int ret;
@@ -619,6 +653,7 @@ static struct kunit_case ksnap_parse_cases[] = {
 	KUNIT_CASE(ksnap_parse_expand_too_many),
 	KUNIT_CASE_PARAM(ksnap_parse_cgroups_cases, ksnap_cgroups_gen_params),
 	KUNIT_CASE(ksnap_parse_cgroups_length),
+	KUNIT_CASE(ksnap_parse_cgroups_count),
 	KUNIT_CASE_PARAM(ksnap_parse_sel_cases, ksnap_sel_gen_params),
 	KUNIT_CASE(ksnap_parse_sel_name_room),
 	KUNIT_CASE_PARAM(ksnap_parse_uint_cases, ksnap_uint_gen_params),

@@ -138,14 +138,14 @@ static void ksnap_ring_records_examples(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, nr, 16384U, "1 MiB / 64 bytes, exactly");
 	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&l, KSNAP_MAX_COLUMNS,
 						   &size, &nr), 0);
-	KUNIT_EXPECT_EQ_MSG(test, nr, 31U, "1 MiB / 32808 bytes");
+	KUNIT_EXPECT_EQ_MSG(test, nr, 15U, "1 MiB / 65576 bytes");
 	KUNIT_ASSERT_EQ(test, ksnap_layout_init(&l, 4096, KSNAP_RING_KB_MIN),
 			0);
 	KUNIT_ASSERT_EQ(test, ksnap_layout_records(&l, 256, &size, &nr), 0);
 	KUNIT_EXPECT_EQ_MSG(test, nr, 31U, "64 KiB / 2088 bytes");
 	KUNIT_EXPECT_EQ_MSG(test, ksnap_layout_records(&l, KSNAP_MAX_COLUMNS,
 						       &size, &nr), -EINVAL,
-			    "64 KiB: not 2 records of 32808 bytes");
+			    "64 KiB: not 2 records of 65576 bytes");
 }
 
 static void ksnap_ring_records_rejected(struct kunit *test)
