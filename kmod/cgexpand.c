@@ -133,9 +133,11 @@ static unsigned int ksnap_cgpattern_walk(const struct ksnap_cgpattern_walk *w,
 			continue;
 		if (cgrp->level - root->level > max)
 			continue;
+		/* Its own pattern first: the earlier ones only for a match. */
 		if (!ksnap_cgpattern_path(cgrp, root, buf, size) ||
-		    ksnap_cgpattern_owner(w->entries, w->idx + 1, buf,
-					  w->depth) != (int)w->idx)
+		    !ksnap_cgpattern_match(pattern, buf, w->depth) ||
+		    ksnap_cgpattern_owner(w->entries, w->idx, buf,
+					  w->depth) >= 0)
 			continue;
 		id = cgroup_id(cgrp);
 		if (bsearch(&id, w->ids, w->nr_ids, sizeof(*w->ids),
@@ -270,9 +272,11 @@ int ksnap_cgpattern_expand(struct ksnap_config *cfg,
 	sort(ids, w.nr_ids, sizeof(*ids), ksnap_cgpattern_id_cmp, NULL);
 	w.ids = ids;
 	ret = 0;
-	for (w.idx = 0; w.idx < nr && !ret; w.idx++)
+	for (w.idx = 0; w.idx < nr && !ret; w.idx++) {
 		if (ksnap_cgpattern_is_pattern(entries[w.idx]))
 			ret = ksnap_cgpattern_add(cfg, &w, quiet, found, buf);
+		cond_resched();
+	}
 out:
 	kfree(buf);
 	kvfree(ids);
