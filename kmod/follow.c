@@ -462,6 +462,7 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 	const struct ksnap_config *old = ks->cfg;
 	unsigned int cap = ks->run.cap_columns;
 	struct ksnap_config *cfg;
+	bool whole;
 
 	cfg = ksnap_config_rebuild(old, &ks->layout,
 				   ksnap_follow_cg_limit(old, cap));
@@ -477,13 +478,15 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 			return;
 	}
 	ks->follow.cgroups_skipped = cfg->nr_skipped;
+	/* Counted only if its set holds every match (stats/rescans). */
+	whole = !cfg->nr_skipped;
 	if (cfg->nr_columns > cap || !cfg->nr_columns) {
 		ksnap_config_free(cfg);
 		return;
 	}
 	if (ksnap_cgpattern_same(cfg, old)) {
 		ksnap_config_free(cfg);
-		ks->follow.rescans++;
+		ks->follow.rescans += whole;
 		return;
 	}
 	cfg->record_size = old->record_size;
@@ -492,7 +495,7 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 		ksnap_config_free(cfg);
 		return;
 	}
-	ks->follow.rescans++;
+	ks->follow.rescans += whole;
 }
 
 static void ksnap_follow_fn(struct work_struct *work)

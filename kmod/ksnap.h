@@ -294,7 +294,7 @@ struct ksnap_follow_stats {
 	u64 cgroups_found;	/* cgroups added by those set changes */
 	u64 cgroups_removed;	/* cgroups dropped by them */
 	u64 cgroups_skipped;	/* matches past the capacity, at the last */
-	u64 rescans;		/* rescans whose set is the running one */
+	u64 rescans;		/* rescans whose whole set is the running one */
 };
 
 /* A set swapped out while running: its columns, for KSNAP_IOC_COLUMN. */
