@@ -311,13 +311,44 @@ int ksnap_expand_groups(const struct ksnap_list *list, const u16 *idx,
 	return 0;
 }
 
+/*
+ * Each plain path of the comma-separated @buf with repeated '/' collapsed
+ * and a trailing one dropped (but the root's), in place, as the kernel's
+ * own lookup reads it: "/a//b/" and "/a/b" are then one entry, a
+ * duplicate.  A pattern's empty component stays, for its own error.
+ */
+static void ksnap_paths_tidy(char *buf)
+{
+	char *r = buf, *w = buf;
+
+	while (*r) {
+		size_t n = strcspn(r, ",\n"), i;
+		bool pattern = memchr(r, '*', n);
+		char *start = w;
+
+		for (i = 0; i < n; i++) {
+			if (!pattern && r[i] == '/' && w > start && w[-1] == '/')
+				continue;
+			*w++ = r[i];
+		}
+		if (!pattern && w - start > 1 && w[-1] == '/')
+			w--;
+		r += n;
+		if (*r)
+			*w++ = *r++;
+	}
+	*w = '\0';
+}
+
 /**
  * ksnap_parse_cgroups() - parse a list of cgroup v2 paths
  * @buf: as for ksnap_parse_list()
  * @list: filled on success
  * @err: filled on failure
  *
- * Paths are relative to the cgroup2 root and start with '/'.
+ * Paths are relative to the cgroup2 root and start with '/'.  A plain
+ * path is kept as the kernel reads it ("/a//b/" is "/a/b"), so two
+ * spellings of one path are a duplicate entry.
  *
  * Return: 0 or -EINVAL.
  */
@@ -327,6 +358,7 @@ int ksnap_parse_cgroups(char *buf, struct ksnap_list *list,
 	unsigned int i;
 	int ret;
 
+	ksnap_paths_tidy(buf);
 	ret = ksnap_parse_list(buf, KSNAP_FIELD_VALUE_MAX, list, err);
 	if (ret)
 		return ret;

@@ -431,6 +431,10 @@ static const struct ksnap_cgroups_case ksnap_cgroups_cases[] = {
 	{ "non-ASCII", "/\xe2\x82\xac", -EINVAL },
 	{ "opening bracket", "/a[1", -EINVAL },
 	{ "closing bracket", "/a,/b]", -EINVAL },
+	{ "doubled slash is the same path", "/a//b,/a/b", -EINVAL },
+	{ "trailing slash is the same path", "/a/b/,/a/b", -EINVAL },
+	{ "tidied paths that differ", "/a//b,/a/c/", 0, 2 },
+	{ "root spelled twice", "/,//", -EINVAL },
 };
 
 static void ksnap_cgroups_case_desc(const struct ksnap_cgroups_case *c,
@@ -457,6 +461,24 @@ static void ksnap_parse_cgroups_cases(struct kunit *test)
 	if (!ret)
 		KUNIT_EXPECT_EQ_MSG(test, list->nr, c->nr, "paths in '%s'",
 				    c->in);
+}
+
+/* A path is kept as the kernel reads it: no doubled or trailing '/'. */
+static void ksnap_parse_cgroups_tidy(struct kunit *test)
+{
+	struct ksnap_parse_err err = {};
+	struct ksnap_list *list;
+	char *buf;
+
+	list = kunit_kzalloc(test, sizeof(*list), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, list);
+	buf = ksnap_test_buf(test, "//a///b/,/,/c/");
+
+	KUNIT_ASSERT_EQ(test, ksnap_parse_cgroups(buf, list, &err), 0);
+	KUNIT_ASSERT_EQ(test, list->nr, 3U);
+	KUNIT_EXPECT_STREQ(test, list->item[0], "/a/b");
+	KUNIT_EXPECT_STREQ(test, list->item[1], "/");
+	KUNIT_EXPECT_STREQ(test, list->item[2], "/c");
 }
 
 static void ksnap_parse_cgroups_length(struct kunit *test)
@@ -653,6 +675,7 @@ static struct kunit_case ksnap_parse_cases[] = {
 	KUNIT_CASE(ksnap_parse_expand_too_many),
 	KUNIT_CASE_PARAM(ksnap_parse_cgroups_cases, ksnap_cgroups_gen_params),
 	KUNIT_CASE(ksnap_parse_cgroups_length),
+	KUNIT_CASE(ksnap_parse_cgroups_tidy),
 	KUNIT_CASE(ksnap_parse_cgroups_count),
 	KUNIT_CASE_PARAM(ksnap_parse_sel_cases, ksnap_sel_gen_params),
 	KUNIT_CASE(ksnap_parse_sel_name_room),
