@@ -30,6 +30,9 @@
 #       0 <= after1 - ours <= 2*d12 + 64 + rate * (gap + 20 ms)
 #   CPU times (tick-based, /proc/stat in 10 ms units rounded down):
 #       -10 ms <= after1 - ours <= 2*d12 + ncpus*4 ms + 10 ms
+#                                  + ncpus * (gap + 20 ms)
+#   (every CPU's time from the stop to after1: a loaded host stretches
+#   that gap)
 #   page state and node events (per-CPU diffs folded about every second:
 #   the global value may lag by each CPU's stat threshold, summed over
 #   zones and CPUs, /proc/zoneinfo "vm stats threshold"):
