@@ -4,7 +4,7 @@
  * formatting code (stream.c, output.c), for the damage tests.
  *
  *   gen-stream [--lossy] [--rows N] [--period NS] [--flush-every K]
- *              [--module-lost POS]... [--first-position P]
+ *              [--module-lost POS]... [--skipped POS]... [--first-position P]
  *              [--rotate-after K FILE] [--lateness-pct P] [--read-pct P]
  *              [--wave] [--spike POS VALUE]
  *
@@ -12,7 +12,9 @@
  * i * 10 + column.  --flush-every K flushes after every K rows, so a lossy
  * stream has one framed block per K rows.  --module-lost POS leaves out
  * the snapshot at position POS as if the ring had been full (STATS
- * ksnap_snapshots_lost counts it, total_snapshots does not).
+ * ksnap_snapshots_lost counts it, total_snapshots does not).  --skipped
+ * POS leaves it out as ksnapd does a record of a column set it could not
+ * name (STATS ksnapd_snapshots_skipped counts it, taken too).
  * --first-position P begins at position P, as a ksnapd resuming the
  * collection of an earlier reader that read P snapshots (STATS
  * ksnapd_first_position).  --rotate-after K FILE does what ksnapd does at
@@ -74,6 +76,7 @@ int main(int argc, char **argv)
 	struct ksnap_out out;
 	unsigned long long rows = 40, period = 1000000, every = 10;
 	unsigned long long lost[MAX_LOST], nlost = 0, pos, written = 0;
+	unsigned long long skp[MAX_LOST], nskp = 0;
 	unsigned long long last = 0, first = 0, rotate = 0;
 	unsigned long long late_pct = 2, read_pct = 1;
 	const char *rotated = NULL;
@@ -109,6 +112,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--module-lost") && i + 1 < argc &&
 			 nlost < MAX_LOST)
 			lost[nlost++] = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--skipped") && i + 1 < argc &&
+			 nskp < MAX_LOST)
+			skp[nskp++] = strtoull(argv[++i], NULL, 10);
 		else {
 			fprintf(stderr, "gen-stream: bad argument '%s'\n",
 				argv[i]);
@@ -134,12 +140,14 @@ int main(int argc, char **argv)
 	}
 	ksnap_stream_init(&s, &out, lossy);
 	head(&s, cols);
-	for (pos = first; pos < first + rows + nlost; pos++) {
+	for (pos = first; pos < first + rows + nlost + nskp; pos++) {
 		unsigned long long k, t = (pos + 1) * period + pos * 37 % 101;
 		bool skip = false;
 
 		for (k = 0; k < nlost; k++)
 			skip |= lost[k] == pos;
+		for (k = 0; k < nskp; k++)
+			skip |= skp[k] == pos;
 		if (skip)
 			continue;
 		for (k = 0; k < NCOLS; k++)
@@ -181,8 +189,9 @@ int main(int argc, char **argv)
 	st.total_sleep_timing_error_nanos = written * period * late_pct / 100;
 	st.total_collection_timing_error_nanos = written * period * read_pct /
 						 100;
-	st.ksnap_snapshots_taken = first + written + nlost;
+	st.ksnap_snapshots_taken = first + written + nlost + nskp;
 	st.ksnap_snapshots_lost = nlost;
+	st.ksnapd_snapshots_skipped = nskp;
 	st.ksnapd_first_position = first;
 	st.ksnapd_rows_in_earlier_files = rotated ? rotate : 0;
 	check(ksnap_stream_stats(&s, &st), "write");

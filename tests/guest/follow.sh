@@ -154,14 +154,15 @@ for f in /out/s.tsv /out/s.tsv.2 /out/s.tsv.3; do
 	st=$?
 	check "ksnap-verify accepts ${f#/out/} ($(tail -n 1 $f.verify))" 0 $st
 	r=$(rows $f)
-	check "${f#/out/}: taken = its rows + lost + rows before it" \
+	sk=$(stat_of $f ksnapd_snapshots_skipped)
+	check "${f#/out/}: taken = its rows + lost + skipped + positions before it" \
 		"$(stat_of $f ksnap_snapshots_taken)" \
-		"$((r + $(stat_of $f ksnap_snapshots_lost) + $(stat_of $f ksnapd_first_position)))"
+		"$((r + $(stat_of $f ksnap_snapshots_lost) + ${sk:-0} + $(stat_of $f ksnapd_first_position)))"
 	check "${f#/out/}: it begins where the last one ended" $total \
 		"$(stat_of $f ksnapd_first_position)"
-	total=$((total + r))
+	total=$((total + r + ${sk:-0}))
 done
-check "the rows of the three streams and the last one's lost are the collection's taken" \
+check "the rows and skipped of the three streams and the last one's lost are the collection's taken" \
 	"$(ksnap_stat taken)" "$((total + $(stat_of /out/s.tsv.3 ksnap_snapshots_lost)))"
 
 # --- a configured path removed: no set change ------------------------------

@@ -94,7 +94,7 @@ stop_and_verify() {
 	taken=$(ksnap_stat taken)
 	streams=$(ls $OUT | sed -n 's/^w\.tsv$/w.tsv 1/p; s/^w\.tsv\.\([0-9]*\)$/w.tsv.\1 \1/p' |
 		sort -n -k 2 | cut -d' ' -f1)
-	total=0 bad=0 last=""
+	total=0 skipped=0 bad=0 last=""
 	# Each stream alone (--single); the chain of them by positions below.
 	# ksnap-verify's own check of the chain judges the time between two
 	# streams, which a read the host preempts under TCG stretches: its
@@ -108,18 +108,20 @@ stop_and_verify() {
 			info "ksnap-verify rejects $f: $(tail -n 3 /out/$1-$f.verify | tr '\n' '|')"
 		}
 		r=$(rows $p)
+		sk=$(stat_of $p ksnapd_snapshots_skipped)
 		[ "$(stat_of $p ksnap_snapshots_taken)" = \
-			"$((r + $(stat_of $p ksnap_snapshots_lost) + $(stat_of $p ksnapd_first_position)))" ] ||
+			"$((r + $(stat_of $p ksnap_snapshots_lost) + $(stat_of $p ksnapd_first_position) + ${sk:-0}))" ] ||
 			bad=$((bad + 1))
 		total=$((total + r))
+		skipped=$((skipped + ${sk:-0}))
 		last=$p
 	done
 	lost=$(stat_of $last ksnap_snapshots_lost)
 	widest=$(for f in $streams; do grep -m1 '^Time (ns)' $OUT/$f | tr '\t' '\n' | grep -c "\[$D/"; done | sort -n | tail -n 1)
-	info "width: $1: $(echo $streams | wc -w) streams, $total rows, $lost lost, taken $taken, set changes $(ksnap_stat set_changes); widest header $widest cgroup columns"
-	check "$1: every stream verifies, its taken = rows + lost + the rows before it" 0 $bad
-	check "$1: the streams' rows and the last one's lost are the collection's taken" \
-		"$taken" "$((total + ${lost:-0}))"
+	info "width: $1: $(echo $streams | wc -w) streams, $total rows, $skipped skipped, $lost lost, taken $taken, set changes $(ksnap_stat set_changes); widest header $widest cgroup columns"
+	check "$1: every stream verifies, its taken = rows + lost + skipped + the positions before it" 0 $bad
+	check "$1: the streams' rows and skipped and the last one's lost are the collection's taken" \
+		"$taken" "$((total + skipped + ${lost:-0}))"
 	rm -rf $OUT
 }
 

@@ -117,17 +117,18 @@ tsv_rows() { # TSV
 
 # The STATS identity of a stream (plain TSV): every snapshot taken is a
 # row or counted.  Prints "taken = rows + lost + overwritten + dropped +
-# first" with the numbers; status 0 if it adds up.
+# skipped + first" with the numbers; status 0 if it adds up.
 identity() { # TSV
 	_t=$(stats_key "$1" ksnap_snapshots_taken)
 	_r=$(stats_key "$1" total_snapshots)
 	_l=$(stats_key "$1" ksnap_snapshots_lost)
 	_o=$(stats_key "$1" ksnapd_snapshots_overwritten)
 	_d=$(stats_key "$1" ksnapd_rows_dropped)
+	_s=$(stats_key "$1" ksnapd_snapshots_skipped)
 	_f=$(stats_key "$1" ksnapd_first_position)
-	echo "$_t = $_r rows + ${_l:-0} lost + ${_o:-0} overwritten + ${_d:-0} dropped + ${_f:-0} read before"
+	echo "$_t = $_r rows + ${_l:-0} lost + ${_o:-0} overwritten + ${_d:-0} dropped + ${_s:-0} skipped + ${_f:-0} read before"
 	[ -n "$_t" ] && [ -n "$_r" ] &&
-		[ "$_t" -eq $((_r + ${_l:-0} + ${_o:-0} + ${_d:-0} + ${_f:-0})) ]
+		[ "$_t" -eq $((_r + ${_l:-0} + ${_o:-0} + ${_d:-0} + ${_s:-0} + ${_f:-0})) ]
 }
 
 # A collection of SECONDS at the module's period, started and stopped

@@ -233,7 +233,9 @@ static int begin(struct ksnapd_collect *c)
 			c->coll.generation,
 			(unsigned long long)c->first_position);
 	c->overwritten = 0;
+	c->skipped = 0;
 	c->foreign = 0;
+	c->stale = 0;
 	c->skip_set = 0;
 	ret = each_begin(c);
 	if (ret)
@@ -324,7 +326,10 @@ static int read_now(struct ksnapd_collect *c, struct ksnap_coll *now)
 
 /*
  * The record with its values at values[], or NULL when it is not of the
- * collection's column set (counted): ksnap_abi.h "Column sets".
+ * collection's column set (counted in the stream's skipped, and as stale
+ * or foreign for the log): ksnap_abi.h "Column sets".  A record of a
+ * later set the module still names is not counted: it begins the next
+ * stream (split_set()).
  */
 static const struct ksnap_record *of_set(struct ksnapd_collect *c,
 					 const struct ksnap_record *rec)
@@ -333,12 +338,18 @@ static const struct ksnap_record *of_set(struct ksnapd_collect *c,
 
 	v = ksnap_ring_values(c->ring, rec, c->coll.set_id,
 			      c->coll.nr_columns, c->norm);
-	if (!v && rec->set_id > c->coll.set_id &&
-	    rec->set_id != c->skip_set)
+	if (v)
+		return v;
+	if (rec->set_id > c->coll.set_id && rec->set_id != c->skip_set) {
 		c->next_set = rec->set_id;
-	else if (!v)
+		return NULL;
+	}
+	if (c->skip_set && rec->set_id == c->skip_set)
+		c->stale++;
+	else
 		c->foreign++;
-	return v;
+	c->skipped++;
+	return NULL;
 }
 
 /*
@@ -405,8 +416,12 @@ static void collection_stats(const struct ksnapd_collect *c,
 /*
  * The records at tail are of set c->next_set: the consumers end the
  * stream of the collection's set (STATS of its rows: taken is the
- * position it ends at, the module's losses so far go to the last stream)
- * and begin one of the next set there.  Returns 0, 1 while a consumer
+ * position it ends at, the module's losses so far go to the last stream;
+ * what it read past since its first position is its rows, overwritten
+ * and skipped: taken = first_position + rows + overwritten + dropped +
+ * skipped) and begin one of the next set there.  A set the module no
+ * longer names is not a stream: its records are skipped, counted in the
+ * stream they come in.  Returns 0, 1 while a consumer
  * has not ended (the record is met again at the next wake-up), or -errno.
  */
 static int split_set(struct ksnapd_collect *c)
@@ -428,7 +443,8 @@ static int split_set(struct ksnapd_collect *c)
 		if (c->cfg.log)
 			fprintf(c->cfg.log, "ksnapd: collection %u: column "
 				"set %u is no longer known to the module: "
-				"its records are skipped\n",
+				"its records are skipped (STATS "
+				"ksnapd_snapshots_skipped)\n",
 				c->coll.generation, c->next_set);
 		c->skip_set = c->next_set;
 		c->next_set = 0;
@@ -451,6 +467,7 @@ static int split_set(struct ksnapd_collect *c)
 	c->next_set = 0;
 	c->first_position = pos;
 	c->overwritten = 0;
+	c->skipped = 0;
 	if (c->cfg.log)
 		fprintf(c->cfg.log, "ksnapd: collection %u: column set %u "
 			"from position %llu: a new stream\n",
@@ -496,6 +513,7 @@ static void collection_stats(const struct ksnapd_collect *c,
 	st->ksnap_max_read_nanos = ks.read_max_ns;
 	st->ksnap_bad_tail = ks.bad_tail;
 	st->ksnapd_snapshots_overwritten = c->overwritten;
+	st->ksnapd_snapshots_skipped = c->skipped;
 	st->ksnapd_first_position = c->first_position;
 }
 
@@ -515,8 +533,14 @@ static int end(struct ksnapd_collect *c, uint32_t state)
 	if (c->state != KSNAPD_END && c->foreign && c->cfg.log)
 		fprintf(c->cfg.log, "ksnapd: collection %u: %llu records not "
 			"of its column set %u (or with values where this "
-			"ksnapd cannot find them) were skipped\n",
+			"ksnapd cannot find them) were skipped (STATS "
+			"ksnapd_snapshots_skipped)\n",
 			gen, (unsigned long long)c->foreign, c->coll.set_id);
+	if (c->state != KSNAPD_END && c->stale && c->cfg.log)
+		fprintf(c->cfg.log, "ksnapd: collection %u: %llu records of "
+			"column sets the module no longer named were skipped "
+			"(STATS ksnapd_snapshots_skipped)\n", gen,
+			(unsigned long long)c->stale);
 	c->state = KSNAPD_END;
 	collection_stats(c, &e.stats);
 	ret = each_end(c, &e);

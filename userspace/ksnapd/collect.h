@@ -38,9 +38,13 @@
  * ends the stream there and begins the next under the new set's columns
  * (each consumer's end() with split, then begin()), with no row between
  * them lost; a later set the module no longer names (ESTALE: ksnapd fell
- * more sets behind than it keeps) is skipped and counted as foreign.  Each stream's STATS count its own rows; the last one's
- * the collection's totals, the rows before it counted as before its
- * first position (ksnapd_first_position).
+ * more sets behind than it keeps) is skipped.  The records of no stream
+ * (not of its set, or of a set the module no longer names) are counted
+ * in the stream they come in (STATS ksnapd_snapshots_skipped).  Each
+ * stream's STATS count its own rows; the last one's the collection's
+ * totals, the rows before it counted as before its first position
+ * (ksnapd_first_position): taken = first_position + rows + lost +
+ * overwritten + dropped + skipped in every stream.
  * With stop_collection set (--stop-on-exit), a stop signal first stops
  * the collection in the kernel, so that the drain ends with its last
  * snapshot (KSNAP_REC_LAST) and the collection is handed back.
@@ -112,15 +116,22 @@ struct ksnapd_collect {
 	/* Overwrite mode: records lost to the kernel before they were read
 	 * (STATS ksnapd_snapshots_overwritten). */
 	uint64_t overwritten;
+	/* Records the stream read past without a row (STATS
+	 * ksnapd_snapshots_skipped): foreign or stale ones since it began. */
+	uint64_t skipped;
 	/* Records of another column set than the collection's, or with a
-	 * values_offset this reader cannot follow: skipped. */
+	 * values_offset this reader cannot follow: skipped (the collection's
+	 * count, for the log). */
 	uint64_t foreign;
+	/* Records of a set the module no longer named (skip_set): skipped
+	 * (the collection's count, for the log). */
+	uint64_t stale;
 	/* A record of a later column set met at tail: the stream of the
 	 * collection's set ends there and one of this set begins
 	 * (split_set()); 0 when none. */
 	uint32_t next_set;
 	/* A later set the module no longer answers for (the reader fell
-	 * behind): its records are skipped, counted as foreign. */
+	 * behind): its records are skipped, counted as stale. */
 	uint32_t skip_set;
 
 	struct ksnapd_consumer consumers[KSNAPD_MAX_CONSUMERS];

@@ -27,7 +27,8 @@
  *    --stop-on-exit, stops the collection in the kernel first);
  *  - SIGHUP: reopens a file that was moved, for a stream of its own;
  *  - output full (ENOSPC, EDQUOT): says so once, drops and counts rows
- *    (taken = rows + lost + overwritten + dropped + first_position),
+ *    (taken = rows + lost + overwritten + dropped + skipped +
+ *    first_position),
  *    retries at every wake-up; STATS waits for room; a stop signal then
  *    ends it with -ENOSPC;
  *  - lossy to a regular file: fsync on a thread of its own, never on the

@@ -60,6 +60,12 @@ static void report(FILE *log, uint32_t gen,
 			"overwritten before they were read (overflow="
 			"overwrite)\n", gen,
 			(unsigned long long)st->ksnapd_snapshots_overwritten);
+	if (st->ksnapd_snapshots_skipped)
+		fprintf(log, "ksnapd: collection %u: %llu snapshots skipped: "
+			"of a column set the module no longer named (ksnapd "
+			"fell behind its set changes) or not of the stream's "
+			"set, no rows\n", gen,
+			(unsigned long long)st->ksnapd_snapshots_skipped);
 }
 
 /* The warnings; returns how many. */

@@ -57,10 +57,10 @@ struct ksnapd_end {
 	/*
 	 * Its STATS as far as the collector knows them: the period and start,
 	 * the module's figures (after the drain), the records overwritten
-	 * before they were read, the first position.  The figures of the
-	 * rows a consumer wrote are its own: total_snapshots, the timing
-	 * errors, rows dropped and in earlier files are 0 here, and
-	 * cheap_last_collection_nanos is the start.
+	 * before they were read and those skipped, the first position.
+	 * The figures of the rows a consumer wrote are its own:
+	 * total_snapshots, the timing errors, rows dropped and in earlier
+	 * files are 0 here, and cheap_last_collection_nanos is the start.
 	 */
 	struct ksnap_stream_stats stats;
 	bool stopping;			/* a stop signal: finish now or fail */

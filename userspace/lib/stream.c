@@ -505,6 +505,7 @@ static const struct stats_key stats_keys[] = {
 	KEY("ksnap_bad_tail", ksnap_bad_tail),
 	KEY("ksnapd_rows_dropped", ksnapd_rows_dropped),
 	KEY("ksnapd_snapshots_overwritten", ksnapd_snapshots_overwritten),
+	KEY("ksnapd_snapshots_skipped", ksnapd_snapshots_skipped),
 	KEY("ksnapd_first_position", ksnapd_first_position),
 	KEY("ksnapd_rows_in_earlier_files", ksnapd_rows_in_earlier_files),
 };

@@ -48,9 +48,13 @@ struct ksnap_stream_stats {
 	uint64_t ksnap_bad_tail;
 	uint64_t ksnapd_rows_dropped;	/* read, not written: output full */
 	uint64_t ksnapd_snapshots_overwritten;	/* overwrite mode */
+	/* Records read past without a row: of a column set the module no
+	 * longer names (ksnapd fell behind its set changes), or not of the
+	 * stream's set. */
+	uint64_t ksnapd_snapshots_skipped;
 	/* Position ksnapd began at: snapshots an earlier reader read (a
 	 * killed or restarted ksnapd), in another file.  Then taken =
-	 * first_position + rows + lost + overwritten + dropped. */
+	 * first_position + rows + lost + overwritten + dropped + skipped. */
 	uint64_t ksnapd_first_position;
 	/* Rows written to files before the last reopen (SIGHUP): this
 	 * file holds total_snapshots - ksnapd_rows_in_earlier_files. */

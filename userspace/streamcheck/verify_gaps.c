@@ -118,7 +118,7 @@ static void count_by_stats(struct ksv_stream *s, struct ksv_finding *f)
 	const struct ksv_stats *st = &s->st;
 
 	f->rows.dropped = st->lost + st->missed + st->dropped +
-			  st->overwritten;
+			  st->overwritten + st->skipped;
 	/* After a reopen (SIGHUP) the first rows are in the files before
 	 * this one. */
 	f->rows.earlier = st->earlier;

@@ -171,7 +171,8 @@ static void report_gaps_dropped(struct ksv_report *r,
 	       "not lines lost\n", f->rows.gap_slots, st->lost, st->missed,
 	       st->dropped ? " and rows ksnapd dropped while its output was "
 	       "full" : st->overwritten ? " and snapshots overwritten before "
-	       "ksnapd read them" : "");
+	       "ksnapd read them" : st->skipped ? " and snapshots ksnapd "
+	       "skipped (of a column set it could not name)" : "");
 }
 
 static void report_missing_rows(struct ksv_report *r,
@@ -323,14 +324,15 @@ static void print_ns(struct ksv_report *r, const char *what, uint64_t avg,
 
 /*
  * ksnapd's accounting: every snapshot the module took is a row, or lost
- * (ring full), dropped (output full), overwritten (overflow=overwrite), or
- * before the position this writer began at (read by an earlier reader,
+ * (ring full), dropped (output full), overwritten (overflow=overwrite),
+ * skipped (of a column set ksnapd could not name, or not of the stream's),
+ * or before the position this writer began at (read by an earlier reader,
  * ksnapd_first_position).
  */
 static void report_accounting(struct ksv_report *r, const struct ksv_stats *st)
 {
 	uint64_t sum = st->total + st->lost + st->dropped + st->overwritten +
-		       st->first_position;
+		       st->skipped + st->first_position;
 
 	if (!st->has_taken)
 		return;
@@ -340,6 +342,8 @@ static void report_accounting(struct ksv_report *r, const struct ksv_stats *st)
 		say(r, " + %" PRIu64 " dropped", st->dropped);
 	if (st->overwritten)
 		say(r, " + %" PRIu64 " overwritten", st->overwritten);
+	if (st->skipped)
+		say(r, " + %" PRIu64 " skipped", st->skipped);
 	if (st->first_position)
 		say(r, " + %" PRIu64 " read by an earlier reader",
 		    st->first_position);
@@ -369,6 +373,9 @@ static void report_stats_line(struct ksv_report *r, const struct ksv_stats *st,
 	if (st->overwritten)
 		say(r, ", %" PRIu64 " overwritten before they were read "
 		    "(overflow=overwrite)", st->overwritten);
+	if (st->skipped)
+		say(r, ", %" PRIu64 " skipped by ksnapd (of a column set it "
+		    "could not name, or not of the stream's)", st->skipped);
 	if (st->first_position)
 		say(r, ", resumed at position %" PRIu64 " (the snapshots "
 		    "before it were read by an earlier reader, in another "

@@ -114,7 +114,7 @@ static void check_position(const struct ksv_seq_item *a,
 	char la[LABEL_MAX], lb[LABEL_MAX];
 	uint64_t want = a->st.taken, got = b->st.first_position;
 	uint64_t read_to = a->st.first_position + a->st.total + a->st.lost +
-			   a->st.overwritten + a->st.dropped;
+			   a->st.overwritten + a->st.dropped + a->st.skipped;
 
 	if (!a->st_ok || !b->st_ok || !a->st.has_taken || got == want ||
 	    (got == read_to && read_to < want))
@@ -162,7 +162,8 @@ static void check_collection(const struct ksv_seq_item *it, size_t n,
 {
 	const struct ksv_seq_item *last = &it[n - 1];
 	char la[LABEL_MAX], lb[LABEL_MAX];
-	uint64_t rows = 0, over = 0, dropped = 0, budget, sum, used = 0;
+	uint64_t rows = 0, over = 0, dropped = 0, skipped = 0, budget, sum;
+	uint64_t used = 0;
 	uint64_t rate = last->st_ok ? last->st.rate : 0;
 	bool totals = true;
 	size_t i;
@@ -180,9 +181,10 @@ static void check_collection(const struct ksv_seq_item *it, size_t n,
 		rows += it[i].st.total;
 		over += it[i].st.overwritten;
 		dropped += it[i].st.dropped;
+		skipped += it[i].st.skipped;
 	}
 	budget = (last->st_ok ? last->st.lost + last->st.missed : 0) + over +
-		 dropped;
+		 dropped + skipped;
 	for (i = 1; i < n; i++) {
 		const struct ksv_seq_item *a = &it[i - 1], *b = &it[i];
 		uint64_t slots;
@@ -209,14 +211,16 @@ static void check_collection(const struct ksv_seq_item *it, size_t n,
 			    "last row at %" PRIu64 " ns: %" PRIu64 " periods "
 			    "lost at the boundary, more than the collection's "
 			    "loss accounting has room for (%" PRIu64 ": lost, "
-			    "missed, overwritten, dropped)\n", lb, b->first_t,
+			    "missed, overwritten, dropped, skipped)\n", lb,
+			    b->first_t,
 			    rate, la, a->last_t, slots, budget);
 			res->problems++;
 		}
 	}
 	if (!totals)
 		return;
-	sum = rows + last->st.lost + over + dropped + it[0].st.first_position;
+	sum = rows + last->st.lost + over + dropped + skipped +
+	      it[0].st.first_position;
 	say(rep, "sequence: collection of START_TIME %" PRIu64 ", %zu "
 	    "streams (%s to %s): %" PRIu64 " taken = %" PRIu64 " rows + %"
 	    PRIu64 " lost", it[0].start, n, label(&it[0], la, sizeof(la)),
@@ -225,6 +229,8 @@ static void check_collection(const struct ksv_seq_item *it, size_t n,
 		say(rep, " + %" PRIu64 " overwritten", over);
 	if (dropped)
 		say(rep, " + %" PRIu64 " dropped", dropped);
+	if (skipped)
+		say(rep, " + %" PRIu64 " skipped", skipped);
 	if (it[0].st.first_position)
 		say(rep, " + %" PRIu64 " read by an earlier reader",
 		    it[0].st.first_position);

@@ -13,11 +13,11 @@
  *    one before's taken (a file left out shows here);
  *  - no period is lost at a boundary: its first row is one period after
  *    the last row before it, unless the collection's loss accounting
- *    (lost, missed, overwritten, dropped) has room for the gap;
+ *    (lost, missed, overwritten, dropped, skipped) has room for the gap;
  *  - the same collection: period and start (cheap_start_nanos) agree;
  *  - the collection's totals: the last stream's taken equals the rows of
- *    all its streams plus lost, overwritten, dropped, and the position
- *    the first began at.
+ *    all its streams plus lost, overwritten, dropped, skipped, and the
+ *    position the first began at.
  *
  * A stream continues the one before when it has the same START_TIME and
  * begins past position 0; a stream that begins at 0 begins a collection.

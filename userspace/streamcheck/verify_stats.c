@@ -46,6 +46,8 @@ bool ksv_parse_stats(const struct ksv_line *l, struct ksv_stats *st)
 	st->has_taken = stat1(l, "ksnap_snapshots_taken", &st->taken);
 	stat1(l, "ksnapd_rows_dropped", &st->dropped);
 	stat1(l, "ksnapd_snapshots_overwritten", &st->overwritten);
+	/* A writer without the key skipped none it told of: 0. */
+	stat1(l, "ksnapd_snapshots_skipped", &st->skipped);
 	stat1(l, "ksnapd_first_position", &st->first_position);
 	stat1(l, "ksnapd_rows_in_earlier_files", &st->earlier);
 	if (st->earlier > st->total)

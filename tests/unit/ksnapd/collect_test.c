@@ -60,6 +60,7 @@ static void stop_writes_stats_after_the_last_row_then_exits(void **s)
 		"\"ksnap_read_sum_nanos\":600,\"ksnap_bad_tail\":0,"
 		"\"ksnapd_rows_dropped\":0,"
 		"\"ksnapd_snapshots_overwritten\":0,"
+		"\"ksnapd_snapshots_skipped\":0,"
 		"\"ksnapd_first_position\":0,"
 		"\"ksnapd_rows_in_earlier_files\":0}\n");
 	assert_int_equal(fake_sys.poll_calls, 1);
@@ -791,6 +792,44 @@ static void a_stop_by_the_kernel_on_overrun_is_reported(void **s)
 	free(log);
 }
 
+/* "key":N in the STATS line number n (from 1) of out, or -1. */
+static long long stats_value(const char *out, int n, const char *key)
+{
+	const char *p = out;
+	char want[64];
+
+	while (n-- > 0 && p) {
+		p = strstr(p, "STATS\t");
+		if (p && n)
+			p++;
+	}
+	if (!p)
+		return -1;
+	snprintf(want, sizeof(want), "\"%s\":", key);
+	p = strstr(p, want);
+	return p ? strtoll(p + strlen(want), NULL, 10) : -1;
+}
+
+/*
+ * The STATS identity of stream n (from 1) of out: taken = first_position
+ * + rows + lost + overwritten + dropped + skipped.
+ */
+static bool identity_holds(const char *out, int n)
+{
+	long long taken = stats_value(out, n, "ksnap_snapshots_taken");
+	long long sum = stats_value(out, n, "ksnapd_first_position") +
+			stats_value(out, n, "total_snapshots") +
+			stats_value(out, n, "ksnap_snapshots_lost") +
+			stats_value(out, n, "ksnapd_snapshots_overwritten") +
+			stats_value(out, n, "ksnapd_rows_dropped") +
+			stats_value(out, n, "ksnapd_snapshots_skipped");
+
+	if (taken != sum)
+		print_error("stream %d: taken %lld, accounted for %lld\n", n,
+			    taken, sum);
+	return taken >= 0 && taken == sum;
+}
+
 /*
  * A newer module's record, its header one u64 longer (values_offset 48):
  * its values are read from there; a record of an earlier column set than
@@ -838,6 +877,10 @@ static void records_are_read_by_values_offset_and_set_id(void **s)
 	assert_int_equal(count_lines_starting(output(), "3000\t"), 0);
 	assert_contains(log, "ksnapd: collection 6: 1 records not of its "
 			"column set 1");
+	/* Counted: taken 4 = 3 rows + 1 skipped. */
+	assert_int_equal(stats_value(output(), 1, "ksnapd_snapshots_skipped"),
+			 1);
+	assert_true(identity_holds(output(), 1));
 	/* Skipped, yet read: the tail is past it and the collection done. */
 	assert_int_equal(fr.cons->tail, 4);
 	assert_int_equal(fr.reader_done, 6);
@@ -862,24 +905,6 @@ static void change_sets_and_stop(int call)
 		fr.ctrl->stats.lost = 2;
 		fake_ring_stop(&fr);
 	}
-}
-
-/* "key":N in the STATS line number n (from 1) of out, or -1. */
-static long long stats_value(const char *out, int n, const char *key)
-{
-	const char *p = out;
-	char want[64];
-
-	while (n-- > 0 && p) {
-		p = strstr(p, "STATS\t");
-		if (p && n)
-			p++;
-	}
-	if (!p)
-		return -1;
-	snprintf(want, sizeof(want), "\"%s\":", key);
-	p = strstr(p, want);
-	return p ? strtoll(p + strlen(want), NULL, 10) : -1;
 }
 
 /*
@@ -976,10 +1001,93 @@ static void a_set_no_longer_known_is_skipped(void **s)
 	assert_int_equal(count_lines_starting(out, "STATS\t"), 2);
 	assert_contains(log, "ksnapd: collection 8: column set 2 is no "
 			"longer known to the module: its records are skipped");
-	assert_contains(log, "ksnapd: collection 8: 1 records not of its "
-			"column set 3");
+	assert_contains(log, "ksnapd: collection 8: 1 records of column sets "
+			"the module no longer named were skipped (STATS "
+			"ksnapd_snapshots_skipped)");
+	assert_contains(log, "ksnapd: collection 8: 1 snapshots skipped");
+	/* Stream 1: row at 0, skipped at 1, ends at 2; stream 2: row at 2. */
+	assert_int_equal(stats_value(out, 1, "ksnapd_snapshots_skipped"), 1);
+	assert_int_equal(stats_value(out, 1, "ksnap_snapshots_taken"), 2);
+	assert_int_equal(stats_value(out, 2, "ksnapd_snapshots_skipped"), 0);
+	assert_int_equal(stats_value(out, 2, "ksnapd_first_position"), 2);
+	assert_true(identity_holds(out, 1));
+	assert_true(identity_holds(out, 2));
 	assert_int_equal(fr.cons->tail, 3);
 	assert_int_equal(fr.reader_done, 8);
+	free(log);
+}
+
+/*
+ * Two sets the module no longer names while the first stream is current
+ * (three records), one it names (the second stream), then a record of
+ * the first set again (foreign to the second) and snapshots lost.
+ */
+static void change_sets_behind_and_stop(int call)
+{
+	if (call != 1)
+		return;
+	fake_ring_push(&fr, 2000, 20);
+	fake_ring_set_change(&fr, 3);
+	fake_ring_push(&fr, 3000, 30);
+	fake_ring_push(&fr, 4000, 40);
+	fake_ring_set_change(&fr, 2);
+	fake_ring_push(&fr, 5000, 50);
+	fake_ring_set_change(&fr, 2);
+	fake_ring_push(&fr, 6000, 60);
+	fake_ring_push(&fr, 7000, 70);
+	fake_ring_push(&fr, 8000, 80);
+	fake_ring_slot(&fr, fr.ctrl->head - 1)->set_id = 1;
+	fake_ring_push(&fr, 9000, 90);
+	fr.ctrl->stats.taken += 3;	/* three lost, ring full */
+	fr.ctrl->stats.lost = 3;
+	fake_ring_stop(&fr);
+}
+
+/*
+ * The records ksnapd reads past without rows are counted in the stream
+ * they come in: every stream's taken = first_position + rows + lost +
+ * overwritten + dropped + skipped, and the last stream's the collection's.
+ */
+static void skipped_records_keep_every_streams_identity(void **s)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+	const char *out;
+
+	assert_non_null(f);
+	cfg.log = f;
+	fake_ring_start(&fr, 9, 2, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 10);
+	attach(false);
+	script = change_sets_behind_and_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	fclose(f);
+	out = output();
+	assert_contains(out, "1000\t10\t11\n2000\t20\t21\nSTATS\t");
+	assert_contains(out, "6000\t60\t61\n7000\t70\t71\n9000\t90\t91\n"
+			"STATS\t");
+	assert_int_equal(count_lines_starting(out, "STATS\t"), 2);
+	/* Stream 1: positions 0..4 (rows 0, 1; sets 2 and 3 at 2..4). */
+	assert_int_equal(stats_value(out, 1, "total_snapshots"), 2);
+	assert_int_equal(stats_value(out, 1, "ksnapd_snapshots_skipped"), 3);
+	assert_int_equal(stats_value(out, 1, "ksnap_snapshots_taken"), 5);
+	assert_int_equal(stats_value(out, 1, "ksnap_snapshots_lost"), 0);
+	assert_true(identity_holds(out, 1));
+	/* Stream 2: positions 5..8 (set 1's record at 7), 3 lost. */
+	assert_int_equal(stats_value(out, 2, "ksnapd_first_position"), 5);
+	assert_int_equal(stats_value(out, 2, "total_snapshots"), 3);
+	assert_int_equal(stats_value(out, 2, "ksnapd_snapshots_skipped"), 1);
+	assert_int_equal(stats_value(out, 2, "ksnap_snapshots_taken"), 12);
+	assert_int_equal(stats_value(out, 2, "ksnap_snapshots_lost"), 3);
+	assert_true(identity_holds(out, 2));
+	assert_contains(log, "ksnapd: collection 9: 3 records of column sets "
+			"the module no longer named were skipped");
+	assert_contains(log, "ksnapd: collection 9: 1 records not of its "
+			"column set 4");
+	assert_int_equal(fr.cons->tail, 9);
+	assert_int_equal(fr.reader_done, 9);
 	free(log);
 }
 
@@ -1106,6 +1214,7 @@ int main(void)
 		T(records_are_read_by_values_offset_and_set_id),
 		T(a_set_change_ends_the_stream_and_begins_the_next),
 		T(a_set_no_longer_known_is_skipped),
+		T(skipped_records_keep_every_streams_identity),
 		T(columns_come_through_the_device_ioctl),
 		T(seen_and_done_are_reported_by_ioctl_once_each),
 		T(a_refused_done_is_an_error_that_says_so),

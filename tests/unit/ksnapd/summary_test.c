@@ -96,6 +96,29 @@ static void dropped_rows_warn_and_overwritten_snapshots_are_said(void **s)
 	free(log);
 }
 
+static void skipped_snapshots_are_said_with_why(void **s)
+{
+	struct ksnap_stream_stats st0 = {
+		.collection_rate_nanos = 1000,
+		.cheap_last_collection_nanos = 100000,
+		.total_snapshots = 96,
+		.ksnapd_snapshots_skipped = 4,
+	};
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+
+	/* 96 of 100: the skipped ones are not captured. */
+	assert_int_equal(ksnapd_summary(f, 3, &st0), 1);
+	fclose(f);
+	assert_contains(log, "ksnapd: collection 3: 4 snapshots skipped: of a "
+			"column set the module no longer named (ksnapd fell "
+			"behind its set changes) or not of the stream's set, "
+			"no rows\n");
+	assert_contains(log, "capture rate 96.00% is below 99%");
+	free(log);
+}
+
 static void no_log_no_warnings(void **s)
 {
 	struct ksnap_stream_stats st0 = { .collection_rate_nanos = 1000 };
@@ -109,6 +132,7 @@ int main(void)
 		cmocka_unit_test(warns_at_gvisor_thresholds),
 		cmocka_unit_test(counts_an_earlier_readers_snapshots_in_the_capture),
 		cmocka_unit_test(dropped_rows_warn_and_overwritten_snapshots_are_said),
+		cmocka_unit_test(skipped_snapshots_are_said_with_why),
 		cmocka_unit_test(no_log_no_warnings),
 	};
 

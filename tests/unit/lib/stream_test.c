@@ -202,6 +202,7 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		.ksnap_bad_tail = 11,
 		.ksnapd_rows_dropped = 12,
 		.ksnapd_snapshots_overwritten = 13,
+		.ksnapd_snapshots_skipped = 18,
 		.ksnapd_first_position = 14,
 		.ksnapd_rows_in_earlier_files = 15,
 	};
@@ -227,6 +228,7 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		"\"ksnap_read_sum_nanos\":17,\"ksnap_bad_tail\":11,"
 		"\"ksnapd_rows_dropped\":12,"
 		"\"ksnapd_snapshots_overwritten\":13,"
+		"\"ksnapd_snapshots_skipped\":18,"
 		"\"ksnapd_first_position\":14,"
 		"\"ksnapd_rows_in_earlier_files\":15}\n");
 }

@@ -31,6 +31,7 @@ struct part {
 	uint64_t taken;		/* ksnap_snapshots_taken */
 	uint64_t lost, missed;
 	const char *cgroups;	/* header's memory.current columns */
+	uint64_t skipped;	/* ksnapd_snapshots_skipped; 0: no key */
 };
 
 static struct ksv_seq q;
@@ -75,6 +76,12 @@ static void add_part(const char *name, const struct part *p)
 		(unsigned long long)p->taken, (unsigned long long)p->lost,
 		(unsigned long long)p->missed,
 		(unsigned long long)p->first_pos);
+	if (p->skipped) {
+		/* Plain: the key before the closing brace and newline. */
+		b.len -= 2;
+		sb_raw(&b, ",\"ksnapd_snapshots_skipped\":%llu}\n",
+		       (unsigned long long)p->skipped);
+	}
 	cur_name = name;
 	assert_int_equal(ksv_walk(b.buf, b.len, &ops, &log), 0);
 }
@@ -101,9 +108,9 @@ static void expect_said(const char *what)
 
 /* Three sets: /a; /a and /g (made while sampled); /a (/g removed). */
 static const struct part three[] = {
-	{ START, 0, 1000000, 10, 10, 0, 0, "/a" },
-	{ START, 10, 11000000, 5, 15, 0, 0, "/a /g" },
-	{ START, 15, 16000000, 7, 22, 0, 0, "/a" },
+	{ START, 0, 1000000, 10, 10, 0, 0, "/a", 0 },
+	{ START, 10, 11000000, 5, 15, 0, 0, "/a /g", 0 },
+	{ START, 15, 16000000, 7, 22, 0, 0, "/a", 0 },
 };
 
 static void an_unbroken_sequence_adds_up(void **state)
@@ -189,6 +196,48 @@ static void a_wrong_total_is_named(void **state)
 		    "streams account for 22, s.tsv.3's STATS say 25 taken");
 }
 
+/*
+ * The first stream met 3 records of a set the module no longer named
+ * (ksnapd fell behind): it counts them skipped, so its taken is where the
+ * next begins and the 3 periods at the boundary are accounted for.
+ */
+static const struct part behind[] = {
+	{ START, 0, 1000000, 10, 13, 0, 0, "/a", 3 },
+	{ START, 13, 14000000, 5, 18, 0, 0, "/a /g", 0 },
+	{ START, 18, 19000000, 7, 25, 0, 0, "/a", 0 },
+};
+
+static void skipped_records_are_accounted_for(void **state)
+{
+	struct ksv_seq_result res;
+
+	ksv_seq_init(&q);
+	add_part("s.tsv", &behind[0]);
+	add_part("s.tsv.2", &behind[1]);
+	add_part("s.tsv.3", &behind[2]);
+	res = check();
+	assert_int_equal(res.problems, 0);
+	assert_int_equal(res.boundaries, 2);
+	expect_said("25 taken = 22 rows + 0 lost + 3 skipped: adds up");
+}
+
+/* Without the key (an older ksnapd) the same gap is a problem, as before. */
+static void skipped_records_without_the_key_are_a_gap(void **state)
+{
+	struct part first = behind[0];
+	struct ksv_seq_result res;
+
+	first.skipped = 0;
+	ksv_seq_init(&q);
+	add_part("s.tsv", &first);
+	add_part("s.tsv.2", &behind[1]);
+	add_part("s.tsv.3", &behind[2]);
+	res = check();
+	assert_int_equal(res.problems, 2);
+	expect_said("3 periods lost at the boundary");
+	expect_said("25 taken = 22 rows + 0 lost: does not add up");
+}
+
 static void lost_snapshots_count_in_the_last_stream(void **state)
 {
 	struct part end = three[2];
@@ -207,7 +256,7 @@ static void lost_snapshots_count_in_the_last_stream(void **state)
 
 static void another_collection_begins_a_new_check(void **state)
 {
-	const struct part next = { START + 1, 0, 1000000, 4, 4, 0, 0, "/b" };
+	const struct part next = { START + 1, 0, 1000000, 4, 4, 0, 0, "/b", 0 };
 	struct part cont = three[1];
 	struct ksv_seq_result res;
 
@@ -266,6 +315,8 @@ int main(void)
 		cmocka_unit_test(a_gap_the_module_counted_is_no_problem),
 		cmocka_unit_test(a_wrong_total_is_named),
 		cmocka_unit_test(lost_snapshots_count_in_the_last_stream),
+		cmocka_unit_test(skipped_records_are_accounted_for),
+		cmocka_unit_test(skipped_records_without_the_key_are_a_gap),
 		cmocka_unit_test(another_collection_begins_a_new_check),
 		cmocka_unit_test(a_later_stream_alone_is_no_problem),
 		cmocka_unit_test(overlapping_streams_are_named),
