@@ -4,7 +4,7 @@
 .PHONY: all setup debug-kernel modules modules-all modules-debug modules-arm64 \
 	tools tools-arm64 unit \
 	plot-check fuzz kunit guest-tests check demo bench style sparse install \
-	clean deb system-tests check-quick check-all setup-demo update-kernels
+	clean deb deb-arm64 system-tests check-quick check-all setup-demo update-kernels
 
 # The kernel `make` builds ksnap.ko for, and the kernels the guest and
 # KUnit targets test (scripts/kernel --list): Debian's are fetched into
@@ -134,6 +134,11 @@ check-all: setup
 # (dpkg-buildpackage -us -uc -b in a copy of the tree, then lintian)
 deb:
 	scripts/system-deb
+
+# The same packages cross-built for arm64 in build/deb-arm64/ (in a cached
+# Debian 12 chroot, as root; without their tests)
+deb-arm64:
+	scripts/deb-arm64
 
 # The packages installed with apt-get into real Debian 12 and 13 systems
 # (root filesystems made with mmdebstrap, cached; DKMS builds the module
