@@ -15,19 +15,6 @@ svc=ksnapt-hold
 image=localhost/ksnapt-busybox
 out=/out/containers
 
-# The knobs can change only while no reader has the device.  A per-cgroup
-# metric needs cgroups first; an empty list needs none of them.
-set_knobs() { # METRICS CGROUPS PERIOD-US
-	systemctl stop ksnapd
-	if [ -n "$2" ]; then
-		echo "$2" > $KSNAP_SYS/cgroups && echo "$1" > $KSNAP_SYS/metrics
-	else
-		echo "$1" > $KSNAP_SYS/metrics && echo "$2" > $KSNAP_SYS/cgroups
-	fi && echo "$3" > $KSNAP_SYS/period_us
-	_st=$?
-	systemctl start ksnapd
-	return $_st
-}
 # memory.current of cgroup PATH (under /sys/fs/cgroup), or nothing.
 cg_current() { cat "/sys/fs/cgroup$1/memory.current" 2>/dev/null; }
 holds_64m() { # CGROUP-PATH

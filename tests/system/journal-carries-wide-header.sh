@@ -19,18 +19,6 @@ METRICS=memory.current,memory.max,cpu.stat.usage,memory.pressure.some
 LINE_MAX=49152
 pad=$(printf '%0185d' 0 | tr 0 w)
 
-# The knobs change only while no reader has the device.
-set_knobs() { # METRICS CGROUPS PERIOD-US
-	systemctl stop ksnapd
-	if [ -n "$2" ]; then
-		echo "$2" > $KSNAP_SYS/cgroups && echo "$1" > $KSNAP_SYS/metrics
-	else
-		echo "$1" > $KSNAP_SYS/metrics && echo "$2" > $KSNAP_SYS/cgroups
-	fi && echo "$3" > $KSNAP_SYS/period_us
-	_st=$?
-	systemctl start ksnapd
-	return $_st
-}
 
 mkdir -p $parent
 echo +memory > $parent/cgroup.subtree_control

@@ -216,3 +216,18 @@ restart_mid_collection() { # OUT RESTART...
 	check "the module's own count agrees" "$(ksnap_stat taken)" "$(stats_key $_out.2.tsv ksnap_snapshots_taken)"
 	info "streams: $_r1 rows, then $_r2 rows resumed at position $_f"
 }
+
+# set_knobs METRICS CGROUPS PERIOD-US: the knobs, which change only while
+# no reader has the device (ksnapd stopped, then started again).  A
+# per-cgroup metric needs cgroups first; an empty list needs none of them.
+set_knobs() { # METRICS CGROUPS PERIOD-US
+	systemctl stop ksnapd
+	if [ -n "$2" ]; then
+		echo "$2" > $KSNAP_SYS/cgroups && echo "$1" > $KSNAP_SYS/metrics
+	else
+		echo "$1" > $KSNAP_SYS/metrics && echo "$2" > $KSNAP_SYS/cgroups
+	fi && echo "$3" > $KSNAP_SYS/period_us
+	_st=$?
+	systemctl start ksnapd
+	return $_st
+}
