@@ -138,19 +138,39 @@ static void check_position(const struct ksv_seq_item *a,
 }
 
 /*
+ * How much later than its period a row's time may come with no period
+ * lost: a row's time is the middle of its read, taken when the timer
+ * fired.  A timer late by L counts floor(L / period) periods missed and
+ * moves its row by the rest (less than a period); a read of R moves it by
+ * R / 2.  From the collection's largest lateness and read (the last
+ * stream's STATS: the module's maxima so far); 0 from a writer without
+ * them.
+ */
+static uint64_t boundary_slack(const struct ksv_seq_item *last,
+			       uint64_t rate)
+{
+	if (!last->st_ok)
+		return 0;
+	return (last->st.max_late < rate ? last->st.max_late : rate) +
+	       last->st.max_read / 2;
+}
+
+/*
  * The periods between a's last row and b's first, beyond the one
- * expected: 0 when b's first row is at most 1.5 periods after (as for a
- * gap within a stream, verify_gaps.c).  UINT64_MAX: b's first row is not
- * after a's last.
+ * expected, after the slack above: 0 when b's first row is at most 1.5
+ * periods after (as for a gap within a stream, verify_gaps.c).
+ * UINT64_MAX: b's first row is not after a's last.
  */
 static uint64_t boundary_slots(const struct ksv_seq_item *a,
-			       const struct ksv_seq_item *b, uint64_t rate)
+			       const struct ksv_seq_item *b, uint64_t rate,
+			       uint64_t slack)
 {
 	uint64_t d;
 
 	if (b->first_t <= a->last_t)
 		return UINT64_MAX;
 	d = b->first_t - a->last_t;
+	d = d > slack ? d - slack : 0;
 	if (!rate || d <= rate + rate / 2)
 		return 0;
 	return (d + rate / 2) / rate - 1;
@@ -165,6 +185,7 @@ static void check_collection(const struct ksv_seq_item *it, size_t n,
 	uint64_t rows = 0, over = 0, dropped = 0, skipped = 0, budget, sum;
 	uint64_t used = 0;
 	uint64_t rate = last->st_ok ? last->st.rate : 0;
+	uint64_t slack = boundary_slack(last, rate);
 	bool totals = true;
 	size_t i;
 
@@ -194,7 +215,7 @@ static void check_collection(const struct ksv_seq_item *it, size_t n,
 		if (!a->has_rows || !b->has_rows)
 			continue;
 		res->boundaries++;
-		slots = boundary_slots(a, b, rate);
+		slots = boundary_slots(a, b, rate, slack);
 		label(a, la, sizeof(la));
 		label(b, lb, sizeof(lb));
 		if (slots == UINT64_MAX) {
@@ -208,12 +229,13 @@ static void check_collection(const struct ksv_seq_item *it, size_t n,
 		if (slots && used > budget) {
 			say(rep, "sequence: %s: first row at %" PRIu64 " ns, "
 			    "expected one period (%" PRIu64 " ns) after %s's "
-			    "last row at %" PRIu64 " ns: %" PRIu64 " periods "
-			    "lost at the boundary, more than the collection's "
-			    "loss accounting has room for (%" PRIu64 ": lost, "
-			    "missed, overwritten, dropped, skipped)\n", lb,
-			    b->first_t,
-			    rate, la, a->last_t, slots, budget);
+			    "last row at %" PRIu64 " ns (allowing %" PRIu64
+			    " ns for the timer's lateness and read time): %"
+			    PRIu64 " periods lost at the boundary, more than "
+			    "the collection's loss accounting has room for (%"
+			    PRIu64 ": lost, missed, overwritten, dropped, "
+			    "skipped)\n", lb, b->first_t, rate, la, a->last_t,
+			    slack, slots, budget);
 			res->problems++;
 		}
 	}

@@ -49,6 +49,9 @@ bool ksv_parse_stats(const struct ksv_line *l, struct ksv_stats *st)
 	/* A writer without the key skipped none it told of: 0. */
 	stat1(l, "ksnapd_snapshots_skipped", &st->skipped);
 	stat1(l, "ksnapd_first_position", &st->first_position);
+	/* A writer without them: no allowance for lateness and reads. */
+	stat1(l, "ksnap_max_lateness_nanos", &st->max_late);
+	stat1(l, "ksnap_max_read_nanos", &st->max_read);
 	stat1(l, "ksnapd_rows_in_earlier_files", &st->earlier);
 	if (st->earlier > st->total)
 		st->earlier = st->total;

@@ -16,6 +16,7 @@ struct ksv_stats {
 	uint64_t rate, start, last, total, sleep_err, coll_err;
 	uint64_t backoffs, backoff_ns, lost, missed, taken, dropped;
 	uint64_t overwritten, skipped, first_position, earlier;
+	uint64_t max_late, max_read;	/* the module's largest, ns */
 	bool has_lost, has_missed, has_taken;
 };
 

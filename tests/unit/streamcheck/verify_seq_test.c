@@ -32,6 +32,8 @@ struct part {
 	uint64_t lost, missed;
 	const char *cgroups;	/* header's memory.current columns */
 	uint64_t skipped;	/* ksnapd_snapshots_skipped; 0: no key */
+	uint64_t max_late;	/* ksnap_max_lateness_nanos; 0: no key */
+	uint64_t max_read;	/* ksnap_max_read_nanos; 0: no key */
 };
 
 static struct ksv_seq q;
@@ -82,6 +84,13 @@ static void add_part(const char *name, const struct part *p)
 		sb_raw(&b, ",\"ksnapd_snapshots_skipped\":%llu}\n",
 		       (unsigned long long)p->skipped);
 	}
+	if (p->max_late || p->max_read) {
+		b.len -= 2;
+		sb_raw(&b, ",\"ksnap_max_lateness_nanos\":%llu,"
+		       "\"ksnap_max_read_nanos\":%llu}\n",
+		       (unsigned long long)p->max_late,
+		       (unsigned long long)p->max_read);
+	}
 	cur_name = name;
 	assert_int_equal(ksv_walk(b.buf, b.len, &ops, &log), 0);
 }
@@ -108,9 +117,9 @@ static void expect_said(const char *what)
 
 /* Three sets: /a; /a and /g (made while sampled); /a (/g removed). */
 static const struct part three[] = {
-	{ START, 0, 1000000, 10, 10, 0, 0, "/a", 0 },
-	{ START, 10, 11000000, 5, 15, 0, 0, "/a /g", 0 },
-	{ START, 15, 16000000, 7, 22, 0, 0, "/a", 0 },
+	{ START, 0, 1000000, 10, 10, 0, 0, "/a", 0, 0, 0 },
+	{ START, 10, 11000000, 5, 15, 0, 0, "/a /g", 0, 0, 0 },
+	{ START, 15, 16000000, 7, 22, 0, 0, "/a", 0, 0, 0 },
 };
 
 static void an_unbroken_sequence_adds_up(void **state)
@@ -160,8 +169,67 @@ static void a_gap_at_a_boundary_is_named(void **state)
 	res = check();
 	assert_int_equal(res.problems, 1);
 	expect_said("s.tsv.2: first row at 14000000 ns, expected one period "
-		    "(1000000 ns) after s.tsv's last row at 10000000 ns: 3 "
-		    "periods lost at the boundary");
+		    "(1000000 ns) after s.tsv's last row at 10000000 ns "
+		    "(allowing 0 ns for the timer's lateness and read time): "
+		    "3 periods lost at the boundary");
+}
+
+/*
+ * The second stream's first row 1.8 periods after the first's last: its
+ * timer fired 0.7 periods late (no period missed) and its read, of more
+ * columns, took 0.2 periods longer.  The module's largest lateness and
+ * read (0.7 and 0.4 periods, in the last STATS) allow for it.
+ */
+static void a_late_first_row_within_lateness_and_read_is_no_problem(void **state)
+{
+	struct part later = three[1], end = three[2];
+	struct ksv_seq_result res;
+
+	later.t0 += PERIOD * 8 / 10;
+	end.t0 += PERIOD * 8 / 10;
+	end.max_late = PERIOD * 7 / 10;
+	end.max_read = PERIOD * 4 / 10;
+	ksv_seq_init(&q);
+	add_part("s.tsv", &three[0]);
+	add_part("s.tsv.2", &later);
+	add_part("s.tsv.3", &end);
+	res = check();
+	assert_int_equal(res.problems, 0);
+	assert_int_equal(res.boundaries, 2);
+
+	/* Without the maxima (an older writer) the same gap is a period. */
+	end.max_late = 0;
+	end.max_read = 0;
+	ksv_seq_init(&q);
+	add_part("s.tsv", &three[0]);
+	add_part("s.tsv.2", &later);
+	add_part("s.tsv.3", &end);
+	res = check();
+	assert_int_equal(res.problems, 1);
+	expect_said("1 periods lost at the boundary");
+}
+
+/*
+ * Lateness beyond a period is counted in missed periods: the slack takes
+ * at most one period of it, so 3 whole periods gone are still named.
+ */
+static void periods_gone_beyond_lateness_and_read_are_named(void **state)
+{
+	struct part later = three[1], end = three[2];
+	struct ksv_seq_result res;
+
+	later.t0 += 3 * PERIOD;
+	end.t0 += 3 * PERIOD;
+	end.max_late = 5 * PERIOD;
+	end.max_read = PERIOD / 5;
+	ksv_seq_init(&q);
+	add_part("s.tsv", &three[0]);
+	add_part("s.tsv.2", &later);
+	add_part("s.tsv.3", &end);
+	res = check();
+	assert_int_equal(res.problems, 1);
+	expect_said("(allowing 1100000 ns for the timer's lateness and read "
+		    "time): 2 periods lost at the boundary");
 }
 
 static void a_gap_the_module_counted_is_no_problem(void **state)
@@ -202,9 +270,9 @@ static void a_wrong_total_is_named(void **state)
  * next begins and the 3 periods at the boundary are accounted for.
  */
 static const struct part behind[] = {
-	{ START, 0, 1000000, 10, 13, 0, 0, "/a", 3 },
-	{ START, 13, 14000000, 5, 18, 0, 0, "/a /g", 0 },
-	{ START, 18, 19000000, 7, 25, 0, 0, "/a", 0 },
+	{ START, 0, 1000000, 10, 13, 0, 0, "/a", 3, 0, 0 },
+	{ START, 13, 14000000, 5, 18, 0, 0, "/a /g", 0, 0, 0 },
+	{ START, 18, 19000000, 7, 25, 0, 0, "/a", 0, 0, 0 },
 };
 
 static void skipped_records_are_accounted_for(void **state)
@@ -256,7 +324,9 @@ static void lost_snapshots_count_in_the_last_stream(void **state)
 
 static void another_collection_begins_a_new_check(void **state)
 {
-	const struct part next = { START + 1, 0, 1000000, 4, 4, 0, 0, "/b", 0 };
+	const struct part next = {
+		START + 1, 0, 1000000, 4, 4, 0, 0, "/b", 0, 0, 0
+	};
 	struct part cont = three[1];
 	struct ksv_seq_result res;
 
@@ -313,6 +383,8 @@ int main(void)
 		cmocka_unit_test(a_missing_middle_file_is_named),
 		cmocka_unit_test(a_gap_at_a_boundary_is_named),
 		cmocka_unit_test(a_gap_the_module_counted_is_no_problem),
+		cmocka_unit_test(a_late_first_row_within_lateness_and_read_is_no_problem),
+		cmocka_unit_test(periods_gone_beyond_lateness_and_read_are_named),
 		cmocka_unit_test(a_wrong_total_is_named),
 		cmocka_unit_test(lost_snapshots_count_in_the_last_stream),
 		cmocka_unit_test(skipped_records_are_accounted_for),
