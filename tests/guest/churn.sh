@@ -135,7 +135,8 @@ for f in $streams; do
 	p=$OUT/$f
 	if ! ksnap-verify $p > $p.verify 2>&1; then
 		bad_verify=$((bad_verify + 1))
-		info "ksnap-verify rejects $f: $(tail -n 3 $p.verify | tr '\n' '|')"
+		info "ksnap-verify rejects $f:"
+		show "$(grep -e '^sequence: ' -e 'broken' -e 'missing' $p.verify | tail -n 8)"
 	fi
 	r=$(rows $p)
 	t=$(stat_of $p ksnap_snapshots_taken)
