@@ -109,6 +109,17 @@ static struct ksv_seq_result check(void)
 	return res;
 }
 
+/* s.tsv, s.tsv.2 and s.tsv.3, checked as a sequence. */
+static struct ksv_seq_result check3(const struct part *a, const struct part *b,
+				    const struct part *c)
+{
+	ksv_seq_init(&q);
+	add_part("s.tsv", a);
+	add_part("s.tsv.2", b);
+	add_part("s.tsv.3", c);
+	return check();
+}
+
 static void expect_said(const char *what)
 {
 	if (!strstr(said, what))
@@ -126,11 +137,7 @@ static void an_unbroken_sequence_adds_up(void **state)
 {
 	struct ksv_seq_result res;
 
-	ksv_seq_init(&q);
-	add_part("s.tsv", &three[0]);
-	add_part("s.tsv.2", &three[1]);
-	add_part("s.tsv.3", &three[2]);
-	res = check();
+	res = check3(&three[0], &three[1], &three[2]);
 	assert_int_equal(res.problems, 0);
 	assert_int_equal(res.collections, 1);
 	assert_int_equal(res.boundaries, 2);
@@ -162,11 +169,7 @@ static void a_gap_at_a_boundary_is_named(void **state)
 	/* The second stream's rows begin 3 periods late, nothing lost. */
 	later.t0 += 3 * PERIOD;
 	end.t0 += 3 * PERIOD;
-	ksv_seq_init(&q);
-	add_part("s.tsv", &three[0]);
-	add_part("s.tsv.2", &later);
-	add_part("s.tsv.3", &end);
-	res = check();
+	res = check3(&three[0], &later, &end);
 	assert_int_equal(res.problems, 1);
 	expect_said("s.tsv.2: first row at 14000000 ns, expected one period "
 		    "(1000000 ns) after s.tsv's last row at 10000000 ns "
@@ -189,22 +192,14 @@ static void a_late_first_row_within_lateness_and_read_is_no_problem(void **state
 	end.t0 += PERIOD * 8 / 10;
 	end.max_late = PERIOD * 7 / 10;
 	end.max_read = PERIOD * 4 / 10;
-	ksv_seq_init(&q);
-	add_part("s.tsv", &three[0]);
-	add_part("s.tsv.2", &later);
-	add_part("s.tsv.3", &end);
-	res = check();
+	res = check3(&three[0], &later, &end);
 	assert_int_equal(res.problems, 0);
 	assert_int_equal(res.boundaries, 2);
 
 	/* Without the maxima (an older writer) the same gap is a period. */
 	end.max_late = 0;
 	end.max_read = 0;
-	ksv_seq_init(&q);
-	add_part("s.tsv", &three[0]);
-	add_part("s.tsv.2", &later);
-	add_part("s.tsv.3", &end);
-	res = check();
+	res = check3(&three[0], &later, &end);
 	assert_int_equal(res.problems, 1);
 	expect_said("1 periods lost at the boundary");
 }
@@ -222,11 +217,7 @@ static void periods_gone_beyond_lateness_and_read_are_named(void **state)
 	end.t0 += 3 * PERIOD;
 	end.max_late = 5 * PERIOD;
 	end.max_read = PERIOD / 5;
-	ksv_seq_init(&q);
-	add_part("s.tsv", &three[0]);
-	add_part("s.tsv.2", &later);
-	add_part("s.tsv.3", &end);
-	res = check();
+	res = check3(&three[0], &later, &end);
 	assert_int_equal(res.problems, 1);
 	expect_said("(allowing 1100000 ns for the timer's lateness and read "
 		    "time): 2 periods lost at the boundary");
@@ -240,11 +231,7 @@ static void a_gap_the_module_counted_is_no_problem(void **state)
 	later.t0 += 3 * PERIOD;
 	end.t0 += 3 * PERIOD;
 	end.missed = 3;		/* the swap delayed the timer 3 periods */
-	ksv_seq_init(&q);
-	add_part("s.tsv", &three[0]);
-	add_part("s.tsv.2", &later);
-	add_part("s.tsv.3", &end);
-	res = check();
+	res = check3(&three[0], &later, &end);
 	assert_int_equal(res.problems, 0);
 }
 
@@ -254,11 +241,7 @@ static void a_wrong_total_is_named(void **state)
 	struct ksv_seq_result res;
 
 	end.taken = 25;
-	ksv_seq_init(&q);
-	add_part("s.tsv", &three[0]);
-	add_part("s.tsv.2", &three[1]);
-	add_part("s.tsv.3", &end);
-	res = check();
+	res = check3(&three[0], &three[1], &end);
 	assert_int_equal(res.problems, 1);
 	expect_said("25 taken = 22 rows + 0 lost: does not add up: the "
 		    "streams account for 22, s.tsv.3's STATS say 25 taken");
@@ -279,11 +262,7 @@ static void skipped_records_are_accounted_for(void **state)
 {
 	struct ksv_seq_result res;
 
-	ksv_seq_init(&q);
-	add_part("s.tsv", &behind[0]);
-	add_part("s.tsv.2", &behind[1]);
-	add_part("s.tsv.3", &behind[2]);
-	res = check();
+	res = check3(&behind[0], &behind[1], &behind[2]);
 	assert_int_equal(res.problems, 0);
 	assert_int_equal(res.boundaries, 2);
 	expect_said("25 taken = 22 rows + 0 lost + 3 skipped: adds up");
@@ -296,11 +275,7 @@ static void skipped_records_without_the_key_are_a_gap(void **state)
 	struct ksv_seq_result res;
 
 	first.skipped = 0;
-	ksv_seq_init(&q);
-	add_part("s.tsv", &first);
-	add_part("s.tsv.2", &behind[1]);
-	add_part("s.tsv.3", &behind[2]);
-	res = check();
+	res = check3(&first, &behind[1], &behind[2]);
 	assert_int_equal(res.problems, 2);
 	expect_said("3 periods lost at the boundary");
 	expect_said("25 taken = 22 rows + 0 lost: does not add up");
@@ -313,11 +288,7 @@ static void lost_snapshots_count_in_the_last_stream(void **state)
 
 	end.taken = 26;
 	end.lost = 4;
-	ksv_seq_init(&q);
-	add_part("s.tsv", &three[0]);
-	add_part("s.tsv.2", &three[1]);
-	add_part("s.tsv.3", &end);
-	res = check();
+	res = check3(&three[0], &three[1], &end);
 	assert_int_equal(res.problems, 0);
 	expect_said("26 taken = 22 rows + 4 lost: adds up");
 }
