@@ -765,7 +765,13 @@ static void overrun_stop(int call)
 	}
 }
 
-static void a_stop_by_the_kernel_on_overrun_is_reported(void **s)
+/*
+ * Collection gen (fake_ring_start()'s figures), with its first record
+ * (time 1000, value 10) when push_first, run by scr to its end; what
+ * ksnapd logged meanwhile (free it).
+ */
+static char *run_logged(uint32_t gen, uint32_t ncols, uint64_t period_ns,
+			uint64_t mono, bool push_first, void (*scr)(int call))
 {
 	char *log = NULL;
 	size_t len = 0;
@@ -773,13 +779,21 @@ static void a_stop_by_the_kernel_on_overrun_is_reported(void **s)
 
 	assert_non_null(f);
 	cfg.log = f;
-	fake_ring_start(&fr, 5, 1, 1000, 0, 1);
-	fake_ring_push(&fr, 1000, 10);
+	fake_ring_start(&fr, gen, ncols, period_ns, mono, 1);
+	if (push_first)
+		fake_ring_push(&fr, 1000, 10);
 	attach(false);
-	script = overrun_stop;
-
+	script = scr;
 	assert_int_equal(ksnapd_run(&d, -1), 0);
 	fclose(f);
+	return log;
+}
+
+static void a_stop_by_the_kernel_on_overrun_is_reported(void **s)
+{
+	char *log;
+
+	log = run_logged(5, 1, 1000, 0, true, overrun_stop);
 	assert_contains(log, "ksnapd: collection 5 was stopped by the kernel: "
 			"reading a snapshot took longer than its bound of "
 			"1000 ns for a sustained time (the longest read of "
@@ -858,20 +872,10 @@ static void push_other_layouts_and_stop(int call)
 
 static void records_are_read_by_values_offset_and_set_id(void **s)
 {
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
+	char *log;
 
-	assert_non_null(f);
-	cfg.log = f;
 	/* Two columns: a 64-byte slot holds a 48-byte header and both. */
-	fake_ring_start(&fr, 6, 2, 1000, 0, 1);
-	fake_ring_push(&fr, 1000, 10);
-	attach(false);
-	script = push_other_layouts_and_stop;
-
-	assert_int_equal(ksnapd_run(&d, -1), 0);
-	fclose(f);
+	log = run_logged(6, 2, 1000, 0, true, push_other_layouts_and_stop);
 	assert_contains(output(), "Time (ns)\t/ksnap/mem\t/ksnap/cpu[/a]\n"
 			"1000\t10\t11\n2000\t20\t21\n4000\t40\t41\nSTATS\t");
 	assert_int_equal(count_lines_starting(output(), "3000\t"), 0);
@@ -916,20 +920,10 @@ static void change_sets_and_stop(int call)
  */
 static void a_set_change_ends_the_stream_and_begins_the_next(void **s)
 {
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
+	char *log;
 	const char *out;
 
-	assert_non_null(f);
-	cfg.log = f;
-	fake_ring_start(&fr, 7, 2, 1000, 0, 1);
-	fake_ring_push(&fr, 1000, 10);
-	attach(false);
-	script = change_sets_and_stop;
-
-	assert_int_equal(ksnapd_run(&d, -1), 0);
-	fclose(f);
+	log = run_logged(7, 2, 1000, 0, true, change_sets_and_stop);
 	out = output();
 	assert_contains(out, "Time (ns)\t/ksnap/mem\t/ksnap/cpu[/a]\n"
 			"1000\t10\t11\n2000\t20\t21\nSTATS\t");
@@ -979,20 +973,10 @@ static void change_sets_twice_and_stop(int call)
  */
 static void a_set_no_longer_known_is_skipped(void **s)
 {
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
+	char *log;
 	const char *out;
 
-	assert_non_null(f);
-	cfg.log = f;
-	fake_ring_start(&fr, 8, 2, 1000, 0, 1);
-	fake_ring_push(&fr, 1000, 10);
-	attach(false);
-	script = change_sets_twice_and_stop;
-
-	assert_int_equal(ksnapd_run(&d, -1), 0);
-	fclose(f);
+	log = run_logged(8, 2, 1000, 0, true, change_sets_twice_and_stop);
 	out = output();
 	assert_contains(out, "1000\t10\t11\nSTATS\t");
 	assert_contains(out, "Time (ns)\t/ksnap/mem\t/ksnap/cpu[/a]\n"
@@ -1050,20 +1034,10 @@ static void change_sets_behind_and_stop(int call)
  */
 static void skipped_records_keep_every_streams_identity(void **s)
 {
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
+	char *log;
 	const char *out;
 
-	assert_non_null(f);
-	cfg.log = f;
-	fake_ring_start(&fr, 9, 2, 1000, 0, 1);
-	fake_ring_push(&fr, 1000, 10);
-	attach(false);
-	script = change_sets_behind_and_stop;
-
-	assert_int_equal(ksnapd_run(&d, -1), 0);
-	fclose(f);
+	log = run_logged(9, 2, 1000, 0, true, change_sets_behind_and_stop);
 	out = output();
 	assert_contains(out, "1000\t10\t11\n2000\t20\t21\nSTATS\t");
 	assert_contains(out, "6000\t60\t61\n7000\t70\t71\n9000\t90\t91\n"
@@ -1171,18 +1145,9 @@ static void columns_the_device_cannot_give_are_an_error(void **s)
 /* A stop on request says nothing of the kind. */
 static void a_stop_on_request_is_not_reported_as_overrun(void **s)
 {
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
+	char *log;
 
-	assert_non_null(f);
-	cfg.log = f;
-	fake_ring_start(&fr, 1, 3, 1000, 100000, 1);
-	attach(false);
-	script = push_two_and_stop;
-
-	assert_int_equal(ksnapd_run(&d, -1), 0);
-	fclose(f);
+	log = run_logged(1, 3, 1000, 100000, false, push_two_and_stop);
 	assert_null(strstr(log, "stopped by the kernel"));
 	free(log);
 }
