@@ -18,6 +18,20 @@
 		fail_msg("expected to find:\n%s\n--- in output:\n%s", n_, h_); \
 } while (0)
 
+/* The summary of collection gen, which returns want; its text (free it). */
+static char *summary_of(uint32_t gen, const struct ksnap_stream_stats *st,
+			int want)
+{
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+
+	assert_non_null(f);
+	assert_int_equal(ksnapd_summary(f, gen, st), want);
+	fclose(f);
+	return log;
+}
+
 static void warns_at_gvisor_thresholds(void **s)
 {
 	struct ksnap_stream_stats st0 = {
@@ -58,12 +72,9 @@ static void counts_an_earlier_readers_snapshots_in_the_capture(
 		.total_snapshots = 60,
 		.ksnapd_first_position = 40,
 	};
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
+	char *log;
 
-	assert_int_equal(ksnapd_summary(f, 3, &st0), 0);
-	fclose(f);
+	log = summary_of(3, &st0, 0);
 	assert_contains(log, "ksnapd: collection 3: 60 snapshots, capture "
 			"100.00% (100 expected)");
 	assert_contains(log, "ksnapd: collection 3: resumed at position 40: "
@@ -81,13 +92,10 @@ static void dropped_rows_warn_and_overwritten_snapshots_are_said(void **s)
 		.ksnapd_rows_dropped = 15,
 		.ksnapd_snapshots_overwritten = 5,
 	};
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
+	char *log;
 
 	/* 80 of 100: the dropped and overwritten ones are not captured. */
-	assert_int_equal(ksnapd_summary(f, 2, &st0), 2);
-	fclose(f);
+	log = summary_of(2, &st0, 2);
 	assert_contains(log, "ksnapd: collection 2: 5 snapshots overwritten "
 			"before they were read (overflow=overwrite)\n");
 	assert_contains(log, "ksnapd: warning: collection 2: 15 rows dropped "
@@ -104,13 +112,10 @@ static void skipped_snapshots_are_said_with_why(void **s)
 		.total_snapshots = 96,
 		.ksnapd_snapshots_skipped = 4,
 	};
-	char *log = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&log, &len);
+	char *log;
 
 	/* 96 of 100: the skipped ones are not captured. */
-	assert_int_equal(ksnapd_summary(f, 3, &st0), 1);
-	fclose(f);
+	log = summary_of(3, &st0, 1);
 	assert_contains(log, "ksnapd: collection 3: 4 snapshots skipped: of a "
 			"column set the module no longer named (ksnapd fell "
 			"behind its set changes) or not of the stream's set, "
