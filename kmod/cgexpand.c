@@ -345,8 +345,10 @@ int ksnap_cgpattern_refresh(struct ksnap *ks, bool *changed)
 	if (IS_ERR(cfg))
 		return PTR_ERR(cfg);
 	if (!cfg->nr_columns) {
-		pr_err_ratelimited("enable: no column to sample: the cgroup patterns '%s' match no cgroup\n",
-				   cfg->cgroups_arg);
+		pr_err_ratelimited("enable: no column to sample: the cgroup patterns '%s' match no cgroup%s\n",
+				   cfg->cgroups_arg, cfg->nr_unreadable ?
+				   " with the memory controller the metrics need" :
+				   "");
 		ksnap_config_free(cfg);
 		return -EINVAL;
 	}

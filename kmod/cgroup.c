@@ -6,6 +6,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "ksnap.h"
 
 /*
@@ -118,6 +119,25 @@ bool ksnap_cgroup_has(const struct ksnap_cgroup *cg, int needs)
 		       (ksnap_cgroup_released(cg) && cg->had_psi);
 	}
 	return true;
+}
+
+/* A held cgroup of type "threaded" (its domain is another). */
+bool ksnap_cgroup_is_threaded(const struct ksnap_cgroup *cg)
+{
+	return cg->cgrp && ksnap_cgroup_threaded(cg->cgrp);
+}
+
+/**
+ * ksnap_cgroup_no_memory_why() - why @cg has no memory css of its own
+ * @cg: a held cgroup without one
+ *
+ * Return: the reason, for a log line.
+ */
+const char *ksnap_cgroup_no_memory_why(const struct ksnap_cgroup *cg)
+{
+	if (ksnap_cgroup_is_threaded(cg))
+		return "a threaded cgroup: memory is a domain controller";
+	return "its parent does not enable +memory in cgroup.subtree_control";
 }
 
 /**

@@ -160,6 +160,60 @@ out:
 }
 
 /*
+ * Is cgroup @j one that a metric needing @needs leaves out rather than
+ * refuses?  A pattern's match without the memory controller (a threaded
+ * cgroup, memory being a domain controller; or one whose parent does not
+ * enable +memory): the pattern reaches further than what can be read,
+ * and the other matches are still sampled and followed.  A path names
+ * its cgroup on purpose, and a metric it cannot give is refused.
+ */
+static bool ksnap_config_left_out(const struct ksnap_config *cfg,
+				  unsigned int j, int needs)
+{
+	return needs == KSNAP_NEEDS_MEMCG && test_bit(j, cfg->matched) &&
+	       !ksnap_cgroup_has(&cfg->cgroups[j], needs);
+}
+
+/*
+ * Drop the matches ksnap_config_left_out() leaves out for the selected
+ * metrics, keeping the others' order; counted in nr_unreadable, and
+ * logged unless @quiet (a running collection's rescan, every discover_ms).
+ */
+static void ksnap_config_leave_out(struct ksnap_config *cfg, bool quiet)
+{
+	unsigned int i, j, n = 0;
+	bool memcg = false;
+
+	for (i = 0; i < cfg->nr_metrics; i++) {
+		const struct ksnap_metric *m = &ksnap_metrics[cfg->metric[i]];
+
+		memcg |= m->per_cgroup && m->needs == KSNAP_NEEDS_MEMCG;
+	}
+	if (!memcg)
+		return;
+	for (j = 0; j < cfg->nr_cgroups; j++) {
+		struct ksnap_cgroup *cg = &cfg->cgroups[j];
+
+		if (ksnap_config_left_out(cfg, j, KSNAP_NEEDS_MEMCG)) {
+			if (!quiet)
+				pr_info_ratelimited("cgroups: '%s' has no memory controller of its own (%s): the memory metrics leave it out (stats/cgroups_unreadable)\n",
+						    cg->path,
+						    ksnap_cgroup_no_memory_why(cg));
+			ksnap_cgroup_put(cg);
+			cfg->nr_unreadable++;
+			continue;
+		}
+		if (n != j) {
+			cfg->cgroups[n] = *cg;
+			__assign_bit(n, cfg->matched, test_bit(j, cfg->matched));
+		}
+		n++;
+	}
+	bitmap_clear(cfg->matched, n, cfg->nr_cgroups - n);
+	cfg->nr_cgroups = n;
+}
+
+/*
  * The columns metric @i gives as a member of group @group: 0 when it is
  * not one, is not offered, or cannot be sampled with the configured
  * cgroups (or without PSI): a group names what it has that applies.  With
@@ -172,18 +226,20 @@ static unsigned int ksnap_group_columns(void *ctx, unsigned int group,
 {
 	const struct ksnap_config *cfg = ctx;
 	const struct ksnap_metric *m = &ksnap_metrics[i];
-	unsigned int j;
+	unsigned int j, n = 0;
 
 	if (!ksnap_metric_in_group(m, group) || !ksnap_metric_offered(m))
 		return 0;
 	if (!m->per_cgroup)
 		return m->needs == KSNAP_NEEDS_PSI && ksnap_psi_resolve() ? 0 : 1;
-	if (!cfg->nr_cgroups && cfg->nr_patterns)
-		return 1;
-	for (j = 0; j < cfg->nr_cgroups; j++)
-		if (!ksnap_cgroup_has(&cfg->cgroups[j], m->needs))
+	for (j = 0; j < cfg->nr_cgroups; j++) {
+		if (ksnap_cgroup_has(&cfg->cgroups[j], m->needs))
+			n++;
+		else if (!ksnap_config_left_out(cfg, j, m->needs))
 			return 0;
-	return cfg->nr_cgroups;
+	}
+	/* Patterns that match nothing (readable) yet: a column to come. */
+	return n ?: !!cfg->nr_patterns;
 }
 
 /* The parser's selectors are the configuration's CPU selections. */
@@ -290,8 +346,16 @@ static int ksnap_config_check_cgroup(const struct ksnap_metric *m,
 	}
 	switch (m->needs) {
 	case KSNAP_NEEDS_MEMCG:
-		pr_err_ratelimited("cgroups: '%s' has no memory controller (needed by %s): add +memory to its parent's cgroup.subtree_control\n",
-				   cg->path, m->name);
+		if (ksnap_cgroup_is_threaded(cg))
+			pr_err_ratelimited("cgroups: '%s' has no memory controller of its own (%s), needed by %s: name its domain cgroup instead, or leave the memory metrics out\n",
+					   cg->path,
+					   ksnap_cgroup_no_memory_why(cg),
+					   m->name);
+		else
+			pr_err_ratelimited("cgroups: '%s' has no memory controller of its own (%s), needed by %s: add +memory to its parent's cgroup.subtree_control\n",
+					   cg->path,
+					   ksnap_cgroup_no_memory_why(cg),
+					   m->name);
 		return -EINVAL;
 	case KSNAP_NEEDS_NONROOT:
 		pr_err_ratelimited("metrics: %s is not kept for the root cgroup '%s': use the cpu.* metrics for the whole system\n",
@@ -440,6 +504,7 @@ static struct ksnap_config *__ksnap_config_build(const char *metrics,
 	ret = ksnap_config_metrics(cfg, metrics ?: "", list, l);
 	if (ret)
 		goto err;
+	ksnap_config_leave_out(cfg, !!cur);
 	ret = ksnap_config_columns(cfg, l);
 	if (ret)
 		goto err;

@@ -478,6 +478,7 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 			return;
 	}
 	ks->follow.cgroups_skipped = cfg->nr_skipped;
+	ks->follow.cgroups_unreadable = cfg->nr_unreadable;
 	/* Counted only if its set holds every match (stats/rescans). */
 	whole = !cfg->nr_skipped;
 	if (cfg->nr_columns > cap || !cfg->nr_columns) {

@@ -155,6 +155,8 @@ int ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src);
 void ksnap_cgroup_put(struct ksnap_cgroup *cg);
 bool ksnap_cgroup_release(struct ksnap_cgroup *cg);
 bool ksnap_cgroup_has(const struct ksnap_cgroup *cg, int needs);
+bool ksnap_cgroup_is_threaded(const struct ksnap_cgroup *cg);
+const char *ksnap_cgroup_no_memory_why(const struct ksnap_cgroup *cg);
 u64 ksnap_cgroup_frozen(const struct ksnap_cgroup *cg,
 			const struct ksnap_metric *m);
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg);
@@ -220,6 +222,8 @@ struct ksnap_config {
 	 */
 	unsigned int cg_limit;	/* KSNAP_CG_NO_LIMIT: an error past the most */
 	unsigned int nr_skipped;
+	/* Matches without what a selected metric needs, left out (config.c) */
+	unsigned int nr_unreadable;
 	/* Columns the records have room for: more with patterns (follow.c) */
 	unsigned int cap_columns;
 	unsigned int nr_columns;
@@ -294,6 +298,7 @@ struct ksnap_follow_stats {
 	u64 cgroups_found;	/* cgroups added by those set changes */
 	u64 cgroups_removed;	/* cgroups dropped by them */
 	u64 cgroups_skipped;	/* matches past the capacity, at the last */
+	u64 cgroups_unreadable;	/* matches a metric cannot read, the last */
 	u64 rescans;		/* rescans whose whole set is the running one */
 };
 

@@ -581,6 +581,7 @@ static KSNAP_FOLLOW_ATTR(set_changes);
 static KSNAP_FOLLOW_ATTR(cgroups_found);
 static KSNAP_FOLLOW_ATTR(cgroups_removed);
 static KSNAP_FOLLOW_ATTR(cgroups_skipped);
+static KSNAP_FOLLOW_ATTR(cgroups_unreadable);
 static KSNAP_FOLLOW_ATTR(rescans);
 
 static struct attribute *ksnap_stats_attrs[] = {
@@ -605,6 +606,7 @@ static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_cgroups_found.attr.attr,
 	&ksnap_stat_attr_cgroups_removed.attr.attr,
 	&ksnap_stat_attr_cgroups_skipped.attr.attr,
+	&ksnap_stat_attr_cgroups_unreadable.attr.attr,
 	&ksnap_stat_attr_rescans.attr.attr,
 	NULL,
 };

@@ -5,7 +5,8 @@
 # the patterns as written.  A bad pattern is refused with EINVAL and a
 # kernel log line naming it; so is one that would configure too many
 # cgroups.  Entries that overlap give a cgroup one column per metric, in
-# the ring and in the stream, and count it once.
+# the ring and in the stream, and count it once.  Matches without the
+# memory controller are left out of the memory metrics, not refused.
 TEST=patterns
 . /guest/tests/lib.sh
 S=$KSNAP_SYS
@@ -302,4 +303,82 @@ check "and each cgroup, the new one too" \
 	"$(header_cgroups /out/ov.tsv.2)"
 unload
 rmdir $CG$O/a.service $CG$O/b.service $CG$O/c.service $CG$O/x.scope $CG$O
+
+# --- matches without the memory controller: left out, not refused ---------
+# A threaded cgroup has no memory css of its own (memory is a domain
+# controller), nor has one whose parent does not enable +memory.  A
+# pattern that reaches them leaves them out of a configuration with memory
+# metrics (a log line each, stats/cgroups_unreadable) and still samples
+# and follows the other matches; the container group keeps its memory
+# metrics; cpu.stat.usage alone samples them all; a path to one is
+# refused, saying why and what to do.
+T=/kthr
+mkdir $CG$T
+echo +memory +cpu > $CG$T/cgroup.subtree_control
+mkdir $CG$T/mem $CG$T/thr $CG$T/nomem
+echo +memory +cpu > $CG$T/mem/cgroup.subtree_control
+echo +cpu > $CG$T/thr/cgroup.subtree_control
+echo +cpu > $CG$T/nomem/cgroup.subtree_control
+mkdir $CG$T/mem/a $CG$T/thr/t $CG$T/nomem/n
+echo threaded > $CG$T/thr/t/cgroup.type
+check "$T/thr/t is a threaded cgroup" threaded "$(cat $CG$T/thr/t/cgroup.type)"
+klog_mark
+modprobe ksnap metrics=memory.current,cpu.stat.usage "cgroups=$T/*/*" \
+	discover_ms=100 overflow=overwrite period_us=2000
+check "load: a pattern that matches a threaded cgroup and one without memory, with memory.current" 0 $?
+check_lines "the threaded match is left out, and the log says why" 1 \
+	"'$T/thr/t' has no memory controller of its own (a threaded cgroup: memory is a domain controller): the memory metrics leave it out" \
+	"$(klog_since)"
+check_lines "so is the one whose parent does not enable memory" 1 \
+	"'$T/nomem/n' has no memory controller of its own (its parent does not enable +memory" \
+	"$(klog_since)"
+check "start" ok "$(guestprobe write $S/enable 1)"
+check_wait "the ring's columns name the match with memory only" \
+	$WAIT_S ring_cgroups_are "$T/mem/a"
+mkdir $CG$T/mem/b
+check_wait "a cgroup made under the pattern is followed all the same" \
+	$WAIT_S ring_cgroups_are "$T/mem/a $T/mem/b"
+check "stats: cgroups_unreadable counts the two left out" 2 \
+	"$(ksnap_stat cgroups_unreadable)"
+check "stats: cgroups_skipped does not" 0 "$(ksnap_stat cgroups_skipped)"
+mkdir $CG$T/thr/t2
+echo threaded > $CG$T/thr/t2/cgroup.type
+unreadable_is() { # N
+	echo "cgroups_unreadable $(ksnap_stat cgroups_unreadable)"
+	[ "$(ksnap_stat cgroups_unreadable)" = "$1" ]
+}
+check_wait "a threaded cgroup made while running is counted at the next rescan" \
+	$WAIT_S unreadable_is 3
+check "and the set is unchanged" yes \
+	"$(ring_cgroups_are "$T/mem/a $T/mem/b" >/dev/null && echo yes || echo no)"
+check "stop" ok "$(guestprobe write $S/enable 0)"
+unload
+
+modprobe ksnap metrics=container "cgroups=$T/*/*" overflow=overwrite
+check "load: the container group, with the same pattern" 0 $?
+check "start" ok "$(guestprobe write $S/enable 1)"
+check "the container group keeps memory.current for the match with memory" yes \
+	"$(ring_columns | tr ' ' '\n' | grep -qx "memory\.current\[$T/mem/a\]" && echo yes || echo no)"
+check "stop" ok "$(guestprobe write $S/enable 0)"
+unload
+
+modprobe ksnap metrics=cpu.stat.usage "cgroups=$T/*/*" overflow=overwrite
+check "load: cpu.stat.usage alone, the same pattern" 0 $?
+check "start" ok "$(guestprobe write $S/enable 1)"
+check_wait "cpu.stat.usage samples every match, threaded ones too" \
+	$WAIT_S ring_cgroups_are "$T/mem/a $T/mem/b $T/nomem/n $T/thr/t $T/thr/t2"
+check "stop" ok "$(guestprobe write $S/enable 0)"
+unload
+
+klog_mark
+modprobe ksnap metrics=memory.current cgroups=$T/thr/t 2>/dev/null
+rc=$?
+check "load: memory.current of a threaded cgroup named by path is refused" yes \
+	"$([ $rc -ne 0 ] && echo yes || echo no)"
+check_lines "the log names it, says why and what to do" ">0" \
+	"'$T/thr/t' has no memory controller of its own (a threaded cgroup: memory is a domain controller), needed by memory.current: name its domain cgroup instead" \
+	"$(klog_since)"
+unload
+rmdir $CG$T/thr/t $CG$T/thr/t2 $CG$T/thr $CG$T/nomem/n $CG$T/nomem \
+	$CG$T/mem/a $CG$T/mem/b $CG$T/mem $CG$T
 finish
