@@ -88,7 +88,26 @@ struct ksnap_cgpattern_walk {
 	unsigned int depth;		/* cgroup_depth, read once */
 	const u64 *ids;			/* the paths' cgroups' ids, sorted */
 	unsigned int nr_ids;
+	/* Memory metrics selected: matches without memory left out, here */
+	bool memory;
+	unsigned int unreadable;	/* how many, all patterns */
 };
+
+/*
+ * A cgroup that never gets a memory css of its own: threaded (memory is
+ * a domain controller), or its parent does not enable memory.  One being
+ * made (its parent enables memory, its css is not there yet) is not.
+ * Under rcu_read_lock().
+ */
+static bool ksnap_cgpattern_memoryless(struct cgroup *cgrp)
+{
+	struct cgroup *parent = cgroup_parent(cgrp);
+
+	if (rcu_access_pointer(cgrp->subsys[memory_cgrp_id]) || !parent)
+		return false;
+	return ksnap_cgroup_threaded(cgrp) ||
+	       !(READ_ONCE(parent->subtree_ss_mask) & BIT(memory_cgrp_id));
+}
 
 static int ksnap_cgpattern_id_cmp(const void *a, const void *b)
 {
@@ -112,7 +131,7 @@ static int ksnap_cgpattern_id_cmp(const void *a, const void *b)
  * from the set, for good: the next walks find the same cgroups.  A walk
  * after its mkdir returned takes it whole.
  */
-static unsigned int ksnap_cgpattern_walk(const struct ksnap_cgpattern_walk *w,
+static unsigned int ksnap_cgpattern_walk(struct ksnap_cgpattern_walk *w,
 					 struct cgroup_namespace *ns,
 					 struct cgroup **out, unsigned int room,
 					 char *buf, size_t size)
@@ -143,6 +162,11 @@ static unsigned int ksnap_cgpattern_walk(const struct ksnap_cgpattern_walk *w,
 		if (bsearch(&id, w->ids, w->nr_ids, sizeof(*w->ids),
 			    ksnap_cgpattern_id_cmp))
 			continue;
+		/* Left out before the room: they take no readable's place. */
+		if (w->memory && ksnap_cgpattern_memoryless(cgrp)) {
+			w->unreadable++;
+			continue;
+		}
 		if (n >= room) {
 			n++;
 			continue;
@@ -159,7 +183,7 @@ static unsigned int ksnap_cgpattern_walk(const struct ksnap_cgpattern_walk *w,
  * path; @found and @buf: room for KSNAP_MAX_CGROUPS and PATH_MAX.
  */
 static int ksnap_cgpattern_add(struct ksnap_config *cfg,
-			       const struct ksnap_cgpattern_walk *w,
+			       struct ksnap_cgpattern_walk *w,
 			       bool quiet, struct cgroup **found, char *buf)
 {
 	const char *pattern = w->entries[w->idx];
@@ -255,6 +279,7 @@ int ksnap_cgpattern_expand(struct ksnap_config *cfg,
 		.entries = entries,
 		.depth = READ_ONCE(ksnap_cgroup_depth),
 		.nr_ids = cfg->nr_cgroups,
+		.memory = cfg->leave_memoryless,
 	};
 	struct cgroup **found;
 	unsigned int i;
@@ -277,6 +302,7 @@ int ksnap_cgpattern_expand(struct ksnap_config *cfg,
 			ret = ksnap_cgpattern_add(cfg, &w, quiet, found, buf);
 		cond_resched();
 	}
+	cfg->nr_unreadable += w.unreadable;
 out:
 	kfree(buf);
 	kvfree(ids);

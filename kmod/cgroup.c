@@ -135,6 +135,8 @@ bool ksnap_cgroup_is_threaded(const struct ksnap_cgroup *cg)
  */
 const char *ksnap_cgroup_no_memory_why(const struct ksnap_cgroup *cg)
 {
+	if (!cg->cgrp)
+		return "removed";
 	if (ksnap_cgroup_is_threaded(cg))
 		return "a threaded cgroup: memory is a domain controller";
 	return "its parent does not enable +memory in cgroup.subtree_control";

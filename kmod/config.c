@@ -118,7 +118,9 @@ static int ksnap_config_cgroups(struct ksnap_config *cfg, const char *arg,
 		goto out;
 	if (cfg->nr_patterns)
 		cfg->cgns = ksnap_cgpattern_ns_get(cur ?: prev);
+	/* Not when matches were left out: other metrics may read them. */
 	if (prev && prev->nr_patterns == cfg->nr_patterns &&
+	    !prev->nr_unreadable &&
 	    !strcmp(prev->cgroups_arg, cfg->cgroups_arg)) {
 		for (i = 0; i < prev->nr_cgroups; i++) {
 			ret = ksnap_cgroup_dup(&cfg->cgroups[i],
@@ -179,17 +181,24 @@ static bool ksnap_config_left_out(const struct ksnap_config *cfg,
  * metrics, keeping the others' order; counted in nr_unreadable, and
  * logged unless @quiet (a running collection's rescan, every discover_ms).
  */
-static void ksnap_config_leave_out(struct ksnap_config *cfg, bool quiet)
+static bool ksnap_config_memory_metrics(const struct ksnap_config *cfg)
 {
-	unsigned int i, j, n = 0;
-	bool memcg = false;
+	unsigned int i;
 
 	for (i = 0; i < cfg->nr_metrics; i++) {
 		const struct ksnap_metric *m = &ksnap_metrics[cfg->metric[i]];
 
-		memcg |= m->per_cgroup && m->needs == KSNAP_NEEDS_MEMCG;
+		if (m->per_cgroup && m->needs == KSNAP_NEEDS_MEMCG)
+			return true;
 	}
-	if (!memcg)
+	return false;
+}
+
+static void ksnap_config_leave_out(struct ksnap_config *cfg, bool quiet)
+{
+	unsigned int j, n = 0;
+
+	if (!ksnap_config_memory_metrics(cfg))
 		return;
 	for (j = 0; j < cfg->nr_cgroups; j++) {
 		struct ksnap_cgroup *cg = &cfg->cgroups[j];
@@ -238,8 +247,13 @@ static unsigned int ksnap_group_columns(void *ctx, unsigned int group,
 		else if (!ksnap_config_left_out(cfg, j, m->needs))
 			return 0;
 	}
-	/* Patterns that match nothing (readable) yet: a column to come. */
-	return n ?: !!cfg->nr_patterns;
+	/*
+	 * Matches, none readable: the member is dropped, so that they keep
+	 * the group's other metrics.  None yet: a column to come.
+	 */
+	if (!n)
+		return cfg->nr_cgroups ? 0 : !!cfg->nr_patterns;
+	return n;
 }
 
 /* The parser's selectors are the configuration's CPU selections. */
@@ -497,6 +511,8 @@ static struct ksnap_config *__ksnap_config_build(const char *metrics,
 	if (!cfg || !list)
 		goto err;
 	cfg->cg_limit = cg_limit;
+	/* A rebuild has cur's metrics: the walk leaves those matches out. */
+	cfg->leave_memoryless = cur && ksnap_config_memory_metrics(cur);
 
 	ret = ksnap_config_cgroups(cfg, cgroups ?: "", list, prev, cur);
 	if (ret)

@@ -224,6 +224,8 @@ struct ksnap_config {
 	unsigned int nr_skipped;
 	/* Matches without what a selected metric needs, left out (config.c) */
 	unsigned int nr_unreadable;
+	/* Known before the walk (a rebuild): they take none of cg_limit */
+	bool leave_memoryless;
 	/* Columns the records have room for: more with patterns (follow.c) */
 	unsigned int cap_columns;
 	unsigned int nr_columns;

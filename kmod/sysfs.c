@@ -197,7 +197,8 @@ static ssize_t ksnap_reconfigure(struct ksnap *ks, const char *what,
 		return PTR_ERR(cfg);
 	old = ks->cfg;
 	ks->cfg = cfg;
-	if (!keep_cgroups)
+	/* Kept unless matches left out for memory metrics come back. */
+	if (!keep_cgroups || !ksnap_cgpattern_same(cfg, old))
 		ksnap_sampler_cgroups_changed(ks);
 	ksnap_ctrl_publish_config(ks);
 	ksnap_config_free(old);

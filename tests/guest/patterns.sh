@@ -315,7 +315,9 @@ rmdir $CG$O/a.service $CG$O/b.service $CG$O/c.service $CG$O/x.scope $CG$O
 T=/kthr
 mkdir $CG$T
 echo +memory +cpu > $CG$T/cgroup.subtree_control
-mkdir $CG$T/mem $CG$T/thr $CG$T/nomem
+# The memoryless ones first in the walk's order, and room for 2 cgroups
+# (cgroups_max=2): they must take none of it.
+mkdir $CG$T/thr $CG$T/nomem $CG$T/mem
 echo +memory +cpu > $CG$T/mem/cgroup.subtree_control
 echo +cpu > $CG$T/thr/cgroup.subtree_control
 echo +cpu > $CG$T/nomem/cgroup.subtree_control
@@ -324,7 +326,7 @@ echo threaded > $CG$T/thr/t/cgroup.type
 check "$T/thr/t is a threaded cgroup" threaded "$(cat $CG$T/thr/t/cgroup.type)"
 klog_mark
 modprobe ksnap metrics=memory.current,cpu.stat.usage "cgroups=$T/*/*" \
-	discover_ms=100 overflow=overwrite period_us=2000
+	discover_ms=100 overflow=overwrite period_us=2000 cgroups_max=2
 check "load: a pattern that matches a threaded cgroup and one without memory, with memory.current" 0 $?
 check_lines "the threaded match is left out, and the log says why" 1 \
 	"'$T/thr/t' has no memory controller of its own (a threaded cgroup: memory is a domain controller): the memory metrics leave it out" \
@@ -336,7 +338,7 @@ check "start" ok "$(guestprobe write $S/enable 1)"
 check_wait "the ring's columns name the match with memory only" \
 	$WAIT_S ring_cgroups_are "$T/mem/a"
 mkdir $CG$T/mem/b
-check_wait "a cgroup made under the pattern is followed all the same" \
+check_wait "a cgroup made under the pattern is followed all the same, the room (2) all its" \
 	$WAIT_S ring_cgroups_are "$T/mem/a $T/mem/b"
 check "stats: cgroups_unreadable counts the two left out" 2 \
 	"$(ksnap_stat cgroups_unreadable)"
@@ -359,6 +361,15 @@ check "load: the container group, with the same pattern" 0 $?
 check "start" ok "$(guestprobe write $S/enable 1)"
 check "the container group keeps memory.current for the match with memory" yes \
 	"$(ring_columns | tr ' ' '\n' | grep -qx "memory\.current\[$T/mem/a\]" && echo yes || echo no)"
+check "stop" ok "$(guestprobe write $S/enable 0)"
+unload
+
+modprobe ksnap metrics=container "cgroups=$T/thr/*" overflow=overwrite
+check "load: the container group, a pattern that matches threaded cgroups only" 0 $?
+check "start" ok "$(guestprobe write $S/enable 1)"
+info "the ring's columns: $(ring_columns)"
+check "the group samples their cpu.stat.usage, without its memory metrics" "yes 0" \
+	"$(ring_columns | tr ' ' '\n' | grep -qx "cpu\.stat\.usage\[$T/thr/t\]" && echo yes || echo no) $(ring_columns | tr ' ' '\n' | grep -c '^memory\.\(current\|stat\.\|events\.\)')"
 check "stop" ok "$(guestprobe write $S/enable 0)"
 unload
 
