@@ -176,11 +176,7 @@ static bool ksnap_config_left_out(const struct ksnap_config *cfg,
 	       !ksnap_cgroup_has(&cfg->cgroups[j], needs);
 }
 
-/*
- * Drop the matches ksnap_config_left_out() leaves out for the selected
- * metrics, keeping the others' order; counted in nr_unreadable, and
- * logged unless @quiet (a running collection's rescan, every discover_ms).
- */
+/* Does @cfg select a per-cgroup metric that needs the memory controller? */
 static bool ksnap_config_memory_metrics(const struct ksnap_config *cfg)
 {
 	unsigned int i;
@@ -194,6 +190,11 @@ static bool ksnap_config_memory_metrics(const struct ksnap_config *cfg)
 	return false;
 }
 
+/*
+ * Drop the matches ksnap_config_left_out() leaves out for the selected
+ * metrics, keeping the others' order; counted in nr_unreadable, and
+ * logged unless @quiet (a running collection's rescan, every discover_ms).
+ */
 static void ksnap_config_leave_out(struct ksnap_config *cfg, bool quiet)
 {
 	unsigned int j, n = 0;
