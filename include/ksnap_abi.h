@@ -197,6 +197,8 @@
 #define KSNAP_FEAT_METRIC_IOCTL	(1ULL << 3)
 /* The reader reports done and seen by KSNAP_IOC_DONE and KSNAP_IOC_SEEN */
 #define KSNAP_FEAT_READER_IOCTL	(1ULL << 4)
+/* ksnap_stats.cgroups_skipped counts */
+#define KSNAP_FEAT_CGROUPS_SKIPPED	(1ULL << 5)
 
 #define KSNAP_DEVICE_PATH	"/dev/ksnap"
 /*
@@ -276,7 +278,12 @@ struct ksnap_stats {
 	__u64 read_estimate_ns;	/* a snapshot's read, estimated at start */
 	__u64 read_bound_ns;	/* the bound on a snapshot's read */
 	__u64 read_recent_ns;	/* the longest read of the last second */
-	__u64 reserved[3];
+	/*
+	 * KSNAP_FEAT_CGROUPS_SKIPPED: pattern matches the column set has no
+	 * room for, as of its last expansion (start or rescan).
+	 */
+	__u64 cgroups_skipped;
+	__u64 reserved[2];
 };
 
 struct ksnap_ctrl {

@@ -22,7 +22,7 @@ void ksnap_ctrl_init(struct ksnap *ks)
 	ctrl->abi_compat = KSNAP_ABI_COMPAT;
 	ctrl->features = KSNAP_FEAT_OVERWRITE | KSNAP_FEAT_WAKEUPS |
 			 KSNAP_FEAT_READ_BOUND | KSNAP_FEAT_METRIC_IOCTL |
-			 KSNAP_FEAT_READER_IOCTL;
+			 KSNAP_FEAT_READER_IOCTL | KSNAP_FEAT_CGROUPS_SKIPPED;
 	ctrl->page_size = l->page_size;
 	ctrl->ctrl_pages = l->ctrl_pages;
 	ctrl->consumer_pgoff = l->consumer_pgoff;
@@ -158,6 +158,7 @@ void ksnap_ctrl_publish_start(struct ksnap *ks, u64 read_estimate_ns,
 	memset(&ctrl->stats, 0, sizeof(ctrl->stats));
 	ctrl->stats.read_estimate_ns = read_estimate_ns;
 	ctrl->stats.read_bound_ns = read_bound_ns;
+	ctrl->stats.cgroups_skipped = ks->cfg->nr_skipped;
 	ksnap_ctrl_write_end(ctrl);
 }
 

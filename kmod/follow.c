@@ -478,6 +478,8 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 			return;
 	}
 	ks->follow.cgroups_skipped = cfg->nr_skipped;
+	/* Read by the reader with relaxed loads; the timer never writes it. */
+	WRITE_ONCE(ks->ctrl->stats.cgroups_skipped, cfg->nr_skipped);
 	ks->follow.cgroups_unreadable = cfg->nr_unreadable;
 	/* Counted only if its set holds every match (stats/rescans). */
 	whole = !cfg->nr_skipped;
@@ -523,6 +525,7 @@ void ksnap_follow_start(struct ksnap *ks)
 {
 	lockdep_assert_held(&ks->lock);
 	memset(&ks->follow, 0, sizeof(ks->follow));
+	ks->follow.cgroups_skipped = ks->cfg->nr_skipped;
 	if (ks->cfg->nr_patterns)
 		mod_delayed_work(system_wq, &ks->follow_work,
 				 msecs_to_jiffies(READ_ONCE(ksnap_discover_ms)));

@@ -209,6 +209,34 @@ wait_pid $kpid $WAIT_S
 check "ksnapd --once exits 0" 0 $?
 rmdir $CG$D/new-1
 
+# --- ksnapd: the matches left out, in STATS --------------------------------
+# Room for the three matches at the start; a fourth made while sampled is
+# left out, counted in stats/cgroups_skipped and in the STATS that ksnapd
+# writes at the stop (ksnap_cgroups_skipped).
+unload
+mkdir $CG$D/s1 $CG$D/s2 $CG$D/s3
+modprobe ksnap metrics=pgfault,memory.current "cgroups=$D/s*" period_us=2000 \
+	discover_ms=100 cgroups_max=2
+check "load: three matches, room for three" 0 $?
+rm -f /out/k.tsv*
+ksnapd --once -o /out/k.tsv 2> /out/k.err &
+kpid=$!
+wait_attached
+check "ksnapd: start" ok "$(guestprobe write $S/enable 1)"
+wait_rows /out/k.tsv 3
+mkdir $CG$D/s4
+check_wait "the fourth match is skipped and counted" $WAIT_S \
+	stat_is cgroups_skipped 1
+wait_samples 5
+check "ksnapd: stop" ok "$(guestprobe write $S/enable 0)"
+wait_pid $kpid $WAIT_S
+check "ksnapd --once exits 0" 0 $?
+check "the stream's STATS say what stats/cgroups_skipped says" \
+	"$(ksnap_stat cgroups_skipped)" "$(stat_of /out/k.tsv ksnap_cgroups_skipped)"
+check "no stream names the skipped match" 0 \
+	"$(cat /out/k.tsv* | grep -c "memory.current\[$D/s4\]")"
+rmdir $CG$D/s1 $CG$D/s2 $CG$D/s3 $CG$D/s4
+
 rmdir $CG$D/c
 unload
 rmdir $CG$D/a

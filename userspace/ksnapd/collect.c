@@ -512,6 +512,7 @@ static void collection_stats(const struct ksnapd_collect *c,
 	st->ksnap_max_lateness_nanos = ks.lateness_max_ns;
 	st->ksnap_max_read_nanos = ks.read_max_ns;
 	st->ksnap_bad_tail = ks.bad_tail;
+	st->ksnap_cgroups_skipped = ks.cgroups_skipped;
 	st->ksnapd_snapshots_overwritten = c->overwritten;
 	st->ksnapd_snapshots_skipped = c->skipped;
 	st->ksnapd_first_position = c->first_position;

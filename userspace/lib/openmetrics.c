@@ -751,6 +751,10 @@ static void self_metrics(struct om_buf *b, enum om_format f,
 	meta(b, f, "ksnap_snapshots_missed", "counter", NULL,
 	     "sampling periods the module's timer missed in the collection");
 	sample_u64(b, "ksnap_snapshots_missed", "_total", NULL, s->missed);
+	meta(b, f, "ksnap_cgroups_skipped", "gauge", NULL,
+	     "cgroups a pattern matched that the collection's column set has "
+	     "no room for, at its last rescan");
+	sample_u64(b, "ksnap_cgroups_skipped", "", NULL, s->cgroups_skipped);
 	meta(b, f, "ksnap_snapshot_read_seconds", "counter", "seconds",
 	     "time the module spent reading the counters, summed over the "
 	     "collection's snapshots");

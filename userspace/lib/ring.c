@@ -515,4 +515,5 @@ void ksnap_ring_read_stats(const struct ksnap_ring *r, struct ksnap_stats *s)
 	s->read_estimate_ns = ksnap_load_relaxed(&k->read_estimate_ns);
 	s->read_bound_ns = ksnap_load_relaxed(&k->read_bound_ns);
 	s->read_recent_ns = ksnap_load_relaxed(&k->read_recent_ns);
+	s->cgroups_skipped = ksnap_load_relaxed(&k->cgroups_skipped);
 }

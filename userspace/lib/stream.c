@@ -503,6 +503,7 @@ static const struct stats_key stats_keys[] = {
 	KEY("ksnap_lateness_sum_nanos", ksnap_lateness_sum_nanos),
 	KEY("ksnap_read_sum_nanos", ksnap_read_sum_nanos),
 	KEY("ksnap_bad_tail", ksnap_bad_tail),
+	KEY("ksnap_cgroups_skipped", ksnap_cgroups_skipped),
 	KEY("ksnapd_rows_dropped", ksnapd_rows_dropped),
 	KEY("ksnapd_snapshots_overwritten", ksnapd_snapshots_overwritten),
 	KEY("ksnapd_snapshots_skipped", ksnapd_snapshots_skipped),

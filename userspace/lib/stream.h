@@ -46,6 +46,9 @@ struct ksnap_stream_stats {
 	uint64_t ksnap_lateness_sum_nanos;
 	uint64_t ksnap_read_sum_nanos;
 	uint64_t ksnap_bad_tail;
+	/* Pattern matches the module's column set had no room for, as of
+	 * its last expansion (a start or a rescan). */
+	uint64_t ksnap_cgroups_skipped;
 	uint64_t ksnapd_rows_dropped;	/* read, not written: output full */
 	uint64_t ksnapd_snapshots_overwritten;	/* overwrite mode */
 	/* Records read past without a row: of a column set the module no

@@ -58,6 +58,7 @@ static void stop_writes_stats_after_the_last_row_then_exits(void **s)
 		"\"ksnap_max_read_nanos\":0,"
 		"\"ksnap_lateness_sum_nanos\":500,"
 		"\"ksnap_read_sum_nanos\":600,\"ksnap_bad_tail\":0,"
+		"\"ksnap_cgroups_skipped\":0,"
 		"\"ksnapd_rows_dropped\":0,"
 		"\"ksnapd_snapshots_overwritten\":0,"
 		"\"ksnapd_snapshots_skipped\":0,"

@@ -205,8 +205,8 @@ static void test_collection(void **state)
 				    "50000\n"));
 	/* A second scrape sees the same (but for the scrape count). */
 	assert_int_equal(web_render(&w, OM_PROMETHEUS, &b), 0);
-	assert_string_equal(strstr(a.p, "# HELP ksnap_cgroup"),
-			    strstr(b.p, "# HELP ksnap_cgroup"));
+	assert_string_equal(strstr(a.p, "# HELP ksnap_cgroup_"),
+			    strstr(b.p, "# HELP ksnap_cgroup_"));
 	om_buf_free(&a);
 	om_buf_free(&b);
 
@@ -269,8 +269,8 @@ static void test_negotiation_and_gzip(void **state)
 	 * collection's families on. */
 	unz[ulen] = '\0';
 	plain[plen] = '\0';
-	assert_string_equal(strstr(unz, "# HELP ksnap_cgroup"),
-			    strstr(plain, "# HELP ksnap_cgroup"));
+	assert_string_equal(strstr(unz, "# HELP ksnap_cgroup_"),
+			    strstr(plain, "# HELP ksnap_cgroup_"));
 }
 
 static void test_filter(void **state)
@@ -454,6 +454,7 @@ static void a_set_change_keeps_the_self_counters(void **state)
 	ctrl.stats.taken = 50;
 	ctrl.stats.lost = 4;
 	ctrl.stats.missed = 2;
+	ctrl.stats.cgroups_skipped = 7;
 	row_values(&c, 2, v);
 	render_has("\nksnap_snapshots_taken_total 50\n");
 	set_change(&c, cols3, 3);
@@ -461,6 +462,7 @@ static void a_set_change_keeps_the_self_counters(void **state)
 	render_has("\nksnap_snapshots_taken_total 50\n");
 	render_has("\nksnap_snapshots_lost_total 4\n");
 	render_has("\nksnap_snapshots_missed_total 2\n");
+	render_has("\nksnap_cgroups_skipped 7\n");
 	render_has("\nksnap_collection_period_seconds 0.01\n");
 	ctrl.stats.taken = 60;
 	row_values(&c, 3, v);

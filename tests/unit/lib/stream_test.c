@@ -200,6 +200,7 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		.ksnap_lateness_sum_nanos = 16,
 		.ksnap_read_sum_nanos = 17,
 		.ksnap_bad_tail = 11,
+		.ksnap_cgroups_skipped = 19,
 		.ksnapd_rows_dropped = 12,
 		.ksnapd_snapshots_overwritten = 13,
 		.ksnapd_snapshots_skipped = 18,
@@ -226,6 +227,7 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		"\"ksnap_max_read_nanos\":10,"
 		"\"ksnap_lateness_sum_nanos\":16,"
 		"\"ksnap_read_sum_nanos\":17,\"ksnap_bad_tail\":11,"
+		"\"ksnap_cgroups_skipped\":19,"
 		"\"ksnapd_rows_dropped\":12,"
 		"\"ksnapd_snapshots_overwritten\":13,"
 		"\"ksnapd_snapshots_skipped\":18,"
