@@ -30,6 +30,18 @@
 #include "cgusage.h"
 
 /*
+ * 64-bit kernels only.  The timer reads u64 counters (cgroup base stats,
+ * PSI totals, kcpustat, memcg counters) with plain loads, in hardirq,
+ * where on a 32-bit kernel each is two loads that a writer can tear
+ * apart: a +2^32 step that the sampler's hold on monotonic columns would
+ * turn into a long plateau.  The package builds nowhere else either
+ * (BUILD_EXCLUSIVE_ARCH in debian/ksnap-dkms.dkms).
+ */
+#if BITS_PER_LONG != 64
+#error "ksnap needs a 64-bit kernel: its timer reads 64-bit counters without their writers' locks"
+#endif
+
+/*
  * The metric table's availability: is this kernel at least major.minor?
  * Used as "#if KSNAP_SINCE(6, 1)" around the entries a kernel lacks.
  */
@@ -102,8 +114,7 @@ static inline bool ksnap_cgroup_threaded(const struct cgroup *cgrp)
  * cgroup, or NULL for a single read from process context, taken as it
  * comes).  For a cgroup with children the value is as of the last flush:
  * a module cannot fold their pending time without the flush's lock, and
- * the description says so.  Nor on a 32-bit kernel, where a u64 is read
- * in two halves and only the flush's lock keeps them together.
+ * the description says so.
  *
  * No barrier: nothing here depends on the order of the reads.  A reading
  * that overlaps a flush gives a wrong K whatever the order, and is not
@@ -130,7 +141,7 @@ static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 	u64 last = 0, own = 0;
 	int cpu;
 
-	if (BITS_PER_LONG == 32 || READ_ONCE(cgrp->nr_descendants) ||
+	if (READ_ONCE(cgrp->nr_descendants) ||
 	    READ_ONCE(cgrp->nr_dying_descendants)) {
 		if (st)
 			ksnap_cg_usage_forget(st);
