@@ -169,7 +169,8 @@ bench: setup
 # module and the ABI header; scripts/depcheck over userspace/ (no cycle
 # between its files, no library using a program's folder); the manual
 # pages rendered without a groff warning (scripts/man-check); the
-# documents' shell examples against the code (tests/docs/check-examples)
+# documents' shell examples against the code, after its own self-test
+# (tests/docs/check-examples)
 style:
 	scripts/style
 
