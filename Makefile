@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ksnap: top-level build.  `make demo` and `make check` do all the set-up
 # they need (packages, debug kernel) on a fresh Debian 12 machine.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/results/latest.raw -> markdown (scripts/bench).  Every line is
 # key=value words; "kind" says what it is.  A line "kernel=NAME" starts the
 # part of the run on that kernel: what follows, up to the next such line,
