@@ -5,7 +5,8 @@
 .PHONY: all setup debug-kernel modules modules-all modules-debug modules-arm64 \
 	tools tools-arm64 unit \
 	plot-check fuzz kunit guest-tests check demo bench style sparse install \
-	clean deb deb-arm64 system-tests check-quick check-all setup-demo update-kernels
+	clean deb deb-arm64 system-tests check-quick check-all setup-demo setup-deb \
+	update-kernels
 
 # The kernel `make` builds ksnap.ko for, and the kernels the guest and
 # KUnit targets test (scripts/kernel --list): Debian's are fetched into
@@ -28,6 +29,10 @@ setup:
 
 setup-demo:
 	@scripts/setup demo
+
+# Only what `make deb` needs (debian/control's Build-Depends, git, lintian)
+setup-deb:
+	@scripts/setup deb
 
 # ksnap.ko for KSNAP_KERNEL: build/mod/<name>/ (make KSNAP_KERNEL=6.12)
 modules:
