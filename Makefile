@@ -1,10 +1,12 @@
+# SPDX-License-Identifier: MIT
 # ksnap: top-level build.  `make demo` and `make check` do all the set-up
 # they need (packages, debug kernel) on a fresh Debian 12 machine.
 
 .PHONY: all setup debug-kernel modules modules-all modules-debug modules-arm64 \
 	tools tools-arm64 unit \
 	plot-check fuzz kunit guest-tests check demo bench style sparse install \
-	clean deb deb-arm64 system-tests check-quick check-all setup-demo update-kernels
+	clean deb deb-arm64 system-tests check-quick check-all setup-demo setup-deb \
+	update-kernels
 
 # The kernel `make` builds ksnap.ko for, and the kernels the guest and
 # KUnit targets test (scripts/kernel --list): Debian's are fetched into
@@ -27,6 +29,10 @@ setup:
 
 setup-demo:
 	@scripts/setup demo
+
+# Only what `make deb` needs (debian/control's Build-Depends, git, lintian)
+setup-deb:
+	@scripts/setup deb
 
 # ksnap.ko for KSNAP_KERNEL: build/mod/<name>/ (make KSNAP_KERNEL=6.12)
 modules:
@@ -169,7 +175,8 @@ bench: setup
 # module and the ABI header; scripts/depcheck over userspace/ (no cycle
 # between its files, no library using a program's folder); the manual
 # pages rendered without a groff warning (scripts/man-check); the
-# documents' shell examples against the code (tests/docs/check-examples)
+# documents' shell examples against the code, after its own self-test
+# (tests/docs/check-examples)
 style:
 	scripts/style
 

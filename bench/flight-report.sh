@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The flight recorder's figures of latest.raw (bench/flight.c) as a
 # section of latest.md (scripts/bench appends it).
 raw=$1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The figures of latest.raw for following cgroups and for the OpenMetrics
 # endpoint as a section of latest.md (scripts/bench appends it): discovery
 # (bench/discostat.c), width against a cgroupfs poller (bench/cgpoll.c),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the bench (scripts/bench runs it with scripts/guest; the
 # bench programs and ksnap_floor.ko are in /guest/files/).  Writes
 # key=value lines to /out/bench.raw; figures only, nothing is asserted.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/results/latest.raw -> markdown (scripts/bench).  Every line is
 # key=value words; "kind" says what it is.  A line "kernel=NAME" starts the
 # part of the run on that kernel: what follows, up to the next such line,
@@ -224,6 +225,8 @@ END {
 	print "# ksnap bench: latest results"
 	print ""
 	printf "Run %s (%s)%s.  Bench wall time %s s.\n\n", M["date"], M["git"], M["quick"] == 1 ? ", **a --quick smoke run: its figures are not meant to be published**" : "", M["bench_wall_s"]
+	if ("command" in M)
+		printf "Command: `%s`.\n\n", M["command"]
 	print "## Machine"
 	print ""
 	printf "- Host: %s CPUs, %s, %s MiB RAM, Linux %s.  Load average %s at the start; qemu processes running %s at the start (other guests on the host compete with ours for its CPUs).\n", M["host_nproc"], M["host_cpu"], M["host_mem_mb"], M["host_kernel"], M["host_loadavg"], M["host_qemu_procs"]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by scripts/kernel and scripts/debug-kernel: a private apt list of
 # Debian's suites (bullseye, bookworm and its updates, security and
 # backports, trixie and its backports, sid) under $cache/apt, used to look up and download

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the abuse test: each bad input answered with an error (or,
 # for the consumer page, counted) and nothing changed or broken.
 #   tail         values written into the consumer page's tail (behind the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the bad-parameters test: what a new user gets wrong.  Every
 # refused load must fail, say in the kernel log which value was wrong, and
 # leave no module behind; every refused sysfs write must return the right

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the catalogue test: every counter ksnap offers, checked
 # against the kernel's own files.  Run on one kernel with
 #   scripts/guest --kernel debian|debug --out DIR -- 'sh /guest/tests/catalogue.sh'

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the cgroup lifetime test.  A sampled cgroup whose memory
 # controller is disabled (its parent's cgroup.subtree_control loses
 # "memory") keeps living, but its memcg goes offline and its tasks are

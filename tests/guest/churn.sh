@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the churn test: cgroups made and removed under a followed
 # pattern at a high rate while a collection samples them at 10 ms.
 # tests/guest/churn (the helper) makes CHURN_RATE cgroups a second under

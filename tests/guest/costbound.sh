@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the read-bound test: the timer reads a snapshot in
 # hardirq, and that read is bounded by read_pct of the period and by
 # read_cap_us, both module parameters.

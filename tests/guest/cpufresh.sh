@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the cpu.stat freshness test: cpu.stat.usage follows the
 # CPU time a cgroup's tasks burn without anyone reading its cpu.stat.
 # Since 6.16 the kernel folds the per-CPU base statistics into a cgroup's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the CPU test: snapshots read the online CPUs only,
 # sums stay exact across CPU hotplug, and the sampler runs on the CPU the
 # operator chose.  The guest has more possible CPUs than online ones

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the device-misuse test: one reader at a time, read-only
 # mappings, and module lifetime against open files, mappings and a running
 # timer.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the dying-cgroup test.  A removed cgroup stays "dying"
 # (the root's cgroup.stat counts it in nr_dying_descendants) for as long
 # as anyone holds a reference to it, and so does its memcg.  The module

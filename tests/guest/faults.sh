@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the faults test: nothing lost uncounted, nothing broken.
 #   accounting   ksnapd stopped (SIGSTOP) until a small ring overflows:
 #                rows + lost == taken exactly; STATS, sysfs stats and the

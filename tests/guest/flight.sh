@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the flight recorder test, at 1 ms:
 #   bad-rules    each rule error at startup, its exact message, exit 2;
 #                --check-rules on good rules, exit 0

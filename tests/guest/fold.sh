@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the CPU-fold test.  When a CPU goes offline, mm folds its
 # VM events into a live CPU: it adds each one to the live CPU, then zeroes
 # it, item by item, under no lock the module can take.  A snapshot in that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the followed-set test.  A running collection whose cgroups
 # are patterns expands them again every discover_ms: cgroups made under
 # the pattern become columns of a new column set, removed ones leave it

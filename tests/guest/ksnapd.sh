@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the ksnapd test: the daemon's life cycle against the real
 # module, each stream checked by ksnap-verify in the guest.
 #   plain, lossy     end to end, a few seconds at 1 ms with a workload

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of the guest halves of the integration tests.  Sourced by
 # tests/guest/*.sh inside a guest booted by scripts/guest (they live in
 # /guest/tests/ there).  Each check prints one line,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the memory.stat slot check: on the kernels where ksnap
 # reads memory.stat.* through its copy of a table private to
 # mm/memcontrol.c (6.12, 7.2, 7.3), the load checks every slot against the node

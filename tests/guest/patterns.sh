@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the cgroup pattern test.  A pattern in the cgroups list
 # ('*' within a component, '**' across components) is expanded at a
 # configuration and again at every start: the columns of a collection name

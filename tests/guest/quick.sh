@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the quick test (make check-quick): the core behaviours in
 # one collection, in seconds.
 #   load       ksnap loads with a summed VM event, a gauge and a cgroup's

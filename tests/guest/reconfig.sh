@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the reconfiguration test.  A configuration written while
 # stopped never relabels a finished collection's records: the new columns
 # come as a new, empty collection.  A list (metrics, cgroups) that does not

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the sampling test (tests/run-guest-tests checks the stream on
 # the host with tests/guest/check-stream).  Loads ksnap on two test cgroups,
 # /a and /b, in one collection, records with ksnapd while one process in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the stress test: a seeded random stress of the whole
 # interface for a bounded time (guestprobe stress SEED SECONDS: knob writes
 # good and bad, device visits with garbage tails, ksnapd runs killed with

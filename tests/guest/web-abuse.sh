@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the endpoint's abuse test: what a hostile or broken client
 # does to ksnapd's HTTP server (httpabuse, each abuse from a loopback
 # address of its own), while a collection runs.

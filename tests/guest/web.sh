@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the OpenMetrics endpoint's test: ksnapd --web.listen-address
 # beside its output file, fetched with busybox wget over the loopback
 # interface (brought up here: the guest's init leaves it down).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the width test's short version (width.sh): 200 cgroups of
 # 4 counters at 10 ms for 10 s; the refusals past the limits as there.
 # guest: --mem 2048

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Guest half of the width test: WIDTH_CGROUPS cgroups (default 2000) of 4
 # counters each (memory.current, cpu.stat.usage, memory.stat.anon,
 # memory.stat.file) at 10 ms on 2 vCPUs.  A configuration holds at most

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test 1, in the booted system: systemd-modules-load loaded ksnap.ko at
 # boot (switched on in /etc/modules-load.d/ksnap.conf), the DKMS-built
 # module for the running kernel, with the options of

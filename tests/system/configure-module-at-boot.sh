@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # In the chroot, after the install, as an admin would before a reboot:
 # the module's options into /etc/modprobe.d/ksnap.conf and loading at boot
 # switched on in /etc/modules-load.d/ksnap.conf.  Both files are first

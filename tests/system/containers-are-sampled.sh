@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Containers under systemd and podman, sampled through cgroup patterns by
 # the packaged service: a transient service (systemd-run) and a podman
 # container (the packaged podman, cgroup v2, the systemd cgroup driver,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # In the chroot, right after `apt-get install ./ksnap-dkms_*.deb
 # ./ksnapd_*.deb`: DKMS built and installed ksnap.ko for every kernel of
 # the system that has headers (or for the kernels given as arguments),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # In the chroot: ksnap-dkms upgraded to a newer version (the same sources
 # under a bumped version, /guest/files/ksnap-dkms_*.deb): DKMS removes the
 # old version's build and module and builds and installs the new one for

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test 2: a 1 kHz lossy collection of 60 s through journald, with the
 # unit's rate limit (none): `journalctl -u ksnapd -o cat | ksnap-verify`
 # exits 0, every row ksnapd wrote is in the journal, and the STATS

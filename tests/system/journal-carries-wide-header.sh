@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A stream whose header is far longer than journald's LineMax (48 KiB by
 # default, where journald cuts a line of a stream): 250 cgroups made here
 # with mkdir, with 190-byte names, times 4 metrics, 1000 columns of about

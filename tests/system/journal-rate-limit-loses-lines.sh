@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test 3: the stream through journald with its default rate limit restored
 # by a drop-in (LogRateLimitIntervalSec=30s, LogRateLimitBurst=10000):
 # journald drops lines, ksnap-verify names the lost ones and exits 1, and

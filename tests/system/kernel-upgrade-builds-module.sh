@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test 5, in the chroot of a Debian 12 system with ksnap installed: the
 # kernel upgraded to bookworm-backports' 6.12 (linux-image-amd64 and
 # linux-headers-amd64, as a user installs them; the image holds their

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ksnapd as a container (deploy/Containerfile), the way docs/containers.md
 # runs it: the image is built under podman from a Debian base made by
 # scripts/container-base (imported here: the guest has no network) and the

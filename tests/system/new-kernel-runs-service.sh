@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test 5, in the system rebooted into the kernel it was upgraded to
 # (kernel-upgrade-builds-module.sh): the running kernel is the new one
 # and ksnapd works there: a 1 kHz collection of 10 s through the journal

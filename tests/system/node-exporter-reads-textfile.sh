@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Debian's prometheus-node-exporter reads ksnapd's --textfile: the drop-in
 # and node_exporter's ARGS are docs/prometheus.md's (taken from it, not
 # copied; the test adds --web.window 5m so that a slow guest's checks stay

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Debian's own Prometheus scrapes the packaged ksnapd's endpoint, opened by
 # README.md's drop-in (taken from the README, not copied), every 5 s, and a
 # second one every 15 s.  A transient service takes a 64 MiB spike for

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test 6: apt-get purge --autoremove ksnapd ksnap-dkms: the service stops,
 # and the module, the DKMS tree, the unit, the configuration files and the
 # libraries apt installed for them (libmicrohttpd) are gone.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # README.md's "A first collection", run literally in the booted system with
 # the packages installed: the commands between the README's
 # <!-- first-collection --> markers (tests/system/run adds README.md to the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # In the chroot of the image, before the packages are installed: the list
 # of files that purge-removes-everything.sh compares with the list after
 # `apt-get purge` (syslib.sh: file_list).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test 4: `systemctl restart ksnapd` in the middle of a collection: the
 # stream resumes in the journal and taken = rows + lost + ... still holds
 # across it.

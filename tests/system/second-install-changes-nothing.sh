@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # In the chroot: a second `apt-get install` of the same packages, as a
 # user repeating the install: apt says they are the newest version and
 # nothing is rebuilt or touched.

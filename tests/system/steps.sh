@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Run system tests one after the other, each timed: sh steps.sh NAME...
 # (tests/system/NAME.sh, /guest/tests/NAME.sh in the guest or chroot).
 # Every test runs even if one before it failed; the status is 1 if any

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of the system tests (tests/system/*.sh), sourced in a real
 # Debian system booted by scripts/guest --system, or in the chroot of its
 # image before boot (the install steps).  They live in /guest/tests/ there,

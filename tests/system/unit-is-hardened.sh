@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The unit's sandbox, in the booted system: systemd-analyze security's
 # exposure score, and the running ksnapd without any capability and
 # unable to gain privileges.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test 7, in the booted system: ksnapd upgraded by apt-get to a newer
 # version (the test copy's, /guest/files/ksnapd_*.deb) in the middle of a
 # collection: its maintainer scripts restart the service cleanly with the
