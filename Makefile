@@ -194,8 +194,10 @@ sparse:
 	done
 
 # On a real machine: the module for the running kernel is installed by hand
-# (see README.md, "Install"); this installs the userspace parts.  The Debian packages
-# (make deb) are the other way, with DKMS.
+# (see README.md, "Install"); this installs the userspace parts, the unit
+# (ExecStart at $(PREFIX)/sbin/ksnapd) and, unless they exist, the
+# module's commented-out /etc/modprobe.d and /etc/modules-load.d files.
+# The Debian packages (make deb) are the other way, with DKMS.
 PREFIX ?= /usr/local
 install: tools
 	install -D -m 0755 build/bin/ksnapd $(DESTDIR)$(PREFIX)/sbin/ksnapd
@@ -208,6 +210,12 @@ install: tools
 	install -d $(DESTDIR)/etc/systemd/system
 	sed 's|/usr/sbin/ksnapd|$(PREFIX)/sbin/ksnapd|' userspace/ksnapd/ksnapd.service \
 		> $(DESTDIR)/etc/systemd/system/ksnapd.service
+	@# The module's options and its loading at boot, both commented out
+	@# as the package ships them; a file already there is the user's.
+	@for f in modprobe.d:ksnap.modprobe.conf modules-load.d:ksnap.modules-load.conf; do \
+		d=$(DESTDIR)/etc/$${f%%:*}/ksnap.conf; \
+		[ -e "$$d" ] || install -D -m 0644 debian/$${f#*:} "$$d"; \
+	done
 
 clean:
 	rm -rf build
