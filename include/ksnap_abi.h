@@ -199,6 +199,8 @@
 #define KSNAP_FEAT_READER_IOCTL	(1ULL << 4)
 /* ksnap_stats.cgroups_skipped counts */
 #define KSNAP_FEAT_CGROUPS_SKIPPED	(1ULL << 5)
+/* The reader starts and stops collections by KSNAP_IOC_ENABLE */
+#define KSNAP_FEAT_ENABLE_IOCTL		(1ULL << 6)
 
 #define KSNAP_DEVICE_PATH	"/dev/ksnap"
 /*
@@ -398,6 +400,26 @@ struct ksnap_seen {
 };
 
 /*
+ * KSNAP_IOC_ENABLE: start (on = 1) or stop (on = 0) a collection, as a
+ * write of 1 or 0 to the enable attribute does, from the reader's session
+ * (KSNAP_FEAT_ENABLE_IOCTL): no writable sysfs is needed.  With
+ * KSNAP_ENABLE_STOP_ON_CLOSE, a start also asks that the collection stop
+ * when this session ends (the last reference to the file goes: a close,
+ * or the reader killed), unless it was stopped before; a stop, or a start
+ * without the flag, cancels the request.  Errors: those of a start
+ * (EBUSY, EINVAL: see the enable attribute); EINVAL, on is not 0 or 1, or
+ * flags or reserved hold an unknown bit; EBADF, the file is a query
+ * handle; EFAULT.
+ */
+struct ksnap_enable {
+	__u32 on;		/* in: 1 start, 0 stop */
+	__u32 flags;		/* in: KSNAP_ENABLE_* */
+	__u64 reserved;		/* in: zero */
+};
+
+#define KSNAP_ENABLE_STOP_ON_CLOSE	(1U << 0)
+
+/*
  * The catalogue: ioctl(fd, KSNAP_IOC_METRIC, &info) on /dev/ksnap, the
  * caller setting info.index (0, 1, 2...) and reserved to zero;
  * the kernel fills in metric number index, or fails with EINVAL past the
@@ -468,6 +490,7 @@ struct ksnap_record {
 /* The reader's session (KSNAP_FEAT_READER_IOCTL): O_RDWR only. */
 #define KSNAP_IOC_DONE		_IOW(KSNAP_IOC_MAGIC, 0x03, struct ksnap_done)
 #define KSNAP_IOC_SEEN		_IOW(KSNAP_IOC_MAGIC, 0x04, struct ksnap_seen)
+#define KSNAP_IOC_ENABLE	_IOW(KSNAP_IOC_MAGIC, 0x05, struct ksnap_enable)
 
 /* The layout, checked wherever this header is compiled. */
 #define KSNAP_ABI_ASSERT(cond, what) _Static_assert(cond, "ksnap ABI: " what)
@@ -479,6 +502,7 @@ KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_column_info, metric) == 64,
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_consumer) == 64, "ksnap_consumer size");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_done) == 8, "ksnap_done size");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_seen) == 8, "ksnap_seen size");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_enable) == 16, "ksnap_enable size");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_record) == 40, "ksnap_record size");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_record, values) == 40,
 		 "values right after the header");

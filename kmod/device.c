@@ -61,17 +61,34 @@ out:
 	return ret ?: nonseekable_open(inode, file);
 }
 
-/* Called when the last file reference goes, mappings included. */
+/* The enable attribute changed: whoever polls it is woken. */
+static void ksnap_notify_enable(struct ksnap *ks)
+{
+	sysfs_notify(&ks->misc.this_device->kobj, NULL, "enable");
+}
+
+/*
+ * Called when the last file reference goes, mappings included: a reader
+ * that closed, exited or was killed.  A collection it started with
+ * KSNAP_ENABLE_STOP_ON_CLOSE stops here.
+ */
 static int ksnap_release(struct inode *inode, struct file *file)
 {
 	struct ksnap *ks = ksnap_from_file(file);
+	bool stop;
 
 	if (!ksnap_is_reader(file))
 		return 0;
 	mutex_lock(&ks->lock);
+	stop = ks->stop_on_close && ks->running;
+	if (stop)
+		ksnap_sampler_stop(ks);
+	ks->stop_on_close = false;
 	ks->open = false;
 	WRITE_ONCE(ks->reader_seen_set, false);
 	mutex_unlock(&ks->lock);
+	if (stop)
+		ksnap_notify_enable(ks);
 	return 0;
 }
 
@@ -255,6 +272,40 @@ static long ksnap_ioctl_seen(struct ksnap *ks, struct file *file,
 	return ret;
 }
 
+/*
+ * KSNAP_IOC_ENABLE: the reader's session only.  As the enable attribute,
+ * and the session's stop-on-close request with a start.
+ */
+static long ksnap_ioctl_enable(struct ksnap *ks, struct file *file,
+			       void __user *arg)
+{
+	struct ksnap_enable en;
+	bool changed;
+	int ret = 0;
+
+	if (!ksnap_is_reader(file))
+		return -EBADF;
+	if (copy_from_user(&en, arg, sizeof(en)))
+		return -EFAULT;
+	if (en.on > 1 || (en.flags & ~KSNAP_ENABLE_STOP_ON_CLOSE) ||
+	    en.reserved)
+		return -EINVAL;
+	mutex_lock(&ks->lock);
+	changed = en.on != ks->running;
+	if (en.on)
+		ret = ksnap_sampler_start(ks);
+	else
+		ksnap_sampler_stop(ks);
+	if (!ret && en.on)
+		ks->stop_on_close = en.flags & KSNAP_ENABLE_STOP_ON_CLOSE;
+	mutex_unlock(&ks->lock);
+	if (ret)
+		return ret;
+	if (changed)
+		ksnap_notify_enable(ks);
+	return 0;
+}
+
 /* Reader and query handle alike, but for the reader's own. */
 static long ksnap_ioctl(struct file *file, unsigned int cmd,
 			unsigned long arg)
@@ -271,6 +322,8 @@ static long ksnap_ioctl(struct file *file, unsigned int cmd,
 		return ksnap_ioctl_done(ks, file, uarg);
 	case KSNAP_IOC_SEEN:
 		return ksnap_ioctl_seen(ks, file, uarg);
+	case KSNAP_IOC_ENABLE:
+		return ksnap_ioctl_enable(ks, file, uarg);
 	default:
 		return -ENOTTY;
 	}

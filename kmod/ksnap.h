@@ -378,6 +378,11 @@ struct ksnap {
 	bool overwrite;		/* overflow=overwrite; set only while stopped */
 	bool running;		/* the timer rearms; READ_ONCE in the timer */
 	bool open;		/* a reader holds /dev/ksnap or a mapping */
+	/*
+	 * The reader's session started the running collection with
+	 * KSNAP_ENABLE_STOP_ON_CLOSE: its release stops it.
+	 */
+	bool stop_on_close;
 	struct hrtimer timer;
 	struct irq_work wake_work;
 	struct work_struct gone_work;	/* logs removed cgroups */

@@ -681,6 +681,8 @@ out:
 void ksnap_sampler_stop(struct ksnap *ks)
 {
 	lockdep_assert_held(&ks->lock);
+	/* Stopped, by whatever path: no session's release stops it again. */
+	ks->stop_on_close = false;
 	if (!ks->running)
 		return;
 	WRITE_ONCE(ks->running, false);

@@ -241,6 +241,16 @@ static int ioc_done(int fd, uint32_t gen, uint32_t reserved)
 	return ioctl(fd, KSNAP_IOC_DONE, &dn) ? errno : 0;
 }
 
+/* KSNAP_IOC_ENABLE on fd: 0 or the errno. */
+static int ioc_enable(int fd, uint32_t on, uint32_t flags, uint64_t reserved)
+{
+	struct ksnap_enable en = {
+		.on = on, .flags = flags, .reserved = reserved,
+	};
+
+	return ioctl(fd, KSNAP_IOC_ENABLE, &en) ? errno : 0;
+}
+
 /* KSNAP_IOC_SEEN on fd: 0 or the errno. */
 static int ioc_seen(int fd, uint32_t gen, uint32_t state)
 {
@@ -815,7 +825,7 @@ static void step(const char *what, const char *result)
 static int cmd_handshake(void)
 {
 	unsigned char page_before[sizeof(struct ksnap_consumer)];
-	uint32_t g, state;
+	uint32_t g, g3, state;
 	uint64_t start;
 	struct dev d;
 	int ret, q;
@@ -874,6 +884,23 @@ static int cmd_handshake(void)
 	step("start2", errname(knob_write("enable", "1")));
 	step("stop2", errname(knob_write("enable", "0")));
 	step("done2", errname(ioc_done(d.fd, g + 2, 0)));
+
+	/* Collection g + 3, through the session: no writable sysfs. */
+	step("enable_on_2", errname(ioc_enable(d.fd, 2, 0, 0)));
+	step("enable_bad_flag", errname(ioc_enable(d.fd, 1, 2, 0)));
+	step("enable_reserved", errname(ioc_enable(d.fd, 1, 0, 1)));
+	dev_coll(&d, &g3, &state, &start);
+	step("state_after_bad_enables",
+	     state == KSNAP_STATE_STOPPED ? "stopped" : "running");
+	step("enable_start", errname(ioc_enable(d.fd, 1, 0, 0)));
+	dev_coll(&d, &g3, &state, &start);
+	step("state_after_enable_start",
+	     state == KSNAP_STATE_RUNNING && g3 == g + 3 ? "running" : "other");
+	step("enable_stop", errname(ioc_enable(d.fd, 0, 0, 0)));
+	dev_coll(&d, &g3, &state, &start);
+	step("state_after_enable_stop",
+	     state == KSNAP_STATE_STOPPED ? "stopped" : "running");
+	step("done3", errname(ioc_done(d.fd, g + 3, 0)));
 	step("page_untouched",
 	     memcmp(page_before, d.cons, sizeof(page_before)) ? "no" : "yes");
 
@@ -883,6 +910,8 @@ static int cmd_handshake(void)
 	     errname(ioc_done(q, g + 2, 0)));
 	step("query_seen", q < 0 ? errname(errno) :
 	     errname(ioc_seen(q, g + 2, KSNAP_STATE_STOPPED)));
+	step("query_enable", q < 0 ? errname(errno) :
+	     errname(ioc_enable(q, 1, 0, 0)));
 	if (q >= 0)
 		close(q);
 	/* What a version 3 reader left is nothing for the next one. */

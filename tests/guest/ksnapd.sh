@@ -391,6 +391,34 @@ else
 	fail "stop-on-exit: module loads" "modprobe status 0" "failure"
 fi
 
+# --- 5a. --start --stop-on-exit and SIGKILL -----------------------------------
+# ksnapd starts through the device (KSNAP_IOC_ENABLE) and asks the module
+# to stop when its session ends: a killed ksnapd leaves no collection
+# running (a pod's container is SIGKILLed).
+
+# enable_is VALUE: the enable attribute reads VALUE.
+enable_is() {
+	_e=$(cat $KSNAP_SYS/enable)
+	echo "enable reads $_e (want $1)"
+	[ "$_e" = "$1" ]
+}
+
+if load; then
+	rm -f /out/kill.tsv*
+	ksnapd --start --stop-on-exit -o /out/kill.tsv 2> /out/kill.err &
+	kpid=$!
+	wait_rows /out/kill.tsv 10
+	check "sigkill: ksnapd --start started the collection" 1 "$(cat $KSNAP_SYS/enable)"
+	kill -KILL $kpid
+	wait_pid $kpid $WAIT_S
+	check_wait "sigkill: the module stops the collection when the killed ksnapd's session ends" \
+		$WAIT_S enable_is 0
+	check "sigkill: a new reader can open the device" ok \
+		"$(guestprobe open)"
+else
+	fail "sigkill: module loads" "modprobe status 0" "failure"
+fi
+
 # --- 5b. SIGINT: drain, STATS, exit 0; the collection keeps running -----------
 
 if load; then

@@ -513,11 +513,28 @@ static bool cgroups_have_patterns(void)
 	return strchr(buf, '*') != NULL;
 }
 
+/*
+ * Start or stop through the open device (KSNAP_IOC_ENABLE), so that no
+ * writable /sys is needed; with stop_on_close (--stop-on-exit), the
+ * module stops what this starts when ksnapd's session ends, even if it
+ * is killed.  A module without the ioctl: the enable attribute.
+ */
+static int ring_enable(struct ksnap_ring *ring, bool on, bool stop_on_close)
+{
+	int ret = ksnap_ring_enable(ring, on, stop_on_close);
+
+	if (ret == -EOPNOTSUPP)
+		return set_enable(on);
+	if (ret)
+		fprintf(stderr, "ksnapd: %s the collection: %s\n",
+			on ? "starting" : "stopping", strerror(-ret));
+	return ret;
+}
+
 /* --stop-on-exit, on SIGINT/SIGTERM: stop before the drain (collect.c). */
 static int stop_collection(void *arg)
 {
-	(void)arg;
-	return set_enable(false);
+	return ring_enable(arg, false, false);
 }
 
 /* Block SIGINT/SIGTERM/SIGHUP and receive them through a descriptor. */
@@ -645,6 +662,7 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		.once = o->once,
 		.log = stderr,
 		.stop_collection = o->stop_on_exit ? stop_collection : NULL,
+		.stop_arg = ring,
 		/* With rules, the stream is written only when -o says so. */
 		.no_output = o->rules.n && !o->output_given,
 		.rules = o->rules.rule,
@@ -673,7 +691,8 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		fprintf(stderr, "ksnapd: %s\n", d.err);
 		return status;
 	}
-	if (o->start && !o->started && set_enable(true))
+	if (o->start && !o->started &&
+	    ring_enable(ring, true, o->stop_on_exit))
 		goto out;
 	ret = ksnapd_run(&d, sigfd);
 	*stop_ret = d.col.stop_ret;
@@ -796,7 +815,7 @@ int main(int argc, char **argv)
 	if (opt.stop_on_exit) {
 		/* Not stopped yet (no signal, or no collection then): now. */
 		if (stop_ret == KSNAPD_STOP_NOT_CALLED)
-			stop_ret = set_enable(false);
+			stop_ret = ring_enable(&ring, false, false);
 		if (stop_ret && !status)
 			status = EXIT_RUNTIME;
 	}

@@ -316,6 +316,18 @@ int ksnap_ring_set_seen(struct ksnap_ring *r, uint32_t gen, uint32_t state)
 	return 0;
 }
 
+int ksnap_ring_enable(struct ksnap_ring *r, bool on, bool stop_on_close)
+{
+	struct ksnap_enable e = {
+		.on = on,
+		.flags = stop_on_close ? KSNAP_ENABLE_STOP_ON_CLOSE : 0,
+	};
+
+	if (r->regular_file || !(r->ctrl->features & KSNAP_FEAT_ENABLE_IOCTL))
+		return -EOPNOTSUPP;
+	return ksnap_sys_ioctl(r->fd, KSNAP_IOC_ENABLE, &e);
+}
+
 int ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen)
 {
 	struct ksnap_done d = { .generation = gen };

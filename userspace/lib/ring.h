@@ -234,6 +234,16 @@ int ksnap_ring_set_seen(struct ksnap_ring *r, uint32_t gen, uint32_t state);
  */
 int ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen);
 
+/*
+ * Start (on) or stop a collection through the session (KSNAP_IOC_ENABLE),
+ * without the sysfs attribute; with stop_on_close, the module stops a
+ * collection this starts when the session ends, however it ends.
+ * Returns 0, -EOPNOTSUPP when the module has no such ioctl
+ * (KSNAP_FEAT_ENABLE_IOCTL) or the ring is a regular file, or the
+ * ioctl's -errno.
+ */
+int ksnap_ring_enable(struct ksnap_ring *r, bool on, bool stop_on_close);
+
 /* The last collection the kernel counts as written out: the last one we
  * reported (or the session's base, ksnap_ring_claim()). */
 static inline uint32_t ksnap_ring_done(const struct ksnap_ring *r)
