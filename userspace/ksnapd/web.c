@@ -345,7 +345,7 @@ static void carry(const struct web *w, const struct web_layout *old,
 		  struct window *win, uint64_t *last)
 {
 	char path[KSNAP_FIELD_VALUE_MAX + sizeof(WEB_CGROUP_ROOT)];
-	unsigned int j, nr_sub = win->nr_sub;
+	unsigned int j, nr_slot = win->nr_slot;
 
 	for (j = 0; j < l->om.nr_series; j++) {
 		const struct web_key *k = &l->key[j];
@@ -353,9 +353,9 @@ static void carry(const struct web *w, const struct web_layout *old,
 
 		if (i < 0)
 			continue;
-		memcpy(&win->slot[(size_t)j * nr_sub],
-		       &w->win.slot[(size_t)i * nr_sub],
-		       nr_sub * sizeof(*win->slot));
+		memcpy(&win->slot[(size_t)j * nr_slot],
+		       &w->win.slot[(size_t)i * nr_slot],
+		       nr_slot * sizeof(*win->slot));
 		win->ref[j] = w->win.ref[i];
 		last[j] = w->last[i];
 		if (l->hist[j] && old->hist[i])
