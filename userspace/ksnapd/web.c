@@ -846,7 +846,9 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
 	return ret;
 }
 
-static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn)
+/* /metrics; a HEAD's answer has the same headers, but is not a scrape. */
+static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn,
+			       bool head)
 {
 	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 			MHD_HTTP_HEADER_ACCEPT);
@@ -860,7 +862,7 @@ static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn)
 	char *body;
 	size_t len;
 
-	if (web_render(w, f, &b)) {
+	if (render(w, f, &b, !head)) {
 		om_buf_free(&b);
 		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     "text/plain", "out of memory\n");
@@ -1099,7 +1101,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
 			     "method not allowed: GET or HEAD\n");
 	if (!strcmp(url, "/metrics"))
-		return metrics(w, conn);
+		return metrics(w, conn,
+			       !strcmp(method, MHD_HTTP_METHOD_HEAD));
 	if (!strcmp(url, "/"))
 		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8",
 			     landing);

@@ -776,7 +776,7 @@ static void self_metrics(struct om_buf *b, enum om_format f,
 	sample_u64(b, "ksnap_web_series_skipped", "_total", NULL,
 		   s->skipped_utf8);
 	meta(b, f, "ksnap_web_scrapes", "counter", NULL,
-	     "requests for /metrics answered");
+	     "GET requests for /metrics answered");
 	sample_u64(b, "ksnap_web_scrapes", "_total", NULL, s->scrapes);
 	if (s->flight) {
 		meta(b, f, "ksnap_flight_triggers", "counter", NULL,

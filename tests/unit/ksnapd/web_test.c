@@ -134,6 +134,34 @@ static void test_paths_and_methods(void **state)
 	assert_null(strstr(resp, "ksnap_build_info"));
 }
 
+/* ksnap_web_scrapes_total of a GET /metrics. */
+static unsigned long scrapes_of_a_get(void)
+{
+	const char *at;
+
+	http("GET /metrics HTTP/1.1");
+	at = strstr(resp, "\nksnap_web_scrapes_total ");
+	assert_non_null(at);
+	return strtoul(at + strlen("\nksnap_web_scrapes_total "), NULL, 10);
+}
+
+/* A HEAD request renders no exposition for a scraper: only GETs are
+ * counted. */
+static void head_is_not_a_scrape(void **state)
+{
+	unsigned long before, after;
+
+	before = scrapes_of_a_get();
+	http("HEAD /metrics HTTP/1.1");
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+	http("HEAD /metrics HTTP/1.1");
+	after = scrapes_of_a_get();
+	if (after != before + 1)
+		fail_msg("two HEADs between two GETs: expected "
+			 "ksnap_web_scrapes_total %lu, got %lu", before + 1,
+			 after);
+}
+
 static void test_no_collection(void **state)
 {
 	http("GET /metrics HTTP/1.1");
@@ -583,6 +611,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_listen),
 		cmocka_unit_test_setup_teardown(test_paths_and_methods, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(head_is_not_a_scrape, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_no_collection, setup,
 						teardown),
