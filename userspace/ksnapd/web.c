@@ -720,6 +720,29 @@ uint64_t web_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Room for the values of layout l's n series (and their histograms). */
+static int values_alloc(const struct web_layout *l, unsigned int n,
+			struct om_value **v, struct om_hist **h)
+{
+	*v = calloc(n + 1, sizeof(**v));
+	*h = l && l->hists ? calloc(n + 1, sizeof(**h)) : NULL;
+	if (!*v || (l && l->hists && !*h)) {
+		free(*v);
+		free(*h);
+		*v = NULL;
+		*h = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A scrape: the layout is taken and the values copied under the lock,
+ * their room allocated between the two.  A layout changed in between (a
+ * set change) is taken again, never copied from as the old one: at most
+ * WEB_RENDER_TRIES times, the last with the room allocated under the
+ * lock, so that a scrape always carries the series.
+ */
 static int render(struct web *w, enum om_format f, struct om_buf *b,
 		  bool scrape)
 {
@@ -728,28 +751,37 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 	struct om_hist *h = NULL;
 	struct om_self self;
 	uint64_t now = web_now_ns();
-	unsigned int i, n = 0;
+	unsigned int i, n, tries = 0;
+	bool last_try;
 	int ret;
 
 	pthread_mutex_lock(&w->lock);
-	l = w->layout;
-	if (l) {
-		l->refs++;
-		n = l->om.nr_series;
-	}
 	w->self.scrapes += scrape;
-	pthread_mutex_unlock(&w->lock);
-
-	v = calloc(n + 1, sizeof(*v));
-	if (l && l->hists)
-		h = calloc(n + 1, sizeof(*h));
-	if (!v || (l && l->hists && !h)) {
-		ret = -ENOMEM;
-		goto out;
+	for (;;) {
+		l = w->layout;
+		n = l ? l->om.nr_series : 0;
+		if (l)
+			l->refs++;
+		last_try = ++tries >= WEB_RENDER_TRIES;
+		if (!last_try) {
+			pthread_mutex_unlock(&w->lock);
+			layout_free(dead);
+			dead = NULL;
+		}
+		ret = values_alloc(l, n, &v, &h);
+		if (!last_try) {
+			if (!ret && w->cfg.between_hook)
+				w->cfg.between_hook(w->cfg.between_arg);
+			pthread_mutex_lock(&w->lock);
+		}
+		if (ret || l == w->layout)
+			break;
+		layout_put(l, &dead);
+		free(v);
+		free(h);
 	}
 	/* The copy: the only part under the lock. */
-	pthread_mutex_lock(&w->lock);
-	for (i = 0; l == w->layout && i < n; i++) {
+	for (i = 0; !ret && i < n; i++) {
 		bool have;
 
 		v[i].alive = window_query(&w->win, i, now, &v[i].wmax,
@@ -763,9 +795,11 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 	}
 	self = w->self;
 	pthread_mutex_unlock(&w->lock);
+	layout_free(dead);
+	dead = NULL;
 
-	ret = om_render(b, f, l ? &l->om : NULL, v, &self);
-out:
+	if (!ret)
+		ret = om_render(b, f, l ? &l->om : NULL, v, &self);
 	free(v);
 	free(h);
 	pthread_mutex_lock(&w->lock);

@@ -15,7 +15,9 @@
  * update; a scrape holds it only to copy each series' values (its window
  * query), never while it renders, compresses or sends.  A collection's
  * layout (names, labels) is built by begin() before it takes the mutex,
- * and shared with the scrapes by reference count.
+ * and shared with the scrapes by reference count.  A scrape whose layout
+ * changed before its copy takes the new one (render()): a scrape always
+ * carries the series.
  *
  * The server gives each connection a thread of its own (a bcrypt holds up
  * its connection only) and has bounded connections (WEB_MAX_CONNECTIONS, and
@@ -89,6 +91,9 @@
 #define WEB_MEMORY_LIMIT	(32 * 1024)
 #define WEB_HEADER_DEADLINE_S	10
 #define WEB_ANSWER_DEADLINE_S	60
+/* A scrape's attempts to copy the values under the layout it took: the
+ * last one copies under the lock it took the layout with. */
+#define WEB_RENDER_TRIES	4
 #define WEB_REALM		"ksnapd"
 /* GnuTLS priorities: TLS 1.2 at least. */
 #define WEB_TLS_PRIORITIES	"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
@@ -113,6 +118,10 @@ struct web_config {
 	/* The header deadline in s; 0: WEB_HEADER_DEADLINE_S (the tests'
 	 * seam). */
 	unsigned int header_deadline_s;
+	/* Called by a scrape between its two locked sections, or NULL (the
+	 * tests' seam: a layout change there). */
+	void (*between_hook)(void *arg);
+	void *between_arg;
 };
 
 struct web_layout;

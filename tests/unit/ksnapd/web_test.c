@@ -592,6 +592,71 @@ static void skipped_series_counted_once_across_set_changes(void **state)
 	render_has("\nksnap_web_series_skipped_total 3\n");
 }
 
+/* --- a layout change during a scrape ------------------------------------ */
+
+static unsigned int changes_left;
+static struct ksnap_coll changing;
+
+/* Between a scrape's two locked sections: the next set, /y's cgroup and
+ * then not, while changes_left. */
+static void change_the_set(void *arg)
+{
+	(void)arg;
+	if (!changes_left)
+		return;
+	changes_left--;
+	if (changing.columns == cols3)
+		set_change(&changing, cols, 2);
+	else
+		set_change(&changing, cols3, 3);
+}
+
+static void start_changing(void)
+{
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0", .window_ns = 60000 * MS,
+		.between_hook = change_the_set,
+	};
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	collection();
+	changing = (struct ksnap_coll){
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 2, .period_ns = 10 * MS, .columns = cols,
+	};
+}
+
+/*
+ * The set changes between the scrape's taking of the layout and its copy
+ * of the values: the scrape still carries every series, with its window
+ * (never a scrape of ksnapd's own series alone).
+ */
+static void a_layout_change_during_a_scrape_leaves_it_whole(void **state)
+{
+	start_changing();
+	changes_left = 1;
+	render_has("\nksnap_cgroup_memory_current_window_max_bytes"
+		   "{cgroup=\"/x\"} 9000\n");
+	assert_int_equal(changes_left, 0);
+	render_has("\nksnap_vmstat_pgfault_total 1490\n");
+}
+
+/* A change at every attempt: the scrape is still whole, after a bounded
+ * number of them. */
+static void endless_layout_changes_still_leave_a_scrape_whole(void **state)
+{
+	start_changing();
+	changes_left = 1000;
+	render_has("\nksnap_cgroup_memory_current_window_max_bytes"
+		   "{cgroup=\"/x\"} 9000\n");
+	if (changes_left < 1000 - WEB_RENDER_TRIES)
+		fail_msg("a scrape during endless set changes: expected at "
+			 "most %d attempts, got %u", WEB_RENDER_TRIES,
+			 1000 - changes_left);
+	changes_left = 0;
+}
+
 static void test_bind_error(void **state)
 {
 	struct web w2;
@@ -637,6 +702,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			skipped_series_counted_once_across_set_changes, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			a_layout_change_during_a_scrape_leaves_it_whole, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			endless_layout_changes_still_leave_a_scrape_whole,
+			setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
