@@ -857,10 +857,72 @@ static bool accepts(const char *list, const char *token)
 	return false;
 }
 
+/* The q of the element of an Accept header at p..e (its parameters'
+ * q=, 1 without one). */
+static double element_q(const char *p, const char *e)
+{
+	const char *semi;
+
+	while ((semi = memchr(p, ';', (size_t)(e - p)))) {
+		p = semi + 1;
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < e && (*p == 'q' || *p == 'Q')) {
+			const char *eq = p + 1;
+
+			while (eq < e && (*eq == ' ' || *eq == '\t'))
+				eq++;
+			if (eq < e && *eq == '=')
+				return strtod(eq + 1, NULL);
+		}
+	}
+	return 1;
+}
+
+/* The highest q with which an Accept header names type (a media type or
+ * a range such as text/x or x/x with stars), -1 when it does not. */
+static double accept_q(const char *list, const char *type)
+{
+	size_t tl = strlen(type);
+	double best = -1;
+	const char *p = list;
+
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+		const char *e = p + len, *t;
+
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		t = p + tl;
+		while (t < e && (*t == ' ' || *t == '\t'))
+			t++;
+		if ((size_t)(e - p) >= tl && !strncasecmp(p, type, tl) &&
+		    (t == e || *t == ';')) {
+			double q = element_q(p, e);
+
+			if (q > best)
+				best = q;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return best;
+}
+
+/*
+ * OpenMetrics when the header names it with a q above 0 and at least the
+ * text format's (its most specific range's: text/plain, text/x, x/x);
+ * the text format otherwise, the fallback.
+ */
 enum om_format om_negotiate(const char *accept)
 {
-	return accepts(accept, "application/openmetrics-text") ?
-	       OM_OPENMETRICS : OM_PROMETHEUS;
+	double om = accept_q(accept, "application/openmetrics-text");
+	double text = accept_q(accept, "text/plain");
+
+	if (text < 0)
+		text = accept_q(accept, "text/*");
+	if (text < 0)
+		text = accept_q(accept, "*/*");
+	return om > 0 && om >= text ? OM_OPENMETRICS : OM_PROMETHEUS;
 }
 
 bool om_wants_gzip(const char *accept_encoding)

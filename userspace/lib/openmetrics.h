@@ -198,7 +198,9 @@ int om_render(struct om_buf *b, enum om_format f, const struct om_layout *l,
 
 /*
  * The format an Accept header asks for: OpenMetrics when it names
- * application/openmetrics-text (without q=0), else the text format.
+ * application/openmetrics-text with a q above 0 and at least the text
+ * format's (text/plain's, else text/'s or the wildcard's), else the text
+ * format.
  */
 enum om_format om_negotiate(const char *accept);
 

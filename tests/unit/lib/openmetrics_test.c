@@ -177,6 +177,44 @@ static void test_negotiate(void **state)
 				      "q=0.1"), OM_OPENMETRICS);
 	assert_int_equal(om_negotiate("text/plain, application/"
 				      "openmetrics-text; q=0"), OM_PROMETHEUS);
+	assert_int_equal(om_negotiate("application/openmetrics-text"),
+			 OM_OPENMETRICS);
+	assert_int_equal(om_negotiate("application/openmetrics-text;q=0.3,"
+				      "*/*;q=0.1"), OM_OPENMETRICS);
+	/* What Prometheus 3 sends by default. */
+	assert_int_equal(om_negotiate("application/openmetrics-text;version="
+				      "1.0.0;escaping=allow-utf-8;q=0.6,"
+				      "application/openmetrics-text;version="
+				      "0.0.1;q=0.5,text/plain;version=1.0.0;"
+				      "escaping=allow-utf-8;q=0.4,text/plain;"
+				      "version=0.0.4;q=0.3,*/*;q=0.2"),
+			 OM_OPENMETRICS);
+}
+
+/* The text format preferred by its q, not only at OpenMetrics' q=0. */
+static void text_format_preferred_by_q_wins(void **state)
+{
+	static const char *const prefer_text[] = {
+		/* scrape_protocols: [PrometheusText0.0.4,
+		 * OpenMetricsText1.0.0] */
+		"text/plain;version=0.0.4;q=0.5,application/openmetrics-text;"
+		"version=1.0.0;q=0.4,*/*;q=0.3",
+		"application/openmetrics-text;q=0.5,text/plain;q=0.9",
+		"text/plain, application/openmetrics-text; q=0.8",
+		"application/openmetrics-text;q=0.3,text/*;q=0.4",
+		"application/openmetrics-text;q=0.3,*/*;q=0.4",
+		"application/openmetrics-text ; Q=0.1 , text/plain",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(prefer_text) / sizeof(prefer_text[0]); i++)
+		if (om_negotiate(prefer_text[i]) != OM_PROMETHEUS)
+			fail_msg("Accept: %s: expected the text format, got "
+				 "OpenMetrics", prefer_text[i]);
+}
+
+static void test_gzip(void **state)
+{
 	assert_true(om_wants_gzip("gzip"));
 	assert_true(om_wants_gzip("deflate, gzip;q=1.0, *;q=0.5"));
 	assert_false(om_wants_gzip("gzip;q=0"));
@@ -414,6 +452,8 @@ int main(void)
 		cmocka_unit_test(test_cgroup_ids),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_negotiate),
+		cmocka_unit_test(text_format_preferred_by_q_wins),
+		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_render_prometheus),
 		cmocka_unit_test(test_render_openmetrics),
