@@ -615,10 +615,11 @@ static int web_row(void *self, const struct ksnap_record *rec)
 		if (l->interval_ns[i])
 			window_counter(&w->win, i, t, v, l->interval_ns[i]);
 		else
-			window_sample(&w->win, i, t, (double)v * l->scale[i]);
+			window_sample(&w->win, i, t,
+				      om_gauge_value(v, l->scale[i]));
 		if (l->hist[i])
 			om_hist_observe(&l->om.hspec, l->hist[i],
-					(double)v * l->scale[i]);
+					om_gauge_value(v, l->scale[i]));
 	}
 	pthread_mutex_unlock(&w->lock);
 	return 0;

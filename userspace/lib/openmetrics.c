@@ -2,6 +2,7 @@
 /* Prometheus' names and renderings of ksnap's metrics (openmetrics.h). */
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,6 +374,20 @@ static void sample_name(const struct om_name *n, char *out, size_t len)
 	snprintf(out, len, "%s%s", n->family, n->counter ? "_total" : "");
 }
 
+/* A gauge's description says "U64_MAX for max" (the ring's value): the
+ * exposition's is +Inf (shorter: it fits). */
+static void help_inf(char *help)
+{
+	static const char raw[] = "U64_MAX for max", inf[] = "+Inf for max";
+	char *at = strstr(help, raw), *rest;
+
+	if (!at)
+		return;
+	rest = at + sizeof(raw) - 1;
+	memmove(at + sizeof(inf) - 1, rest, strlen(rest) + 1);
+	memcpy(at, inf, sizeof(inf) - 1);
+}
+
 int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 		    unsigned int n, const char *patterns)
 {
@@ -438,6 +453,8 @@ int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 			f->scale = nm->scale;
 			f->counter = nm->counter;
 			f->first = l->nr_series;
+			if (!f->counter)
+				help_inf(f->help);
 		}
 		l->series[l->nr_series].column = refs[i].column;
 		l->series[l->nr_series].labels = strdup(labels);
@@ -499,6 +516,11 @@ void om_layout_free(struct om_layout *l)
 }
 
 /* --- rendering ---------------------------------------------------------- */
+
+double om_gauge_value(uint64_t raw, double scale)
+{
+	return raw == UINT64_MAX ? INFINITY : (double)raw * scale;
+}
 
 void om_buf_free(struct om_buf *b)
 {
@@ -584,13 +606,27 @@ static void meta(struct om_buf *b, enum om_format f, const char *name,
 		bprintf(b, "# UNIT %s %s\n", name, unit);
 }
 
+/* A sample's value: +Inf, -Inf and NaN as both formats spell them. */
+static void number(double v, char *out, size_t len)
+{
+	if (isnan(v))
+		snprintf(out, len, "NaN");
+	else if (isinf(v))
+		snprintf(out, len, "%cInf", v > 0 ? '+' : '-');
+	else
+		snprintf(out, len, "%.15g", v);
+}
+
 static void sample(struct om_buf *b, const char *name, const char *suffix,
 		   const char *labels, double v)
 {
+	char num[32];
+
+	number(v, num, sizeof(num));
 	if (labels && *labels)
-		bprintf(b, "%s%s{%s} %.15g\n", name, suffix, labels, v);
+		bprintf(b, "%s%s{%s} %s\n", name, suffix, labels, num);
 	else
-		bprintf(b, "%s%s %.15g\n", name, suffix, v);
+		bprintf(b, "%s%s %s\n", name, suffix, num);
 }
 
 static void sample_u64(struct om_buf *b, const char *name, const char *suffix,
@@ -692,12 +728,16 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 
 		if (!v[i].alive)
 			continue;
-		if (f->scale == 1)
-			sample_u64(b, f->name, f->counter ? "_total" : "",
-				   s->labels, v[i].last);
-		else
-			sample(b, f->name, f->counter ? "_total" : "",
-			       s->labels, (double)v[i].last * f->scale);
+		if (f->counter && f->scale != 1)
+			sample(b, f->name, "_total", s->labels,
+			       (double)v[i].last * f->scale);
+		else if (f->counter)
+			sample_u64(b, f->name, "_total", s->labels, v[i].last);
+		else if (f->scale == 1 && v[i].last != UINT64_MAX)
+			sample_u64(b, f->name, "", s->labels, v[i].last);
+		else	/* "max": +Inf */
+			sample(b, f->name, "", s->labels,
+			       om_gauge_value(v[i].last, f->scale));
 	}
 	if (!win)
 		return;

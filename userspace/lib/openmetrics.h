@@ -150,6 +150,12 @@ unsigned int om_layout_histograms(struct om_layout *l, const char *patterns,
 /* Whether name matches one of patterns (NULL: every name). */
 bool om_match(const char *patterns, const char *name);
 
+/*
+ * A gauge's raw value in its base unit (raw * scale); U64_MAX, a cgroup
+ * file's "max" (no limit), is +Inf.
+ */
+double om_gauge_value(uint64_t raw, double scale);
+
 /* A series' values at a scrape. */
 struct om_value {
 	uint64_t last;			/* raw, as the ring has it */

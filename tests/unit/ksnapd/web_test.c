@@ -592,6 +592,34 @@ static void skipped_series_counted_once_across_set_changes(void **state)
 	render_has("\nksnap_web_series_skipped_total 3\n");
 }
 
+/* A cgroup without a limit ("max", U64_MAX in the ring): +Inf, in its
+ * window too; a limit set later is a finite window minimum. */
+static void an_unlimited_limit_is_inf_in_the_window(void **state)
+{
+	static struct ksnap_column lim[1] = {
+		{ .metric = "memory.max", .field = "cgroup", .value = "/x",
+		  .description = "hard limit, U64_MAX for max, bytes" },
+	};
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 1, .period_ns = 10 * MS, .columns = lim,
+	};
+	uint64_t v = UINT64_MAX;
+
+	c.start_mono_ns = web_now_ns();
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	row_values(&c, 1, &v);
+	render_has("\nksnap_cgroup_memory_max_bytes{cgroup=\"/x\"} +Inf\n");
+	render_has("\nksnap_cgroup_memory_max_window_max_bytes"
+		   "{cgroup=\"/x\"} +Inf\n");
+	v = 4096;
+	row_values(&c, 1, &v);
+	render_has("\nksnap_cgroup_memory_max_window_max_bytes"
+		   "{cgroup=\"/x\"} +Inf\n");
+	render_has("\nksnap_cgroup_memory_max_window_min_bytes"
+		   "{cgroup=\"/x\"} 4096\n");
+}
+
 /* --- a layout change during a scrape ------------------------------------ */
 
 static unsigned int changes_left;
@@ -701,6 +729,9 @@ int main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			skipped_series_counted_once_across_set_changes, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			an_unlimited_limit_is_inf_in_the_window, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			a_layout_change_during_a_scrape_leaves_it_whole, setup,

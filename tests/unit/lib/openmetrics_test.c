@@ -6,6 +6,7 @@
  * renderings of one small collection.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -424,6 +425,56 @@ static void test_histogram(void **state)
 	om_layout_free(&l);
 }
 
+/* A limit of "max" (U64_MAX in the ring) is +Inf, its HELP says so; a
+ * counter is never +Inf. */
+static void unlimited_limit_is_inf(void **state)
+{
+	static const struct ksnap_column lim[] = {
+		{ .metric = "memory.max", .field = "cgroup", .value = "/",
+		  .description = "hard limit, U64_MAX for max, bytes" },
+		{ .metric = "memory.max", .field = "cgroup", .value = "/a",
+		  .description = "hard limit, U64_MAX for max, bytes" },
+	};
+	static const char *const want[] = {
+		"\nksnap_cgroup_memory_max_bytes{cgroup=\"/\"} +Inf\n",
+		"\nksnap_cgroup_memory_max_bytes{cgroup=\"/a\"} 4096\n",
+		"\nksnap_cgroup_memory_max_window_max_bytes{cgroup=\"/\"} +Inf\n",
+		"\nksnap_cgroup_memory_max_window_min_bytes{cgroup=\"/\"} 4096\n",
+		"# HELP ksnap_cgroup_memory_max_bytes hard limit, +Inf for max, "
+		"bytes\n",
+	};
+	struct om_layout l;
+	struct om_value v[2];
+	struct om_buf b = { 0 };
+	unsigned int i, f;
+
+	assert_int_equal(om_layout_build(&l, lim, 2, NULL), 0);
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < 2; i++) {
+		v[i].alive = v[i].have_window = true;
+		v[i].last = 4096;
+		v[i].wmax = v[i].wmin = 4096;
+	}
+	v[0].last = UINT64_MAX;
+	v[0].wmax = om_gauge_value(UINT64_MAX, 1);
+	for (f = OM_PROMETHEUS; f <= OM_OPENMETRICS; f++) {
+		assert_int_equal(om_render(&b, f, &l, v, &self), 0);
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			if (!strstr(b.p, want[i])) {
+				fputs(b.p, stderr);
+				fail_msg("format %u: expected %s(the "
+					 "exposition above)", f, want[i]);
+			}
+		assert_null(strstr(b.p, "18446744073709551615"));
+		assert_null(strstr(b.p, "U64_MAX"));
+		om_buf_free(&b);
+	}
+	om_layout_free(&l);
+	assert_true(om_gauge_value(UINT64_MAX, 1e-9) == INFINITY);
+	assert_true(om_gauge_value(UINT64_MAX - 1, 1) < INFINITY);
+	assert_true(om_gauge_value(1500, 1e-3) == 1.5);
+}
+
 static void test_render_dead_series(void **state)
 {
 	struct om_layout l;
@@ -454,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_negotiate),
 		cmocka_unit_test(text_format_preferred_by_q_wins),
 		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(unlimited_limit_is_inf),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_render_prometheus),
 		cmocka_unit_test(test_render_openmetrics),
