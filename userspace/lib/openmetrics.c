@@ -617,6 +617,40 @@ static void number(double v, char *out, size_t len)
 		snprintf(out, len, "%.15g", v);
 }
 
+/*
+ * v as Prometheus writes a bucket bound (Go's strconv.FormatFloat(v, 'g',
+ * -1, 64), an integer with ".0": 1024.0, 1.048576e+06, 0.5), so that an
+ * le label is the one Prometheus normalises to.
+ */
+static void canonical(double v, char *out, size_t len)
+{
+	char e[32];
+	int p, exp;
+
+	if (isnan(v) || isinf(v)) {
+		number(v, out, len);
+		return;
+	}
+	if (v == 0) {
+		snprintf(out, len, "0.0");
+		return;
+	}
+	/* The fewest digits that read back as v. */
+	for (p = 0; p < 17; p++) {
+		snprintf(e, sizeof(e), "%.*e", p, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	exp = atoi(strchr(e, 'e') + 1);
+	if (exp < -4 || exp >= 6) {
+		snprintf(out, len, "%s", e);
+		return;
+	}
+	snprintf(out, len, "%.*f", p > exp ? p - exp : 0, v);
+	if (!strchr(out, '.') && strlen(out) + 3 <= len)
+		strcat(out, ".0");
+}
+
 static void sample(struct om_buf *b, const char *name, const char *suffix,
 		   const char *labels, double v)
 {
@@ -691,15 +725,13 @@ static void histogram(struct om_buf *b, enum om_format fmt,
 		if (!v[i].alive || !h)
 			continue;
 		for (k = 0; k <= l->hspec.count; k++) {
+			char le[32];
+
 			cum += h->bucket[k];
-			if (k < l->hspec.count)
-				bprintf(b, "%s_bucket{%s%sle=\"%.15g\"} %llu\n",
-					hname, lb, sep, bound,
-					(unsigned long long)cum);
-			else
-				bprintf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n",
-					hname, lb, sep,
-					(unsigned long long)cum);
+			canonical(k < l->hspec.count ? bound : INFINITY, le,
+				  sizeof(le));
+			bprintf(b, "%s_bucket{%s%sle=\"%s\"} %llu\n", hname, lb,
+				sep, le, (unsigned long long)cum);
 			bound *= l->hspec.factor;
 		}
 		sample(b, hname, "_sum", lb, h->sum);

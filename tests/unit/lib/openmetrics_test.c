@@ -403,11 +403,11 @@ static void test_histogram(void **state)
 				    "distribution_bytes histogram\n"));
 	assert_non_null(strstr(b.p,
 		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
-		"{cgroup=\"/\",le=\"10\"} 2\n"
+		"{cgroup=\"/\",le=\"10.0\"} 2\n"
 		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
-		"{cgroup=\"/\",le=\"100\"} 4\n"
+		"{cgroup=\"/\",le=\"100.0\"} 4\n"
 		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
-		"{cgroup=\"/\",le=\"1000\"} 5\n"
+		"{cgroup=\"/\",le=\"1000.0\"} 5\n"
 		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
 		"{cgroup=\"/\",le=\"+Inf\"} 6\n"
 		"ksnap_cgroup_memory_current_distribution_bytes_sum"
@@ -475,6 +475,55 @@ static void unlimited_limit_is_inf(void **state)
 	assert_true(om_gauge_value(1500, 1e-3) == 1.5);
 }
 
+/* Bucket bounds as Prometheus writes them (strconv 'g', shortest, an
+ * integer with ".0"), so that a series keeps its le across exporters. */
+static void le_values_are_canonical(void **state)
+{
+	static const struct {
+		struct om_hist_spec spec;
+		const char *le[4];
+	} cases[] = {
+		{ { 1, 2, 3 }, { "1.0", "2.0", "4.0", "+Inf" } },
+		{ { 1024, 1024, 3 }, { "1024.0", "1.048576e+06",
+				       "1.073741824e+09", "+Inf" } },
+		{ { 0.5, 10, 3 }, { "0.5", "5.0", "50.0", "+Inf" } },
+		{ { 0.001, 10, 2 }, { "0.001", "0.01", "+Inf", NULL } },
+		{ { 0.00001, 1, 1 }, { "1e-05", "+Inf", NULL, NULL } },
+		{ { 100000, 10, 2 }, { "100000.0", "1e+06", "+Inf", NULL } },
+	};
+	unsigned int c, k;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct om_layout l;
+		struct om_value v[3];
+		struct om_hist h = { 0 };
+		struct om_buf b = { 0 };
+		char want[128];
+
+		assert_int_equal(om_layout_build(&l, cols, 4, NULL), 0);
+		assert_int_equal(om_layout_histograms(&l, "ksnap_cgroup_*",
+						      &cases[c].spec), 1);
+		memset(v, 0, sizeof(v));
+		v[1].alive = true;
+		v[1].hist = &h;
+		assert_int_equal(om_render(&b, OM_OPENMETRICS, &l, v, &self),
+				 0);
+		for (k = 0; k < 4 && cases[c].le[k]; k++) {
+			snprintf(want, sizeof(want), "_bucket{cgroup=\"/\","
+				 "le=\"%s\"} 0\n", cases[c].le[k]);
+			if (!strstr(b.p, want)) {
+				fputs(b.p, stderr);
+				fail_msg("buckets %g x %g: expected %s(the "
+					 "exposition above)",
+					 cases[c].spec.start,
+					 cases[c].spec.factor, want);
+			}
+		}
+		om_buf_free(&b);
+		om_layout_free(&l);
+	}
+}
+
 static void test_render_dead_series(void **state)
 {
 	struct om_layout l;
@@ -506,6 +555,7 @@ int main(void)
 		cmocka_unit_test(text_format_preferred_by_q_wins),
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(unlimited_limit_is_inf),
+		cmocka_unit_test(le_values_are_canonical),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_render_prometheus),
 		cmocka_unit_test(test_render_openmetrics),
