@@ -82,7 +82,9 @@ int web_parse_listen(const char *s, char *addr, size_t addrlen,
 	if (hl)
 		memcpy(addr, host, hl);
 	addr[hl] = '\0';
-	if (!hl || !strcmp(addr, "localhost"))
+	if (!hl)
+		snprintf(addr, addrlen, "%s", WEB_ANY_ADDR);
+	else if (!strcmp(addr, "localhost"))
 		snprintf(addr, addrlen, "%s", WEB_DEFAULT_ADDR);
 	if (colon) {
 		errno = 0;
@@ -95,7 +97,46 @@ int web_parse_listen(const char *s, char *addr, size_t addrlen,
 	return 0;
 }
 
-/* A listening socket on ADDR:PORT (system calls through the seam). */
+const char *web_listen_arg(const char *optarg, char *const *argv, int *next)
+{
+	if (optarg)
+		return optarg;
+	if (argv[*next] && argv[*next][0] != '-')
+		return argv[(*next)++];
+	return "";
+}
+
+/* A listening socket on ss; dual: IPv4 too (the IPv6 wildcard).  Returns
+ * the fd or -errno. */
+static int listen_addr(const struct sockaddr_storage *ss, socklen_t len,
+		       bool dual)
+{
+	int fd, ret, one = 1, zero = 0;
+
+	fd = ksnap_sys_socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fd;
+	ret = ksnap_sys_setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				   sizeof(one));
+	if (!ret && dual)
+		ret = ksnap_sys_setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
+					   &zero, sizeof(zero));
+	if (!ret)
+		ret = ksnap_sys_bind(fd, (const struct sockaddr *)ss, len);
+	if (!ret)
+		ret = ksnap_sys_listen(fd, WEB_LISTEN_BACKLOG);
+	if (ret) {
+		ksnap_sys_close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/*
+ * A listening socket on ADDR:PORT (system calls through the seam).  The
+ * IPv6 wildcard (:PORT, [::]:PORT) takes IPv4 too, or is 0.0.0.0 where
+ * the kernel has no IPv6.
+ */
 static int listen_on(const char *listen, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
@@ -104,7 +145,8 @@ static int listen_on(const char *listen, char *err, size_t errlen)
 	char addr[INET6_ADDRSTRLEN + 8];
 	unsigned int port;
 	socklen_t len;
-	int fd, ret, one = 1;
+	bool dual;
+	int fd;
 
 	if (web_parse_listen(listen, addr, sizeof(addr), &port)) {
 		snprintf(err, errlen, "--web.listen-address: '%s': expected "
@@ -125,23 +167,20 @@ static int listen_on(const char *listen, char *err, size_t errlen)
 			 "IPv4 or IPv6 address", addr);
 		return -EINVAL;
 	}
-	fd = ksnap_sys_socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		snprintf(err, errlen, "web: socket: %s", strerror(-fd));
-		return fd;
+	dual = ss.ss_family == AF_INET6 &&
+	       IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr);
+	fd = listen_addr(&ss, len, dual);
+	if (dual && (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL)) {
+		memset(&ss, 0, sizeof(ss));
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		in4->sin_addr.s_addr = htonl(INADDR_ANY);
+		snprintf(addr, sizeof(addr), "0.0.0.0");
+		fd = listen_addr(&ss, sizeof(*in4), false);
 	}
-	ret = ksnap_sys_setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
-				   sizeof(one));
-	if (!ret)
-		ret = ksnap_sys_bind(fd, (struct sockaddr *)&ss, len);
-	if (!ret)
-		ret = ksnap_sys_listen(fd, WEB_LISTEN_BACKLOG);
-	if (ret) {
+	if (fd < 0)
 		snprintf(err, errlen, "web: listening on %s port %u: %s", addr,
-			 port, strerror(-ret));
-		ksnap_sys_close(fd);
-		return ret;
-	}
+			 port, strerror(-fd));
 	return fd;
 }
 

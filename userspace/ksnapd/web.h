@@ -69,9 +69,11 @@
 #include "webconf.h"
 #include "window.h"
 
-/* The port when --web.listen-address gives none, and the address. */
+/* The port when --web.listen-address gives none, and the address; the
+ * address of :PORT (every address, IPv4 too). */
 #define WEB_DEFAULT_PORT	10109
 #define WEB_DEFAULT_ADDR	"127.0.0.1"
+#define WEB_ANY_ADDR		"::"
 #define WEB_DEFAULT_WINDOW_NS	(60ULL * 1000000000ULL)
 /* --web.histogram's buckets unless --web.histogram-buckets: 1 to 2^39. */
 #define WEB_HIST_START		1.0
@@ -165,12 +167,20 @@ struct web {
 
 /*
  * Split ADDR:PORT: "" or NULL is WEB_DEFAULT_ADDR:WEB_DEFAULT_PORT, a
- * missing address (":9100") loopback, a missing port the default; an
+ * missing address (":9100") every address (WEB_ANY_ADDR, as
+ * node_exporter's), "localhost" loopback, a missing port the default; an
  * IPv6 address in brackets; port 0 is any free port (web_port() says
  * which).  Returns 0 or -EINVAL.
  */
 int web_parse_listen(const char *s, char *addr, size_t addrlen,
 		     unsigned int *port);
+
+/*
+ * --web.listen-address's value: the option's own (--web.listen-address=
+ * ADDR), else argv[*next] when it is there and not an option (a space
+ * before ADDR: *next is moved past it), else "" (the default address).
+ */
+const char *web_listen_arg(const char *optarg, char *const *argv, int *next);
 
 /* Start the server.  Returns 0 or -errno with err set. */
 int web_init(struct web *w, const struct web_config *cfg, char *err,

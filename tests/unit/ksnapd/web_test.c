@@ -98,9 +98,17 @@ static void test_parse_listen(void **state)
 	assert_int_equal(web_parse_listen(NULL, a, sizeof(a), &p), 0);
 	assert_string_equal(a, "127.0.0.1");
 	assert_int_equal(p, WEB_DEFAULT_PORT);
-	assert_int_equal(web_parse_listen(":9999", a, sizeof(a), &p), 0);
+	assert_int_equal(web_parse_listen("", a, sizeof(a), &p), 0);
 	assert_string_equal(a, "127.0.0.1");
+	assert_int_equal(p, WEB_DEFAULT_PORT);
+	/* :PORT is every address, as node_exporter's. */
+	assert_int_equal(web_parse_listen(":9999", a, sizeof(a), &p), 0);
+	if (strcmp(a, "::"))
+		fail_msg("':9999': expected address '::' (every address), "
+			 "got '%s'", a);
 	assert_int_equal(p, 9999);
+	assert_int_equal(web_parse_listen("[::]:9", a, sizeof(a), &p), 0);
+	assert_string_equal(a, "::");
 	assert_int_equal(web_parse_listen("0.0.0.0:80", a, sizeof(a), &p), 0);
 	assert_string_equal(a, "0.0.0.0");
 	assert_int_equal(p, 80);
@@ -117,6 +125,82 @@ static void test_parse_listen(void **state)
 			 -EINVAL);
 	assert_int_equal(web_parse_listen("a:-1", a, sizeof(a), &p), -EINVAL);
 	assert_int_equal(web_parse_listen("a:", a, sizeof(a), &p), -EINVAL);
+}
+
+/* --web.listen-address ADDR, with a space, as --web.listen-address=ADDR;
+ * the option alone before another option or at the end: the default. */
+static void listen_address_after_a_space(void **state)
+{
+	char *argv[] = { "ksnapd", "--web.listen-address", "0.0.0.0:9",
+			 "--web.listen-address", "--web.window", "5m",
+			 "--web.listen-address", NULL };
+	int next = 2;
+	const char *a;
+
+	a = web_listen_arg(NULL, argv, &next);
+	if (strcmp(a, "0.0.0.0:9"))
+		fail_msg("--web.listen-address 0.0.0.0:9: expected "
+			 "'0.0.0.0:9', got '%s'", a);
+	assert_int_equal(next, 3);
+	next = 4;
+	assert_string_equal(web_listen_arg(NULL, argv, &next), "");
+	assert_int_equal(next, 4);
+	next = 7;
+	assert_string_equal(web_listen_arg(NULL, argv, &next), "");
+	assert_int_equal(next, 7);
+	next = 3;
+	assert_string_equal(web_listen_arg(":9100", argv, &next), ":9100");
+	assert_int_equal(next, 3);
+}
+
+/* Whether a connection to addr (an IPv4 or IPv6 address) at port gets
+ * in; -1 when the family is not there to try. */
+static int connects(const char *addr)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	socklen_t len;
+	int fd, ok;
+
+	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		len = sizeof(*in4);
+	} else {
+		assert_int_equal(inet_pton(AF_INET6, addr, &in6->sin6_addr), 1);
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		len = sizeof(*in6);
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	ok = !connect(fd, (struct sockaddr *)&ss, len);
+	if (!ok && (errno == EADDRNOTAVAIL || errno == ENETUNREACH))
+		ok = -1;
+	close(fd);
+	return ok;
+}
+
+/* :PORT listens on every address, IPv4 and IPv6; the option alone on
+ * loopback only. */
+static void colon_port_listens_on_every_address(void **state)
+{
+	const struct web_config cfg = { .listen = ":0", .version = "test" };
+	int v6;
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	port = web_port(&w);
+	assert_true(port > 0);
+	assert_int_equal(connects("127.0.0.1"), 1);
+	v6 = connects("::1");
+	if (v6 == 0)
+		fail_msg(":%u: expected a connection to [::1]:%u, refused",
+			 port, port);
+	http("GET /metrics HTTP/1.1");
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
 }
 
 static void test_paths_and_methods(void **state)
@@ -703,6 +787,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_listen),
+		cmocka_unit_test(listen_address_after_a_space),
+		cmocka_unit_test_setup_teardown(
+			colon_port_listens_on_every_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_and_methods, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(head_is_not_a_scrape, setup,
