@@ -53,6 +53,7 @@ static const struct col metrics[] = {
 	{ "memory.current", "memory.current of the cgroup, \"usage\", bytes",
 	  0, true },
 	{ "memory.peak", "memory.peak of the cgroup, bytes", 0, true },
+	{ "memory.max", "hard limit, U64_MAX for max, bytes", 0, true },
 	{ "memory.events.oom_kill", "memory event of the cgroup and its "
 	  "descendants, count", CUM, true },
 	{ "memory.stat.anon", "memory.stat item, subtree, bytes", 0, true },
@@ -138,6 +139,12 @@ int main(int argc, char **argv)
 		v[i].last = 1000000ULL * (i + 1);
 		v[i].wmax = 2.5e6 * (i + 1);
 		v[i].wmin = 0.5 * i;
+		/* A limit of "max" in some: +Inf. */
+		if (!strcmp(cols[l.series[i].column].metric, "memory.max") &&
+		    i % 2) {
+			v[i].last = UINT64_MAX;
+			v[i].wmax = om_gauge_value(UINT64_MAX, 1);
+		}
 	}
 	if (om_render(&prom, OM_PROMETHEUS, &l, v, &self) ||
 	    om_render(&om, OM_OPENMETRICS, &l, v, &self))

@@ -145,18 +145,18 @@ static bool set_flight_option(int c, struct options *o)
 }
 
 /* The OpenMetrics endpoint's options. */
-static bool set_web_option(int c, struct options *o)
+static bool set_web_option(int c, char **argv, struct options *o)
 {
 	char addr[64];
 	unsigned int port;
 
 	switch (c) {
 	case OPT_WEB_LISTEN:
-		o->web_listen = optarg ? optarg : "";
+		o->web_listen = web_listen_arg(optarg, argv, &optind);
 		if (web_parse_listen(o->web_listen, addr, sizeof(addr), &port))
 			usage_error("--web.listen-address: '%s': expected "
 				    "ADDR:PORT, [ADDR6]:PORT or :PORT",
-				    optarg);
+				    o->web_listen);
 		return true;
 	case OPT_WEB_WINDOW:
 		if (slice_duration(optarg, &o->web_window_ns) ||
@@ -225,7 +225,7 @@ static void check_web_config(const char *path)
 /* One option (getopt_long()'s c, with optarg) into o; exits on -h, -V. */
 static void set_option(int c, char **argv, struct options *o)
 {
-	if (set_flight_option(c, o) || set_web_option(c, o))
+	if (set_flight_option(c, o) || set_web_option(c, argv, o))
 		return;
 	switch (c) {
 	case 'o':

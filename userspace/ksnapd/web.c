@@ -82,7 +82,9 @@ int web_parse_listen(const char *s, char *addr, size_t addrlen,
 	if (hl)
 		memcpy(addr, host, hl);
 	addr[hl] = '\0';
-	if (!hl || !strcmp(addr, "localhost"))
+	if (!hl)
+		snprintf(addr, addrlen, "%s", WEB_ANY_ADDR);
+	else if (!strcmp(addr, "localhost"))
 		snprintf(addr, addrlen, "%s", WEB_DEFAULT_ADDR);
 	if (colon) {
 		errno = 0;
@@ -95,7 +97,46 @@ int web_parse_listen(const char *s, char *addr, size_t addrlen,
 	return 0;
 }
 
-/* A listening socket on ADDR:PORT (system calls through the seam). */
+const char *web_listen_arg(const char *optarg, char *const *argv, int *next)
+{
+	if (optarg)
+		return optarg;
+	if (argv[*next] && argv[*next][0] != '-')
+		return argv[(*next)++];
+	return "";
+}
+
+/* A listening socket on ss; dual: IPv4 too (the IPv6 wildcard).  Returns
+ * the fd or -errno. */
+static int listen_addr(const struct sockaddr_storage *ss, socklen_t len,
+		       bool dual)
+{
+	int fd, ret, one = 1, zero = 0;
+
+	fd = ksnap_sys_socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fd;
+	ret = ksnap_sys_setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				   sizeof(one));
+	if (!ret && dual)
+		ret = ksnap_sys_setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
+					   &zero, sizeof(zero));
+	if (!ret)
+		ret = ksnap_sys_bind(fd, (const struct sockaddr *)ss, len);
+	if (!ret)
+		ret = ksnap_sys_listen(fd, WEB_LISTEN_BACKLOG);
+	if (ret) {
+		ksnap_sys_close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/*
+ * A listening socket on ADDR:PORT (system calls through the seam).  The
+ * IPv6 wildcard (:PORT, [::]:PORT) takes IPv4 too, or is 0.0.0.0 where
+ * the kernel has no IPv6.
+ */
 static int listen_on(const char *listen, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
@@ -104,7 +145,8 @@ static int listen_on(const char *listen, char *err, size_t errlen)
 	char addr[INET6_ADDRSTRLEN + 8];
 	unsigned int port;
 	socklen_t len;
-	int fd, ret, one = 1;
+	bool dual;
+	int fd;
 
 	if (web_parse_listen(listen, addr, sizeof(addr), &port)) {
 		snprintf(err, errlen, "--web.listen-address: '%s': expected "
@@ -125,23 +167,20 @@ static int listen_on(const char *listen, char *err, size_t errlen)
 			 "IPv4 or IPv6 address", addr);
 		return -EINVAL;
 	}
-	fd = ksnap_sys_socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		snprintf(err, errlen, "web: socket: %s", strerror(-fd));
-		return fd;
+	dual = ss.ss_family == AF_INET6 &&
+	       IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr);
+	fd = listen_addr(&ss, len, dual);
+	if (dual && (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL)) {
+		memset(&ss, 0, sizeof(ss));
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		in4->sin_addr.s_addr = htonl(INADDR_ANY);
+		snprintf(addr, sizeof(addr), "0.0.0.0");
+		fd = listen_addr(&ss, sizeof(*in4), false);
 	}
-	ret = ksnap_sys_setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
-				   sizeof(one));
-	if (!ret)
-		ret = ksnap_sys_bind(fd, (struct sockaddr *)&ss, len);
-	if (!ret)
-		ret = ksnap_sys_listen(fd, WEB_LISTEN_BACKLOG);
-	if (ret) {
+	if (fd < 0)
 		snprintf(err, errlen, "web: listening on %s port %u: %s", addr,
-			 port, strerror(-ret));
-		ksnap_sys_close(fd);
-		return ret;
-	}
+			 port, strerror(-fd));
 	return fd;
 }
 
@@ -345,7 +384,7 @@ static void carry(const struct web *w, const struct web_layout *old,
 		  struct window *win, uint64_t *last)
 {
 	char path[KSNAP_FIELD_VALUE_MAX + sizeof(WEB_CGROUP_ROOT)];
-	unsigned int j, nr_sub = win->nr_sub;
+	unsigned int j, nr_slot = win->nr_slot;
 
 	for (j = 0; j < l->om.nr_series; j++) {
 		const struct web_key *k = &l->key[j];
@@ -353,9 +392,9 @@ static void carry(const struct web *w, const struct web_layout *old,
 
 		if (i < 0)
 			continue;
-		memcpy(&win->slot[(size_t)j * nr_sub],
-		       &w->win.slot[(size_t)i * nr_sub],
-		       nr_sub * sizeof(*win->slot));
+		memcpy(&win->slot[(size_t)j * nr_slot],
+		       &w->win.slot[(size_t)i * nr_slot],
+		       nr_slot * sizeof(*win->slot));
 		win->ref[j] = w->win.ref[i];
 		last[j] = w->last[i];
 		if (l->hist[j] && old->hist[i])
@@ -616,10 +655,11 @@ static int web_row(void *self, const struct ksnap_record *rec)
 		if (l->interval_ns[i])
 			window_counter(&w->win, i, t, v, l->interval_ns[i]);
 		else
-			window_sample(&w->win, i, t, (double)v * l->scale[i]);
+			window_sample(&w->win, i, t,
+				      om_gauge_value(v, l->scale[i]));
 		if (l->hist[i])
 			om_hist_observe(&l->om.hspec, l->hist[i],
-					(double)v * l->scale[i]);
+					om_gauge_value(v, l->scale[i]));
 	}
 	pthread_mutex_unlock(&w->lock);
 	return 0;
@@ -723,6 +763,29 @@ uint64_t web_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Room for the values of layout l's n series (and their histograms). */
+static int values_alloc(const struct web_layout *l, unsigned int n,
+			struct om_value **v, struct om_hist **h)
+{
+	*v = calloc(n + 1, sizeof(**v));
+	*h = l && l->hists ? calloc(n + 1, sizeof(**h)) : NULL;
+	if (!*v || (l && l->hists && !*h)) {
+		free(*v);
+		free(*h);
+		*v = NULL;
+		*h = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A scrape: the layout is taken and the values copied under the lock,
+ * their room allocated between the two.  A layout changed in between (a
+ * set change) is taken again, never copied from as the old one: at most
+ * WEB_RENDER_TRIES times, the last with the room allocated under the
+ * lock, so that a scrape always carries the series.
+ */
 static int render(struct web *w, enum om_format f, struct om_buf *b,
 		  bool scrape)
 {
@@ -731,28 +794,37 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 	struct om_hist *h = NULL;
 	struct om_self self;
 	uint64_t now = web_now_ns();
-	unsigned int i, n = 0;
+	unsigned int i, n, tries = 0;
+	bool last_try;
 	int ret;
 
 	pthread_mutex_lock(&w->lock);
-	l = w->layout;
-	if (l) {
-		l->refs++;
-		n = l->om.nr_series;
-	}
 	w->self.scrapes += scrape;
-	pthread_mutex_unlock(&w->lock);
-
-	v = calloc(n + 1, sizeof(*v));
-	if (l && l->hists)
-		h = calloc(n + 1, sizeof(*h));
-	if (!v || (l && l->hists && !h)) {
-		ret = -ENOMEM;
-		goto out;
+	for (;;) {
+		l = w->layout;
+		n = l ? l->om.nr_series : 0;
+		if (l)
+			l->refs++;
+		last_try = ++tries >= WEB_RENDER_TRIES;
+		if (!last_try) {
+			pthread_mutex_unlock(&w->lock);
+			layout_free(dead);
+			dead = NULL;
+		}
+		ret = values_alloc(l, n, &v, &h);
+		if (!last_try) {
+			if (!ret && w->cfg.between_hook)
+				w->cfg.between_hook(w->cfg.between_arg);
+			pthread_mutex_lock(&w->lock);
+		}
+		if (ret || l == w->layout)
+			break;
+		layout_put(l, &dead);
+		free(v);
+		free(h);
 	}
 	/* The copy: the only part under the lock. */
-	pthread_mutex_lock(&w->lock);
-	for (i = 0; l == w->layout && i < n; i++) {
+	for (i = 0; !ret && i < n; i++) {
 		bool have;
 
 		v[i].alive = window_query(&w->win, i, now, &v[i].wmax,
@@ -766,9 +838,11 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 	}
 	self = w->self;
 	pthread_mutex_unlock(&w->lock);
+	layout_free(dead);
+	dead = NULL;
 
-	ret = om_render(b, f, l ? &l->om : NULL, v, &self);
-out:
+	if (!ret)
+		ret = om_render(b, f, l ? &l->om : NULL, v, &self);
 	free(v);
 	free(h);
 	pthread_mutex_lock(&w->lock);
@@ -849,7 +923,9 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
 	return ret;
 }
 
-static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn)
+/* /metrics; a HEAD's answer has the same headers, but is not a scrape. */
+static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn,
+			       bool head)
 {
 	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 			MHD_HTTP_HEADER_ACCEPT);
@@ -863,7 +939,7 @@ static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn)
 	char *body;
 	size_t len;
 
-	if (web_render(w, f, &b)) {
+	if (render(w, f, &b, !head)) {
 		om_buf_free(&b);
 		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     "text/plain", "out of memory\n");
@@ -1102,7 +1178,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
 			     "method not allowed: GET or HEAD\n");
 	if (!strcmp(url, "/metrics"))
-		return metrics(w, conn);
+		return metrics(w, conn,
+			       !strcmp(method, MHD_HTTP_METHOD_HEAD));
 	if (!strcmp(url, "/"))
 		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8",
 			     landing);

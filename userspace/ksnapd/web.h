@@ -15,7 +15,9 @@
  * update; a scrape holds it only to copy each series' values (its window
  * query), never while it renders, compresses or sends.  A collection's
  * layout (names, labels) is built by begin() before it takes the mutex,
- * and shared with the scrapes by reference count.
+ * and shared with the scrapes by reference count.  A scrape whose layout
+ * changed before its copy takes the new one (render()): a scrape always
+ * carries the series.
  *
  * The server gives each connection a thread of its own (a bcrypt holds up
  * its connection only) and has bounded connections (WEB_MAX_CONNECTIONS, and
@@ -67,9 +69,11 @@
 #include "webconf.h"
 #include "window.h"
 
-/* The port when --web.listen-address gives none, and the address. */
+/* The port when --web.listen-address gives none, and the address; the
+ * address of :PORT (every address, IPv4 too). */
 #define WEB_DEFAULT_PORT	10109
 #define WEB_DEFAULT_ADDR	"127.0.0.1"
+#define WEB_ANY_ADDR		"::"
 #define WEB_DEFAULT_WINDOW_NS	(60ULL * 1000000000ULL)
 /* --web.histogram's buckets unless --web.histogram-buckets: 1 to 2^39. */
 #define WEB_HIST_START		1.0
@@ -89,6 +93,9 @@
 #define WEB_MEMORY_LIMIT	(32 * 1024)
 #define WEB_HEADER_DEADLINE_S	10
 #define WEB_ANSWER_DEADLINE_S	60
+/* A scrape's attempts to copy the values under the layout it took: the
+ * last one copies under the lock it took the layout with. */
+#define WEB_RENDER_TRIES	4
 #define WEB_REALM		"ksnapd"
 /* GnuTLS priorities: TLS 1.2 at least. */
 #define WEB_TLS_PRIORITIES	"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
@@ -113,6 +120,10 @@ struct web_config {
 	/* The header deadline in s; 0: WEB_HEADER_DEADLINE_S (the tests'
 	 * seam). */
 	unsigned int header_deadline_s;
+	/* Called by a scrape between its two locked sections, or NULL (the
+	 * tests' seam: a layout change there). */
+	void (*between_hook)(void *arg);
+	void *between_arg;
 };
 
 struct web_layout;
@@ -156,12 +167,20 @@ struct web {
 
 /*
  * Split ADDR:PORT: "" or NULL is WEB_DEFAULT_ADDR:WEB_DEFAULT_PORT, a
- * missing address (":9100") loopback, a missing port the default; an
+ * missing address (":9100") every address (WEB_ANY_ADDR, as
+ * node_exporter's), "localhost" loopback, a missing port the default; an
  * IPv6 address in brackets; port 0 is any free port (web_port() says
  * which).  Returns 0 or -EINVAL.
  */
 int web_parse_listen(const char *s, char *addr, size_t addrlen,
 		     unsigned int *port);
+
+/*
+ * --web.listen-address's value: the option's own (--web.listen-address=
+ * ADDR), else argv[*next] when it is there and not an option (a space
+ * before ADDR: *next is moved past it), else "" (the default address).
+ */
+const char *web_listen_arg(const char *optarg, char *const *argv, int *next);
 
 /* Start the server.  Returns 0 or -errno with err set. */
 int web_init(struct web *w, const struct web_config *cfg, char *err,

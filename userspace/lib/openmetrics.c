@@ -2,6 +2,7 @@
 /* Prometheus' names and renderings of ksnap's metrics (openmetrics.h). */
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,6 +374,20 @@ static void sample_name(const struct om_name *n, char *out, size_t len)
 	snprintf(out, len, "%s%s", n->family, n->counter ? "_total" : "");
 }
 
+/* A gauge's description says "U64_MAX for max" (the ring's value): the
+ * exposition's is +Inf (shorter: it fits). */
+static void help_inf(char *help)
+{
+	static const char raw[] = "U64_MAX for max", inf[] = "+Inf for max";
+	char *at = strstr(help, raw), *rest;
+
+	if (!at)
+		return;
+	rest = at + sizeof(raw) - 1;
+	memmove(at + sizeof(inf) - 1, rest, strlen(rest) + 1);
+	memcpy(at, inf, sizeof(inf) - 1);
+}
+
 int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 		    unsigned int n, const char *patterns)
 {
@@ -438,6 +453,8 @@ int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 			f->scale = nm->scale;
 			f->counter = nm->counter;
 			f->first = l->nr_series;
+			if (!f->counter)
+				help_inf(f->help);
 		}
 		l->series[l->nr_series].column = refs[i].column;
 		l->series[l->nr_series].labels = strdup(labels);
@@ -499,6 +516,11 @@ void om_layout_free(struct om_layout *l)
 }
 
 /* --- rendering ---------------------------------------------------------- */
+
+double om_gauge_value(uint64_t raw, double scale)
+{
+	return raw == UINT64_MAX ? INFINITY : (double)raw * scale;
+}
 
 void om_buf_free(struct om_buf *b)
 {
@@ -584,13 +606,61 @@ static void meta(struct om_buf *b, enum om_format f, const char *name,
 		bprintf(b, "# UNIT %s %s\n", name, unit);
 }
 
+/* A sample's value: +Inf, -Inf and NaN as both formats spell them. */
+static void number(double v, char *out, size_t len)
+{
+	if (isnan(v))
+		snprintf(out, len, "NaN");
+	else if (isinf(v))
+		snprintf(out, len, "%cInf", v > 0 ? '+' : '-');
+	else
+		snprintf(out, len, "%.15g", v);
+}
+
+/*
+ * v as Prometheus writes a bucket bound (Go's strconv.FormatFloat(v, 'g',
+ * -1, 64), an integer with ".0": 1024.0, 1.048576e+06, 0.5), so that an
+ * le label is the one Prometheus normalises to.
+ */
+static void canonical(double v, char *out, size_t len)
+{
+	char e[32];
+	int p, exp;
+
+	if (isnan(v) || isinf(v)) {
+		number(v, out, len);
+		return;
+	}
+	if (v == 0) {
+		snprintf(out, len, "0.0");
+		return;
+	}
+	/* The fewest digits that read back as v. */
+	for (p = 0; p < 17; p++) {
+		snprintf(e, sizeof(e), "%.*e", p, v);
+		if (strtod(e, NULL) == v)
+			break;
+	}
+	exp = atoi(strchr(e, 'e') + 1);
+	if (exp < -4 || exp >= 6) {
+		snprintf(out, len, "%s", e);
+		return;
+	}
+	snprintf(out, len, "%.*f", p > exp ? p - exp : 0, v);
+	if (!strchr(out, '.') && strlen(out) + 3 <= len)
+		strcat(out, ".0");
+}
+
 static void sample(struct om_buf *b, const char *name, const char *suffix,
 		   const char *labels, double v)
 {
+	char num[32];
+
+	number(v, num, sizeof(num));
 	if (labels && *labels)
-		bprintf(b, "%s%s{%s} %.15g\n", name, suffix, labels, v);
+		bprintf(b, "%s%s{%s} %s\n", name, suffix, labels, num);
 	else
-		bprintf(b, "%s%s %.15g\n", name, suffix, v);
+		bprintf(b, "%s%s %s\n", name, suffix, num);
 }
 
 static void sample_u64(struct om_buf *b, const char *name, const char *suffix,
@@ -655,15 +725,13 @@ static void histogram(struct om_buf *b, enum om_format fmt,
 		if (!v[i].alive || !h)
 			continue;
 		for (k = 0; k <= l->hspec.count; k++) {
+			char le[32];
+
 			cum += h->bucket[k];
-			if (k < l->hspec.count)
-				bprintf(b, "%s_bucket{%s%sle=\"%.15g\"} %llu\n",
-					hname, lb, sep, bound,
-					(unsigned long long)cum);
-			else
-				bprintf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n",
-					hname, lb, sep,
-					(unsigned long long)cum);
+			canonical(k < l->hspec.count ? bound : INFINITY, le,
+				  sizeof(le));
+			bprintf(b, "%s_bucket{%s%sle=\"%s\"} %llu\n", hname, lb,
+				sep, le, (unsigned long long)cum);
 			bound *= l->hspec.factor;
 		}
 		sample(b, hname, "_sum", lb, h->sum);
@@ -692,12 +760,16 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 
 		if (!v[i].alive)
 			continue;
-		if (f->scale == 1)
-			sample_u64(b, f->name, f->counter ? "_total" : "",
-				   s->labels, v[i].last);
-		else
-			sample(b, f->name, f->counter ? "_total" : "",
-			       s->labels, (double)v[i].last * f->scale);
+		if (f->counter && f->scale != 1)
+			sample(b, f->name, "_total", s->labels,
+			       (double)v[i].last * f->scale);
+		else if (f->counter)
+			sample_u64(b, f->name, "_total", s->labels, v[i].last);
+		else if (f->scale == 1 && v[i].last != UINT64_MAX)
+			sample_u64(b, f->name, "", s->labels, v[i].last);
+		else	/* "max": +Inf */
+			sample(b, f->name, "", s->labels,
+			       om_gauge_value(v[i].last, f->scale));
 	}
 	if (!win)
 		return;
@@ -780,7 +852,7 @@ static void self_metrics(struct om_buf *b, enum om_format f,
 	sample_u64(b, "ksnap_web_series_skipped", "_total", NULL,
 		   s->skipped_utf8);
 	meta(b, f, "ksnap_web_scrapes", "counter", NULL,
-	     "requests for /metrics answered");
+	     "GET requests for /metrics answered");
 	sample_u64(b, "ksnap_web_scrapes", "_total", NULL, s->scrapes);
 	if (s->flight) {
 		meta(b, f, "ksnap_flight_triggers", "counter", NULL,
@@ -861,10 +933,72 @@ static bool accepts(const char *list, const char *token)
 	return false;
 }
 
+/* The q of the element of an Accept header at p..e (its parameters'
+ * q=, 1 without one). */
+static double element_q(const char *p, const char *e)
+{
+	const char *semi;
+
+	while ((semi = memchr(p, ';', (size_t)(e - p)))) {
+		p = semi + 1;
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < e && (*p == 'q' || *p == 'Q')) {
+			const char *eq = p + 1;
+
+			while (eq < e && (*eq == ' ' || *eq == '\t'))
+				eq++;
+			if (eq < e && *eq == '=')
+				return strtod(eq + 1, NULL);
+		}
+	}
+	return 1;
+}
+
+/* The highest q with which an Accept header names type (a media type or
+ * a range such as text/x or x/x with stars), -1 when it does not. */
+static double accept_q(const char *list, const char *type)
+{
+	size_t tl = strlen(type);
+	double best = -1;
+	const char *p = list;
+
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+		const char *e = p + len, *t;
+
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		t = p + tl;
+		while (t < e && (*t == ' ' || *t == '\t'))
+			t++;
+		if ((size_t)(e - p) >= tl && !strncasecmp(p, type, tl) &&
+		    (t == e || *t == ';')) {
+			double q = element_q(p, e);
+
+			if (q > best)
+				best = q;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return best;
+}
+
+/*
+ * OpenMetrics when the header names it with a q above 0 and at least the
+ * text format's (its most specific range's: text/plain, text/x, x/x);
+ * the text format otherwise, the fallback.
+ */
 enum om_format om_negotiate(const char *accept)
 {
-	return accepts(accept, "application/openmetrics-text") ?
-	       OM_OPENMETRICS : OM_PROMETHEUS;
+	double om = accept_q(accept, "application/openmetrics-text");
+	double text = accept_q(accept, "text/plain");
+
+	if (text < 0)
+		text = accept_q(accept, "text/*");
+	if (text < 0)
+		text = accept_q(accept, "*/*");
+	return om > 0 && om >= text ? OM_OPENMETRICS : OM_PROMETHEUS;
 }
 
 bool om_wants_gzip(const char *accept_encoding)

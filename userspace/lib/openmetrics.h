@@ -150,6 +150,12 @@ unsigned int om_layout_histograms(struct om_layout *l, const char *patterns,
 /* Whether name matches one of patterns (NULL: every name). */
 bool om_match(const char *patterns, const char *name);
 
+/*
+ * A gauge's raw value in its base unit (raw * scale); U64_MAX, a cgroup
+ * file's "max" (no limit), is +Inf.
+ */
+double om_gauge_value(uint64_t raw, double scale);
+
 /* A series' values at a scrape. */
 struct om_value {
 	uint64_t last;			/* raw, as the ring has it */
@@ -199,7 +205,9 @@ int om_render(struct om_buf *b, enum om_format f, const struct om_layout *l,
 
 /*
  * The format an Accept header asks for: OpenMetrics when it names
- * application/openmetrics-text (without q=0), else the text format.
+ * application/openmetrics-text with a q above 0 and at least the text
+ * format's (text/plain's, else text/'s or the wildcard's), else the text
+ * format.
  */
 enum om_format om_negotiate(const char *accept);
 

@@ -14,10 +14,12 @@ int window_init(struct window *w, unsigned int nr_series, unsigned int nr_sub,
 		return -EINVAL;
 	w->nr_series = nr_series;
 	w->nr_sub = nr_sub;
-	w->width_ns = window_ns / nr_sub;
+	w->nr_slot = nr_sub + 1;
+	/* Rounded up: nr_sub of them span at least window_ns. */
+	w->width_ns = window_ns / nr_sub + !!(window_ns % nr_sub);
 	if (!nr_series)
 		return 0;
-	w->slot = calloc((size_t)nr_series * nr_sub, sizeof(*w->slot));
+	w->slot = calloc((size_t)nr_series * w->nr_slot, sizeof(*w->slot));
 	w->ref = calloc(nr_series, sizeof(*w->ref));
 	if (!w->slot || !w->ref) {
 		window_fini(w);
@@ -40,8 +42,8 @@ static struct window_slot *slot_at(struct window *w, unsigned int i,
 				   uint64_t t_ns)
 {
 	uint64_t k = t_ns / w->width_ns;
-	struct window_slot *s = &w->slot[(size_t)i * w->nr_sub +
-					 k % w->nr_sub];
+	struct window_slot *s = &w->slot[(size_t)i * w->nr_slot +
+					 k % w->nr_slot];
 
 	if (s->epoch != k + 1) {
 		s->epoch = k + 1;
@@ -106,17 +108,17 @@ bool window_query(const struct window *w, unsigned int i, uint64_t now_ns,
 	*max = *min = 0;
 	if (i >= w->nr_series)
 		return false;
-	for (j = 0; j < w->nr_sub; j++) {
-		const struct window_slot *s = &w->slot[(size_t)i * w->nr_sub +
+	for (j = 0; j < w->nr_slot; j++) {
+		const struct window_slot *s = &w->slot[(size_t)i * w->nr_slot +
 						       j];
 		uint64_t k;
 
 		if (!s->epoch)
 			continue;
 		k = s->epoch - 1;
-		/* In (now_k - nr_sub, now_k]; a later one (a clock that
+		/* In [now_k - nr_sub, now_k]; a later one (a clock that
 		 * went back) counts as now's. */
-		if (k + w->nr_sub <= now_k)
+		if (k + w->nr_sub < now_k)
 			continue;
 		seen = true;
 		if (!s->have)

@@ -5,13 +5,16 @@
  * ring of fixed sub-windows so that the window slides and no read
  * resets anything (several scrapers see the same answer).
  *
- * The window is nr_sub sub-windows of width_ns each, aligned on
- * multiples of width_ns of the sample clock (CLOCK_MONOTONIC).  Sub-window
- * k holds the samples with k * width_ns <= t < (k + 1) * width_ns.  A
- * query at time now covers the sub-windows k with
- * now / width_ns - nr_sub < k <= now / width_ns: every sample of the last
- * (nr_sub - 1) * width_ns, and at most width_ns older ones.  Its maximum
- * and minimum are exact over those sub-windows: every sample is seen.
+ * The window of window_ns is cut into nr_sub sub-windows of width_ns
+ * each (window_ns / nr_sub, rounded up), aligned on multiples of width_ns
+ * of the sample clock (CLOCK_MONOTONIC).  Sub-window k holds the samples
+ * with k * width_ns <= t < (k + 1) * width_ns.  A query at time now covers
+ * the current sub-window and the nr_sub before it, nr_sub + 1 in all (the
+ * ring's slots): now / width_ns - nr_sub <= k <= now / width_ns.  So it
+ * sees every sample of the last window_ns (now - window_ns <= t <= now),
+ * whatever the phase of now, and at most width_ns older ones.  Its
+ * maximum and minimum are exact over those sub-windows: every sample is
+ * seen.
  *
  * A gauge feeds its values (window_sample()).  A counter feeds its rate
  * (window_counter()): the increase over at least its refresh interval
@@ -42,8 +45,9 @@ struct window_ref {		/* a counter's last rate start */
 struct window {
 	unsigned int nr_series;
 	unsigned int nr_sub;
+	unsigned int nr_slot;		/* nr_sub + 1: a query's sub-windows */
 	uint64_t width_ns;
-	struct window_slot *slot;	/* nr_series * nr_sub */
+	struct window_slot *slot;	/* nr_series * nr_slot */
 	struct window_ref *ref;		/* nr_series */
 };
 

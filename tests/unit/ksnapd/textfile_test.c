@@ -350,9 +350,9 @@ static void test_histogram_in_the_file(void **state)
 	/* 1000..1099 but 9000 at row 37: 25 at most 1024, 99 at most
 	 * 2048, the 9000 past 8192. */
 	assert_non_null(strstr(s, "ksnap_cgroup_memory_current_distribution_"
-				  "bytes_bucket{cgroup=\"/x\",le=\"1024\"} 25\n"));
+				  "bytes_bucket{cgroup=\"/x\",le=\"1024.0\"} 25\n"));
 	assert_non_null(strstr(s, "ksnap_cgroup_memory_current_distribution_"
-				  "bytes_bucket{cgroup=\"/x\",le=\"8192\"} 99\n"));
+				  "bytes_bucket{cgroup=\"/x\",le=\"8192.0\"} 99\n"));
 	assert_non_null(strstr(s, "ksnap_cgroup_memory_current_distribution_"
 				  "bytes_bucket{cgroup=\"/x\",le=\"+Inf\"} 100\n"));
 	assert_non_null(strstr(s, "ksnap_cgroup_memory_current_distribution_"

@@ -98,9 +98,17 @@ static void test_parse_listen(void **state)
 	assert_int_equal(web_parse_listen(NULL, a, sizeof(a), &p), 0);
 	assert_string_equal(a, "127.0.0.1");
 	assert_int_equal(p, WEB_DEFAULT_PORT);
-	assert_int_equal(web_parse_listen(":9999", a, sizeof(a), &p), 0);
+	assert_int_equal(web_parse_listen("", a, sizeof(a), &p), 0);
 	assert_string_equal(a, "127.0.0.1");
+	assert_int_equal(p, WEB_DEFAULT_PORT);
+	/* :PORT is every address, as node_exporter's. */
+	assert_int_equal(web_parse_listen(":9999", a, sizeof(a), &p), 0);
+	if (strcmp(a, "::"))
+		fail_msg("':9999': expected address '::' (every address), "
+			 "got '%s'", a);
 	assert_int_equal(p, 9999);
+	assert_int_equal(web_parse_listen("[::]:9", a, sizeof(a), &p), 0);
+	assert_string_equal(a, "::");
 	assert_int_equal(web_parse_listen("0.0.0.0:80", a, sizeof(a), &p), 0);
 	assert_string_equal(a, "0.0.0.0");
 	assert_int_equal(p, 80);
@@ -119,6 +127,82 @@ static void test_parse_listen(void **state)
 	assert_int_equal(web_parse_listen("a:", a, sizeof(a), &p), -EINVAL);
 }
 
+/* --web.listen-address ADDR, with a space, as --web.listen-address=ADDR;
+ * the option alone before another option or at the end: the default. */
+static void listen_address_after_a_space(void **state)
+{
+	char *argv[] = { "ksnapd", "--web.listen-address", "0.0.0.0:9",
+			 "--web.listen-address", "--web.window", "5m",
+			 "--web.listen-address", NULL };
+	int next = 2;
+	const char *a;
+
+	a = web_listen_arg(NULL, argv, &next);
+	if (strcmp(a, "0.0.0.0:9"))
+		fail_msg("--web.listen-address 0.0.0.0:9: expected "
+			 "'0.0.0.0:9', got '%s'", a);
+	assert_int_equal(next, 3);
+	next = 4;
+	assert_string_equal(web_listen_arg(NULL, argv, &next), "");
+	assert_int_equal(next, 4);
+	next = 7;
+	assert_string_equal(web_listen_arg(NULL, argv, &next), "");
+	assert_int_equal(next, 7);
+	next = 3;
+	assert_string_equal(web_listen_arg(":9100", argv, &next), ":9100");
+	assert_int_equal(next, 3);
+}
+
+/* Whether a connection to addr (an IPv4 or IPv6 address) at port gets
+ * in; -1 when the family is not there to try. */
+static int connects(const char *addr)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	socklen_t len;
+	int fd, ok;
+
+	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		len = sizeof(*in4);
+	} else {
+		assert_int_equal(inet_pton(AF_INET6, addr, &in6->sin6_addr), 1);
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		len = sizeof(*in6);
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	ok = !connect(fd, (struct sockaddr *)&ss, len);
+	if (!ok && (errno == EADDRNOTAVAIL || errno == ENETUNREACH))
+		ok = -1;
+	close(fd);
+	return ok;
+}
+
+/* :PORT listens on every address, IPv4 and IPv6; the option alone on
+ * loopback only. */
+static void colon_port_listens_on_every_address(void **state)
+{
+	const struct web_config cfg = { .listen = ":0", .version = "test" };
+	int v6;
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	port = web_port(&w);
+	assert_true(port > 0);
+	assert_int_equal(connects("127.0.0.1"), 1);
+	v6 = connects("::1");
+	if (v6 == 0)
+		fail_msg(":%u: expected a connection to [::1]:%u, refused",
+			 port, port);
+	http("GET /metrics HTTP/1.1");
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+}
+
 static void test_paths_and_methods(void **state)
 {
 	http("GET / HTTP/1.1");
@@ -132,6 +216,34 @@ static void test_paths_and_methods(void **state)
 	http("HEAD /metrics HTTP/1.1");
 	assert_non_null(strstr(resp, "HTTP/1.1 200"));
 	assert_null(strstr(resp, "ksnap_build_info"));
+}
+
+/* ksnap_web_scrapes_total of a GET /metrics. */
+static unsigned long scrapes_of_a_get(void)
+{
+	const char *at;
+
+	http("GET /metrics HTTP/1.1");
+	at = strstr(resp, "\nksnap_web_scrapes_total ");
+	assert_non_null(at);
+	return strtoul(at + strlen("\nksnap_web_scrapes_total "), NULL, 10);
+}
+
+/* A HEAD request renders no exposition for a scraper: only GETs are
+ * counted. */
+static void head_is_not_a_scrape(void **state)
+{
+	unsigned long before, after;
+
+	before = scrapes_of_a_get();
+	http("HEAD /metrics HTTP/1.1");
+	assert_non_null(strstr(resp, "HTTP/1.1 200"));
+	http("HEAD /metrics HTTP/1.1");
+	after = scrapes_of_a_get();
+	if (after != before + 1)
+		fail_msg("two HEADs between two GETs: expected "
+			 "ksnap_web_scrapes_total %lu, got %lu", before + 1,
+			 after);
 }
 
 static void test_no_collection(void **state)
@@ -566,6 +678,99 @@ static void skipped_series_counted_once_across_set_changes(void **state)
 	render_has("\nksnap_web_series_skipped_total 3\n");
 }
 
+/* A cgroup without a limit ("max", U64_MAX in the ring): +Inf, in its
+ * window too; a limit set later is a finite window minimum. */
+static void an_unlimited_limit_is_inf_in_the_window(void **state)
+{
+	static struct ksnap_column lim[1] = {
+		{ .metric = "memory.max", .field = "cgroup", .value = "/x",
+		  .description = "hard limit, U64_MAX for max, bytes" },
+	};
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 1, .period_ns = 10 * MS, .columns = lim,
+	};
+	uint64_t v = UINT64_MAX;
+
+	c.start_mono_ns = web_now_ns();
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	row_values(&c, 1, &v);
+	render_has("\nksnap_cgroup_memory_max_bytes{cgroup=\"/x\"} +Inf\n");
+	render_has("\nksnap_cgroup_memory_max_window_max_bytes"
+		   "{cgroup=\"/x\"} +Inf\n");
+	v = 4096;
+	row_values(&c, 1, &v);
+	render_has("\nksnap_cgroup_memory_max_window_max_bytes"
+		   "{cgroup=\"/x\"} +Inf\n");
+	render_has("\nksnap_cgroup_memory_max_window_min_bytes"
+		   "{cgroup=\"/x\"} 4096\n");
+}
+
+/* --- a layout change during a scrape ------------------------------------ */
+
+static unsigned int changes_left;
+static struct ksnap_coll changing;
+
+/* Between a scrape's two locked sections: the next set, /y's cgroup and
+ * then not, while changes_left. */
+static void change_the_set(void *arg)
+{
+	(void)arg;
+	if (!changes_left)
+		return;
+	changes_left--;
+	if (changing.columns == cols3)
+		set_change(&changing, cols, 2);
+	else
+		set_change(&changing, cols3, 3);
+}
+
+static void start_changing(void)
+{
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0", .window_ns = 60000 * MS,
+		.between_hook = change_the_set,
+	};
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	collection();
+	changing = (struct ksnap_coll){
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 2, .period_ns = 10 * MS, .columns = cols,
+	};
+}
+
+/*
+ * The set changes between the scrape's taking of the layout and its copy
+ * of the values: the scrape still carries every series, with its window
+ * (never a scrape of ksnapd's own series alone).
+ */
+static void a_layout_change_during_a_scrape_leaves_it_whole(void **state)
+{
+	start_changing();
+	changes_left = 1;
+	render_has("\nksnap_cgroup_memory_current_window_max_bytes"
+		   "{cgroup=\"/x\"} 9000\n");
+	assert_int_equal(changes_left, 0);
+	render_has("\nksnap_vmstat_pgfault_total 1490\n");
+}
+
+/* A change at every attempt: the scrape is still whole, after a bounded
+ * number of them. */
+static void endless_layout_changes_still_leave_a_scrape_whole(void **state)
+{
+	start_changing();
+	changes_left = 1000;
+	render_has("\nksnap_cgroup_memory_current_window_max_bytes"
+		   "{cgroup=\"/x\"} 9000\n");
+	if (changes_left < 1000 - WEB_RENDER_TRIES)
+		fail_msg("a scrape during endless set changes: expected at "
+			 "most %d attempts, got %u", WEB_RENDER_TRIES,
+			 1000 - changes_left);
+	changes_left = 0;
+}
+
 static void test_bind_error(void **state)
 {
 	struct web w2;
@@ -584,7 +789,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_listen),
+		cmocka_unit_test(listen_address_after_a_space),
+		cmocka_unit_test_setup_teardown(
+			colon_port_listens_on_every_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_paths_and_methods, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(head_is_not_a_scrape, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_no_collection, setup,
 						teardown),
@@ -609,6 +819,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			skipped_series_counted_once_across_set_changes, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			an_unlimited_limit_is_inf_in_the_window, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			a_layout_change_during_a_scrape_leaves_it_whole, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			endless_layout_changes_still_leave_a_scrape_whole,
+			setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

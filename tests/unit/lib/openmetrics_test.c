@@ -6,6 +6,7 @@
  * renderings of one small collection.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -177,6 +178,44 @@ static void test_negotiate(void **state)
 				      "q=0.1"), OM_OPENMETRICS);
 	assert_int_equal(om_negotiate("text/plain, application/"
 				      "openmetrics-text; q=0"), OM_PROMETHEUS);
+	assert_int_equal(om_negotiate("application/openmetrics-text"),
+			 OM_OPENMETRICS);
+	assert_int_equal(om_negotiate("application/openmetrics-text;q=0.3,"
+				      "*/*;q=0.1"), OM_OPENMETRICS);
+	/* What Prometheus 3 sends by default. */
+	assert_int_equal(om_negotiate("application/openmetrics-text;version="
+				      "1.0.0;escaping=allow-utf-8;q=0.6,"
+				      "application/openmetrics-text;version="
+				      "0.0.1;q=0.5,text/plain;version=1.0.0;"
+				      "escaping=allow-utf-8;q=0.4,text/plain;"
+				      "version=0.0.4;q=0.3,*/*;q=0.2"),
+			 OM_OPENMETRICS);
+}
+
+/* The text format preferred by its q, not only at OpenMetrics' q=0. */
+static void text_format_preferred_by_q_wins(void **state)
+{
+	static const char *const prefer_text[] = {
+		/* scrape_protocols: [PrometheusText0.0.4,
+		 * OpenMetricsText1.0.0] */
+		"text/plain;version=0.0.4;q=0.5,application/openmetrics-text;"
+		"version=1.0.0;q=0.4,*/*;q=0.3",
+		"application/openmetrics-text;q=0.5,text/plain;q=0.9",
+		"text/plain, application/openmetrics-text; q=0.8",
+		"application/openmetrics-text;q=0.3,text/*;q=0.4",
+		"application/openmetrics-text;q=0.3,*/*;q=0.4",
+		"application/openmetrics-text ; Q=0.1 , text/plain",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(prefer_text) / sizeof(prefer_text[0]); i++)
+		if (om_negotiate(prefer_text[i]) != OM_PROMETHEUS)
+			fail_msg("Accept: %s: expected the text format, got "
+				 "OpenMetrics", prefer_text[i]);
+}
+
+static void test_gzip(void **state)
+{
 	assert_true(om_wants_gzip("gzip"));
 	assert_true(om_wants_gzip("deflate, gzip;q=1.0, *;q=0.5"));
 	assert_false(om_wants_gzip("gzip;q=0"));
@@ -364,11 +403,11 @@ static void test_histogram(void **state)
 				    "distribution_bytes histogram\n"));
 	assert_non_null(strstr(b.p,
 		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
-		"{cgroup=\"/\",le=\"10\"} 2\n"
+		"{cgroup=\"/\",le=\"10.0\"} 2\n"
 		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
-		"{cgroup=\"/\",le=\"100\"} 4\n"
+		"{cgroup=\"/\",le=\"100.0\"} 4\n"
 		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
-		"{cgroup=\"/\",le=\"1000\"} 5\n"
+		"{cgroup=\"/\",le=\"1000.0\"} 5\n"
 		"ksnap_cgroup_memory_current_distribution_bytes_bucket"
 		"{cgroup=\"/\",le=\"+Inf\"} 6\n"
 		"ksnap_cgroup_memory_current_distribution_bytes_sum"
@@ -384,6 +423,105 @@ static void test_histogram(void **state)
 				    "_bytes bytes\n"));
 	om_buf_free(&b);
 	om_layout_free(&l);
+}
+
+/* A limit of "max" (U64_MAX in the ring) is +Inf, its HELP says so; a
+ * counter is never +Inf. */
+static void unlimited_limit_is_inf(void **state)
+{
+	static const struct ksnap_column lim[] = {
+		{ .metric = "memory.max", .field = "cgroup", .value = "/",
+		  .description = "hard limit, U64_MAX for max, bytes" },
+		{ .metric = "memory.max", .field = "cgroup", .value = "/a",
+		  .description = "hard limit, U64_MAX for max, bytes" },
+	};
+	static const char *const want[] = {
+		"\nksnap_cgroup_memory_max_bytes{cgroup=\"/\"} +Inf\n",
+		"\nksnap_cgroup_memory_max_bytes{cgroup=\"/a\"} 4096\n",
+		"\nksnap_cgroup_memory_max_window_max_bytes{cgroup=\"/\"} +Inf\n",
+		"\nksnap_cgroup_memory_max_window_min_bytes{cgroup=\"/\"} 4096\n",
+		"# HELP ksnap_cgroup_memory_max_bytes hard limit, +Inf for max, "
+		"bytes\n",
+	};
+	struct om_layout l;
+	struct om_value v[2];
+	struct om_buf b = { 0 };
+	unsigned int i, f;
+
+	assert_int_equal(om_layout_build(&l, lim, 2, NULL), 0);
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < 2; i++) {
+		v[i].alive = v[i].have_window = true;
+		v[i].last = 4096;
+		v[i].wmax = v[i].wmin = 4096;
+	}
+	v[0].last = UINT64_MAX;
+	v[0].wmax = om_gauge_value(UINT64_MAX, 1);
+	for (f = OM_PROMETHEUS; f <= OM_OPENMETRICS; f++) {
+		assert_int_equal(om_render(&b, f, &l, v, &self), 0);
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+			if (!strstr(b.p, want[i])) {
+				fputs(b.p, stderr);
+				fail_msg("format %u: expected %s(the "
+					 "exposition above)", f, want[i]);
+			}
+		assert_null(strstr(b.p, "18446744073709551615"));
+		assert_null(strstr(b.p, "U64_MAX"));
+		om_buf_free(&b);
+	}
+	om_layout_free(&l);
+	assert_true(om_gauge_value(UINT64_MAX, 1e-9) == INFINITY);
+	assert_true(om_gauge_value(UINT64_MAX - 1, 1) < INFINITY);
+	assert_true(om_gauge_value(1500, 1e-3) == 1.5);
+}
+
+/* Bucket bounds as Prometheus writes them (strconv 'g', shortest, an
+ * integer with ".0"), so that a series keeps its le across exporters. */
+static void le_values_are_canonical(void **state)
+{
+	static const struct {
+		struct om_hist_spec spec;
+		const char *le[4];
+	} cases[] = {
+		{ { 1, 2, 3 }, { "1.0", "2.0", "4.0", "+Inf" } },
+		{ { 1024, 1024, 3 }, { "1024.0", "1.048576e+06",
+				       "1.073741824e+09", "+Inf" } },
+		{ { 0.5, 10, 3 }, { "0.5", "5.0", "50.0", "+Inf" } },
+		{ { 0.001, 10, 2 }, { "0.001", "0.01", "+Inf", NULL } },
+		{ { 0.00001, 1, 1 }, { "1e-05", "+Inf", NULL, NULL } },
+		{ { 100000, 10, 2 }, { "100000.0", "1e+06", "+Inf", NULL } },
+	};
+	unsigned int c, k;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct om_layout l;
+		struct om_value v[3];
+		struct om_hist h = { 0 };
+		struct om_buf b = { 0 };
+		char want[128];
+
+		assert_int_equal(om_layout_build(&l, cols, 4, NULL), 0);
+		assert_int_equal(om_layout_histograms(&l, "ksnap_cgroup_*",
+						      &cases[c].spec), 1);
+		memset(v, 0, sizeof(v));
+		v[1].alive = true;
+		v[1].hist = &h;
+		assert_int_equal(om_render(&b, OM_OPENMETRICS, &l, v, &self),
+				 0);
+		for (k = 0; k < 4 && cases[c].le[k]; k++) {
+			snprintf(want, sizeof(want), "_bucket{cgroup=\"/\","
+				 "le=\"%s\"} 0\n", cases[c].le[k]);
+			if (!strstr(b.p, want)) {
+				fputs(b.p, stderr);
+				fail_msg("buckets %g x %g: expected %s(the "
+					 "exposition above)",
+					 cases[c].spec.start,
+					 cases[c].spec.factor, want);
+			}
+		}
+		om_buf_free(&b);
+		om_layout_free(&l);
+	}
 }
 
 static void test_render_dead_series(void **state)
@@ -414,6 +552,10 @@ int main(void)
 		cmocka_unit_test(test_cgroup_ids),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_negotiate),
+		cmocka_unit_test(text_format_preferred_by_q_wins),
+		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(unlimited_limit_is_inf),
+		cmocka_unit_test(le_values_are_canonical),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_render_prometheus),
 		cmocka_unit_test(test_render_openmetrics),

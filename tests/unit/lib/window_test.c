@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The window ring (window.h): it slides sub-window by sub-window, a query
- * never resets anything (two readers see the same), its maximum and
- * minimum are exact over the sub-windows it covers, a series without a
- * sample in the window is gone, and a counter's rate is taken over its
- * interval, not over one sampling period.
+ * sees every sample of the last window whatever its phase, never resets
+ * anything (two readers see the same), its maximum and minimum are exact
+ * over the sub-windows it covers, a series without a sample in the window
+ * is gone, and a counter's rate is taken over its interval, not over one
+ * sampling period.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -98,15 +99,20 @@ static void test_slides(void **state)
 	window_sample(&w, 0, 100 * S, 1000);	/* sub-window 10 */
 	for (t = 101 * S; t <= 155 * S; t += S)
 		window_sample(&w, 0, t, 5);
-	/* At 155 s: sub-windows 10..15, the spike still in. */
-	assert_true(window_query(&w, 0, 155 * S, &max, &min, &have));
-	assert_true(max == 1000 && min == 5);
-	/* Sub-window 16 begins: 10 falls out. */
-	window_sample(&w, 0, 160 * S, 6);
+	/* At 160 s: sub-windows 10..16, the spike (60 s old) still in, and
+	 * at 169 s too, 69 s old: at most a sub-window more than the
+	 * window. */
+	window_sample(&w, 0, 160 * S, 5);
 	assert_true(window_query(&w, 0, 160 * S, &max, &min, &have));
-	assert_true(max == 6 && min == 5);
-	/* The ring reuses sub-window 10's slot for 16, and keeps 11..15. */
+	assert_true(max == 1000 && min == 5);
 	assert_true(window_query(&w, 0, 169 * S, &max, &min, &have));
+	assert_true(max == 1000 && min == 5);
+	/* Sub-window 17 begins: 10 falls out. */
+	window_sample(&w, 0, 170 * S, 6);
+	assert_true(window_query(&w, 0, 170 * S, &max, &min, &have));
+	assert_true(max == 6 && min == 5);
+	/* The ring reuses sub-window 10's slot for 17, and keeps 11..16. */
+	assert_true(window_query(&w, 0, 179 * S, &max, &min, &have));
 	assert_true(max == 6 && min == 5);
 	window_fini(&w);
 }
@@ -121,16 +127,75 @@ static void test_gone_after_window(void **state)
 	window_sample(&w, 0, 100 * S, 1);
 	window_sample(&w, 1, 100 * S, 1);
 	window_sample(&w, 1, 130 * S, 2);
-	assert_true(window_query(&w, 0, 159 * S, &max, &min, &have));
-	assert_false(window_query(&w, 0, 160 * S, &max, &min, &have));
-	assert_true(window_query(&w, 1, 160 * S, &max, &min, &have));
+	assert_true(window_query(&w, 0, 169 * S, &max, &min, &have));
+	assert_false(window_query(&w, 0, 170 * S, &max, &min, &have));
+	assert_true(window_query(&w, 1, 170 * S, &max, &min, &have));
 	assert_true(max == 2 && min == 2);
-	assert_false(window_query(&w, 1, 190 * S, &max, &min, &have));
+	assert_false(window_query(&w, 1, 200 * S, &max, &min, &have));
 	/* No sample ever. */
 	window_fini(&w);
 	setup_window(&w, 1);
 	assert_false(window_query(&w, 0, 10 * S, &max, &min, &have));
 	window_fini(&w);
+}
+
+/* A spike 55 s before the query, at 60 s of window: in sub-window 10 of a
+ * query in sub-window 16, older than the last five sub-windows. */
+static void test_spike_55s_ago_seen(void **state)
+{
+	struct window w;
+	double max, min;
+	bool have;
+	uint64_t t;
+
+	setup_window(&w, 1);
+	for (t = 100 * S; t <= 160 * S; t += 10 * MS)
+		window_sample(&w, 0, t, t == 105 * S ? 1e9 : 1);
+	assert_true(window_query(&w, 0, 160 * S, &max, &min, &have));
+	if (max != 1e9)
+		fail_msg("a spike 55 s before the query, 60 s window: "
+			 "expected max 1e9, got %g", max);
+	window_fini(&w);
+}
+
+/*
+ * Every sample of the last window_ns is seen, whatever the phase of the
+ * spike and of the query against the sub-windows: a spike at every
+ * 250 ms of age from 0 to the window, queried at every 250 ms of a
+ * sub-window, and a window that is not a multiple of the sub-windows.
+ */
+static void test_every_sample_of_the_window(void **state)
+{
+	static const uint64_t windows[] = { 60 * S, 61 * S + 7, 7 * S };
+	unsigned int wi;
+
+	for (wi = 0; wi < sizeof(windows) / sizeof(windows[0]); wi++) {
+		uint64_t win = windows[wi], q, age;
+
+		for (q = 300 * S; q < 300 * S + 11 * S; q += 250 * MS) {
+			for (age = 0; age <= win; age += 250 * MS) {
+				struct window w;
+				double max, min;
+				bool have;
+
+				assert_int_equal(window_init(&w, 1, 6, win), 0);
+				window_sample(&w, 0, q - win, 1);
+				window_sample(&w, 0, q - age, 1e9);
+				window_sample(&w, 0, q, 1);
+				assert_true(window_query(&w, 0, q, &max, &min,
+							 &have));
+				if (max != 1e9)
+					fail_msg("window %llu ns, query at "
+						 "%llu ns: a spike %llu ns "
+						 "old: expected max 1e9, "
+						 "got %g",
+						 (unsigned long long)win,
+						 (unsigned long long)q,
+						 (unsigned long long)age, max);
+				window_fini(&w);
+			}
+		}
+	}
 }
 
 /* A counter refreshed every 2 s, read every 10 ms: 1000/s, not 200 times
@@ -184,6 +249,8 @@ int main(void)
 		cmocka_unit_test(test_read_never_resets),
 		cmocka_unit_test(test_slides),
 		cmocka_unit_test(test_gone_after_window),
+		cmocka_unit_test(test_spike_55s_ago_seen),
+		cmocka_unit_test(test_every_sample_of_the_window),
 		cmocka_unit_test(test_counter_interval),
 		cmocka_unit_test(test_counter_peak_and_reset),
 	};
