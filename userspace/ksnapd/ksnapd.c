@@ -447,7 +447,9 @@ static void ring_error(const struct ksnap_ring *r, const char *dev, int ret)
 			KSNAP_ABI_VERSION);
 		break;
 	case -EBUSY:
-		fprintf(stderr, "ksnapd: %s: %s: is another ksnapd running?\n",
+		fprintf(stderr, "ksnapd: %s: %s: another reader holds it (the "
+			"packaged service ksnapd.service, or another "
+			"ksnapd); without --no-wait ksnapd waits for it\n",
 			dev, strerror(-ret));
 		break;
 	default:
