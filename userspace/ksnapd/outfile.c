@@ -10,6 +10,7 @@
 
 #include "msg.h"
 #include "outfile.h"
+#include "retain.h"
 #include "summary.h"
 #include "sys.h"
 
@@ -161,7 +162,7 @@ void ksnapd_outfile_fini(struct ksnapd_outfile *o)
 	ksnap_durable_fini(&o->durable);
 }
 
-/* Open o->path (O_TRUNC, O_EXCL or O_APPEND in flags) as the sink. */
+/* Open o->path (O_EXCL or O_APPEND in flags) as the sink. */
 static int open_file(struct ksnapd_outfile *o, int flags)
 {
 	struct stat st;
@@ -232,7 +233,30 @@ static int split_name(const struct ksnapd_outfile *o, char *base,
 	return w < 0 || (size_t)w >= size - len ? -ENAMETOOLONG : 0;
 }
 
-/* The collection's file, truncated as gVisor does at a start. */
+/* Move an earlier run's files named base aside (retain.h). */
+static int move_aside(struct ksnapd_outfile *o, const char *base)
+{
+	int ret = ksnapd_move_aside(base, o->cfg.log, o->err, o->errlen);
+
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Create o->path, never truncating: a file there is an earlier run's
+ * (with "%g", of a collection number the module gave before it was
+ * reloaded), moved aside with its siblings first.
+ */
+static int create_file(struct ksnapd_outfile *o)
+{
+	int ret = open_file(o, O_EXCL);
+
+	if (ret != -EEXIST)
+		return ret;
+	ret = move_aside(o, o->path);
+	return ret ? ret : open_file(o, O_EXCL);
+}
+
+/* The collection's file, created (never truncated) at its start. */
 static int open_collection_file(struct ksnapd_outfile *o, uint32_t gen,
 				uint64_t first_position)
 {
@@ -246,12 +270,19 @@ static int open_collection_file(struct ksnapd_outfile *o, uint32_t gen,
 	if (ret)
 		return fail(o, ret, "%.200s: output file name too long",
 			    o->cfg.path);
+	/* A run's first file: whatever an earlier run left goes aside. */
+	if (o->collections == 1 && o->streams == 1 &&
+	    !strstr(o->cfg.path, "%g")) {
+		ret = move_aside(o, base);
+		if (ret)
+			return ret;
+	}
 	if (first_position) {
 		ret = open_resumed(o, base);
 	} else {
 		/* The name, not the PATH_MAX bytes of base past its end. */
 		memcpy(o->path, base, strlen(base) + 1);
-		ret = open_file(o, O_TRUNC);
+		ret = create_file(o);
 	}
 	if (ret)
 		return ret;

@@ -5,11 +5,14 @@
  * closes the output's file descriptor; ksnapd.c gives it a path, or none
  * for standard output.
  *
- * Files.  A collection's file is created, or truncated as gVisor does,
- * when the collection begins: the first of a run goes to FILE, the next
- * ones to FILE.2, FILE.3, ..., or, when FILE holds "%g", to FILE with the
- * kernel's collection number in its place (ksnapd_output_name()).  On
- * standard output the streams follow one another.
+ * Files.  A collection's file is created when the collection begins,
+ * never truncated: the first of a run goes to FILE, the next ones to
+ * FILE.2, FILE.3, ..., or, when FILE holds "%g", to FILE with the
+ * kernel's collection number in its place (ksnapd_output_name()).  Before
+ * a run's first file, the files an earlier run left under FILE's names are
+ * moved aside (retain.h), and so is a file found under a name about to be
+ * created (O_EXCL), with its siblings.  On standard output the streams
+ * follow one another.
  *
  * Resume.  A collection an earlier reader had begun (first_position is not
  * 0: a killed ksnapd) may have its first part in FILE: that file is never
