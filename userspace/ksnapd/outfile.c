@@ -270,8 +270,13 @@ static int open_collection_file(struct ksnapd_outfile *o, uint32_t gen,
 	if (ret)
 		return fail(o, ret, "%.200s: output file name too long",
 			    o->cfg.path);
-	/* A run's first file: whatever an earlier run left goes aside. */
-	if (o->collections == 1 && o->streams == 1 &&
+	/*
+	 * A run's first file: whatever an earlier run left goes aside,
+	 * unless this run resumes the collection one of those files holds
+	 * the first part of (they stay; a later name found taken goes
+	 * aside when it is created).
+	 */
+	if (o->collections == 1 && o->streams == 1 && !first_position &&
 	    !strstr(o->cfg.path, "%g")) {
 		ret = move_aside(o, base);
 		if (ret)

@@ -10,8 +10,9 @@
  * FILE.2, FILE.3, ..., or, when FILE holds "%g", to FILE with the
  * kernel's collection number in its place (ksnapd_output_name()).  Before
  * a run's first file, the files an earlier run left under FILE's names are
- * moved aside (retain.h), and so is a file found under a name about to be
- * created (O_EXCL), with its siblings.  On standard output the streams
+ * moved aside (retain.h), unless the run resumes a collection (below); and
+ * so is a file found under a name about to be created (O_EXCL), with its
+ * siblings.  On standard output the streams
  * follow one another.
  *
  * Resume.  A collection an earlier reader had begun (first_position is not

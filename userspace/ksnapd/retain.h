@@ -10,7 +10,8 @@
  * ksnapd's, and nothing else is moved or removed.
  *
  * Moved aside.  A run never truncates a file and never writes among an
- * earlier run's: before its first collection's file is created, the files
+ * earlier run's: before its first collection's file is created (unless
+ * it resumes a collection an earlier run began: outfile.h), the files
  * named BASE (that file's name), BASE.N, BASE.resumed.N and
  * BASE.N.resumed.M are renamed to BASE.old.K, BASE.old.K.N, ..., their
  * suffix kept, K one past the highest BASE.old.K there (1 when none): the

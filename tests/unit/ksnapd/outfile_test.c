@@ -284,6 +284,36 @@ static void a_restart_moves_the_earlier_runs_files_aside_never_truncating(
 }
 
 /*
+ * A run that resumes a collection leaves the earlier run's files where
+ * they are: one of them holds that collection's first part.
+ */
+static void a_resumed_run_leaves_the_earlier_runs_files_in_place(void **s)
+{
+	char dir[] = "/tmp/ksnap-outfile-XXXXXX", path[64], p[128];
+	uint64_t pos;
+
+	assert_non_null(mkdtemp(dir));
+	put_file(dir, "out.tsv", "the killed run's part");
+	snprintf(path, sizeof(path), "%s/out.tsv", dir);
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	for (pos = 0; pos < 6; pos++)
+		fake_ring_push(&fr, (pos + 1) * 1000, pos);
+	fr.cons->tail = 4;		/* the killed ksnapd got this far */
+	cfg.out_path = path;
+	attach(false);
+	script = stop_now;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_string_equal(file_text(dir, "out.tsv"), "the killed run's part");
+	assert_string_equal(file_text(dir, "out.tsv.old.1"), "(none)");
+	snprintf(p, sizeof(p), "%s/out.tsv.resumed.1", dir);
+	assert_string_equal(d.out.path, p);
+	snprintf(p, sizeof(p), "%s/out.tsv", dir);
+	unlink(p);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
  * Streams that follow one another on one output: each ADLER32 line sums
  * its own stream's lines alone, from 0.  Checked against Adler-32 computed
  * here over the second stream's bytes; a sum that went on from the first
@@ -874,6 +904,7 @@ int main(void)
 		T(lossy_end_while_full_keeps_adler32_last_and_unframed),
 		T(journal_stdout_gets_each_line_as_an_entry),
 		T(a_restart_moves_the_earlier_runs_files_aside_never_truncating),
+		T(a_resumed_run_leaves_the_earlier_runs_files_in_place),
 		T(other_journal_stream_leaves_stdout_a_stream),
 	};
 
