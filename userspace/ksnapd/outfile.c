@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "msg.h"
 #include "outfile.h"
-#include "retain.h"
 #include "summary.h"
 #include "sys.h"
 
@@ -296,6 +296,42 @@ static int open_collection_file(struct ksnapd_outfile *o, uint32_t gen,
 	return 0;
 }
 
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Keep the files within cfg.retain, counting what was removed in this
+ * stream's STATS; a failure is said (once until it changes), not fatal.
+ */
+static void retain(struct ksnapd_outfile *o)
+{
+	const struct ksnapd_retain_limits *lim = &o->cfg.retain;
+	const char *slash = strrchr(o->cfg.path, '/');
+	char err[sizeof(o->retain_err)];
+	int ret;
+
+	if (!lim->max_size && !lim->max_age_ns)
+		return;
+	if (slash && memchr(o->cfg.path, '%', (size_t)(slash - o->cfg.path)))
+		return;		/* a directory per collection (%g) */
+	o->retain_next_ns = (uint64_t)clock_ns(CLOCK_MONOTONIC) +
+			    KSNAPD_RETAIN_INTERVAL_NS;
+	err[0] = '\0';
+	ret = ksnapd_retain(o->cfg.path, o->sink.fd >= 0 ? o->path : NULL,
+			    lim, clock_ns(CLOCK_REALTIME),
+			    &o->count.files_removed, &o->count.bytes_removed,
+			    o->cfg.log, err, sizeof(err));
+	if (ret && strcmp(err, o->retain_err))
+		say(o, "ksnapd: retention: %s: the output may grow past its "
+		    "limits\n", err);
+	snprintf(o->retain_err, sizeof(o->retain_err), "%s", ret ? err : "");
+}
+
 /* META lines, START_TIME, column header: the start of a stream. */
 static int stream_head(struct ksnapd_outfile *o)
 {
@@ -332,6 +368,8 @@ int ksnapd_outfile_begin(void *self, const struct ksnap_coll *c,
 	memset(&o->count, 0, sizeof(o->count));
 	o->reopen = false;
 	o->state = KSNAPD_OUT_WRITING;
+	if (o->cfg.path)
+		retain(o);
 	return 0;
 }
 
@@ -451,6 +489,9 @@ int ksnapd_outfile_wake(void *self)
 	ret = retry(o);
 	if (ret < 0)
 		return ret;
+	if (o->cfg.path && o->state != KSNAPD_OUT_IDLE &&
+	    (uint64_t)clock_ns(CLOCK_MONOTONIC) >= o->retain_next_ns)
+		retain(o);
 	/* SIGHUP: rows from here on go to the new file. */
 	return o->reopen ? reopen(o) : 0;
 }
@@ -542,6 +583,8 @@ static void fill_stats(const struct ksnapd_outfile *o,
 				o->count.read_sum_ns);
 	st->ksnapd_rows_dropped = o->count.dropped;
 	st->ksnapd_rows_in_earlier_files = o->count.in_earlier_files;
+	st->ksnapd_files_removed = o->count.files_removed;
+	st->ksnapd_bytes_removed = o->count.bytes_removed;
 }
 
 /* Ended, the output full: wait for room (1), unless ksnapd is stopping. */

@@ -314,6 +314,32 @@ static void a_resumed_run_leaves_the_earlier_runs_files_in_place(void **s)
 }
 
 /*
+ * Retention (--output-max-size): the earlier run's file, moved aside, is
+ * over the cap and closed: removed when the collection's file is created,
+ * and counted in that collection's STATS.
+ */
+static void retention_removes_closed_files_and_stats_count_them(void **s)
+{
+	char dir[] = "/tmp/ksnap-outfile-XXXXXX", path[64];
+
+	assert_non_null(mkdtemp(dir));
+	put_file(dir, "out.tsv", "run 1, collection 1");
+	snprintf(path, sizeof(path), "%s/out.tsv", dir);
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 0);
+	cfg.out_path = path;
+	cfg.out_retain.max_size = 1;
+	attach(false);
+	script = stop_now;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_string_equal(file_text(dir, "out.tsv.old.1"), "(none)");
+	assert_contains(output(), "\"ksnapd_files_removed\":1,"
+			"\"ksnapd_bytes_removed\":19");
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
  * Streams that follow one another on one output: each ADLER32 line sums
  * its own stream's lines alone, from 0.  Checked against Adler-32 computed
  * here over the second stream's bytes; a sum that went on from the first
@@ -904,6 +930,7 @@ int main(void)
 		T(lossy_end_while_full_keeps_adler32_last_and_unframed),
 		T(journal_stdout_gets_each_line_as_an_entry),
 		T(a_restart_moves_the_earlier_runs_files_aside_never_truncating),
+		T(retention_removes_closed_files_and_stats_count_them),
 		T(a_resumed_run_leaves_the_earlier_runs_files_in_place),
 		T(other_journal_stream_leaves_stdout_a_stream),
 	};
