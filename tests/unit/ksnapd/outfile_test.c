@@ -283,6 +283,48 @@ static void a_restart_moves_the_earlier_runs_files_aside_never_truncating(
 	assert_int_equal(rmdir(dir), 0);
 }
 
+static char wake_dir[32];
+
+/* While the collection runs: a closed file appears, and the next check
+ * is due (the 10 s between checks gone by). */
+static void file_appears_then_stop(int call)
+{
+	if (call == 1) {
+		put_file(wake_dir, "out.tsv.old.1", "12345");
+		d.out.retain_next_ns = 0;
+	} else if (call == 2) {
+		fake_ring_push(&fr, 2000, 1);
+	} else if (call == 3) {
+		fake_ring_stop(&fr);
+	}
+}
+
+/*
+ * Retention runs while a collection is written too, not only when a file
+ * is created: the file that appeared is removed at the wake-up its check
+ * is due, and counted in the STATS of the stream being written.
+ */
+static void retention_runs_while_a_collection_is_written(void **s)
+{
+	char path[64];
+
+	snprintf(wake_dir, sizeof(wake_dir), "/tmp/ksnap-outfile-XXXXXX");
+	assert_non_null(mkdtemp(wake_dir));
+	snprintf(path, sizeof(path), "%s/out.tsv", wake_dir);
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 0);
+	cfg.out_path = path;
+	cfg.out_retain.max_size = 1;
+	attach(false);
+	script = file_appears_then_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_string_equal(file_text(wake_dir, "out.tsv.old.1"), "(none)");
+	assert_contains(output(), "\"ksnapd_files_removed\":1,"
+			"\"ksnapd_bytes_removed\":5");
+	assert_int_equal(rmdir(wake_dir), 0);
+}
+
 /*
  * A run that resumes a collection leaves the earlier run's files where
  * they are: one of them holds that collection's first part.
@@ -931,6 +973,7 @@ int main(void)
 		T(journal_stdout_gets_each_line_as_an_entry),
 		T(a_restart_moves_the_earlier_runs_files_aside_never_truncating),
 		T(retention_removes_closed_files_and_stats_count_them),
+		T(retention_runs_while_a_collection_is_written),
 		T(a_resumed_run_leaves_the_earlier_runs_files_in_place),
 		T(other_journal_stream_leaves_stdout_a_stream),
 	};
