@@ -28,7 +28,8 @@ rm -rf $ctx && mkdir -p $ctx
 deb=$(ls /guest/files/ksnapd_"$(dpkg-query -W -f '${Version}' ksnapd)"_*.deb 2>/dev/null | head -n 1)
 cp "$deb" /guest/files/Containerfile $ctx/
 t=$(date +%s)
-podman build --network none --build-arg BASE=$base -f $ctx/Containerfile -t $image $ctx \
+podman build --network none --build-arg BASE=$base --build-arg APT_UPDATE=no \
+	-f $ctx/Containerfile -t $image $ctx \
 	> $out.build.log 2>&1
 check_st "podman builds deploy/Containerfile on it with the ksnapd package" 0 $? $out.build.log
 figure "podman-build-s" $(( $(date +%s) - t ))

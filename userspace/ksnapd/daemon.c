@@ -15,6 +15,7 @@ static int add_output(struct ksnapd *d, const struct ksnapd_config *cfg)
 	const struct ksnapd_outfile_config out = {
 		.path = cfg->out_path,
 		.lossy = cfg->lossy,
+		.retain = cfg->out_retain,
 		.once = cfg->once,
 		.log = cfg->log,
 	};

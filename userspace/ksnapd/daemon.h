@@ -62,6 +62,8 @@ struct ksnapd_config {
 	const char *out_path;
 	bool lossy;			/* the lossy stream format */
 	bool once;			/* exit after the first collection */
+	/* --output-max-size, --output-max-age (retain.h); 0: none. */
+	struct ksnapd_retain_limits out_retain;
 	FILE *log;			/* summaries and notices, or NULL */
 
 	/*

@@ -33,21 +33,43 @@ static bool missing(int err)
 	return err == -ENOENT || err == -ENODEV || err == -ENXIO;
 }
 
+/* Why the device could not be opened, said while waiting for it. */
+static void say_wait(FILE *log, const char *dev, int err, unsigned int ms,
+		     bool *said_busy)
+{
+	if (!log)
+		return;
+	if (err != -EBUSY) {
+		fprintf(log, "ksnapd: %s: %s: waiting for it, next try in "
+			"%u.%u s\n", dev, strerror(-err), ms / 1000,
+			ms % 1000 / 100);
+		*said_busy = false;
+		return;
+	}
+	if (*said_busy)
+		return;
+	*said_busy = true;
+	fprintf(log, "ksnapd: %s: %s: another reader holds it (one reader at "
+		"a time: on a host with the ksnapd package, the packaged "
+		"service ksnapd.service owns it; stop it there with "
+		"\"systemctl disable --now ksnapd.service\", or stop the "
+		"other ksnapd); waiting for it, trying again up to every "
+		"%u s\n", dev, strerror(-err), KSNAPD_WAIT_MAX_MS / 1000);
+}
+
 int ksnapd_open_ring(struct ksnap_ring *r, const char *dev, bool wait,
 		     int sigfd, FILE *log)
 {
 	unsigned int ms = KSNAPD_WAIT_FIRST_MS;
+	bool said_busy = false;
 	struct pollfd p;
 	int ret;
 
 	for (;;) {
 		ret = ksnap_ring_open(r, dev);
-		if (!wait || !missing(ret))
+		if (!wait || (!missing(ret) && ret != -EBUSY))
 			return ret;
-		if (log)
-			fprintf(log, "ksnapd: %s: %s: waiting for it, next try "
-				"in %u.%u s\n", dev, strerror(-ret), ms / 1000,
-				ms % 1000 / 100);
+		say_wait(log, dev, ret, ms, &said_busy);
 		p.fd = sigfd;
 		p.events = POLLIN;
 		p.revents = 0;

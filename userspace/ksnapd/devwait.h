@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Opening the ring, waiting for the device when it does not exist yet
- * (ksnapd started before the module is loaded, as systemd may do): a try
- * after 1 s, then 1.3 times longer at each try, up to 30 s between tries,
- * each said on the log, until the device appears or a stop signal comes.
+ * (ksnapd started before the module is loaded, as systemd may do) or is
+ * busy (another reader holds it open read-write: the packaged service
+ * beside a container's ksnapd): a try after 1 s, then 1.3 times longer at
+ * each try, up to 30 s between tries, until the device opens or a stop
+ * signal comes.  A missing device is said at each try, a busy one once,
+ * naming who to stop.
  */
 #ifndef KSNAPD_DEVWAIT_H
 #define KSNAPD_DEVWAIT_H
@@ -21,8 +24,8 @@ unsigned int ksnapd_backoff_next(unsigned int ms);
 
 /*
  * Open the ring at dev.  When wait is set and the device does not exist
- * (yet), try again after 1 s, 1.3 s, ... up to 30 s between tries, saying
- * so on log; a SIGINT/SIGTERM on sigfd (a signalfd, or -1) ends the wait
+ * (yet) or is busy (EBUSY), try again after 1 s, 1.3 s, ... up to 30 s
+ * between tries, saying so on log; a SIGINT/SIGTERM on sigfd (a signalfd, or -1) ends the wait
  * with -EINTR, a SIGHUP there is consumed.  Returns 0 or what
  * ksnap_ring_open() returned.
  */

@@ -42,6 +42,8 @@
 struct options {
 	const char *output;		/* NULL: stdout */
 	bool output_given;		/* -o, even "-o -" */
+	struct ksnapd_retain_limits retain;	/* --output-max-size, -age */
+	bool retain_given;
 	const char *device;
 	bool lossy;
 	bool once;
@@ -92,7 +94,8 @@ enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_LIST_METRICS, OPT_HEADER, OPT_METRICS, OPT_WEB_LISTEN,
        OPT_WEB_WINDOW, OPT_WEB_METRICS, OPT_TEXTFILE,
        OPT_TEXTFILE_INTERVAL, OPT_WEB_HISTOGRAM, OPT_WEB_HIST_BUCKETS,
-       OPT_WEB_CONFIG, OPT_WEB_SYSTEMD };
+       OPT_WEB_CONFIG, OPT_WEB_SYSTEMD, OPT_OUTPUT_MAX_SIZE,
+       OPT_OUTPUT_MAX_AGE };
 
 /* The flight recorder's options (set_option() has the others). */
 static bool set_flight_option(int c, struct options *o)
@@ -234,6 +237,19 @@ static void set_option(int c, char **argv, struct options *o)
 		o->output = strcmp(optarg, "-") ? optarg : NULL;
 		o->output_given = true;
 		break;
+	case OPT_OUTPUT_MAX_SIZE:
+		if (ksnapd_parse_size(optarg, &o->retain.max_size))
+			usage_error("--output-max-size: '%s' is not a size "
+				    "(4G, 512M, 100k, bytes; 0 for no limit)",
+				    optarg);
+		o->retain_given = true;
+		break;
+	case OPT_OUTPUT_MAX_AGE:
+		if (ksnapd_parse_age(optarg, &o->retain.max_age_ns))
+			usage_error("--output-max-age: '%s' is not an age (7d, "
+				    "12h, 30m, 90s; 0 for no limit)", optarg);
+		o->retain_given = true;
+		break;
 	case OPT_DEVICE:
 		if (!*optarg)
 			usage_error("--device: empty path", "");
@@ -322,6 +338,15 @@ static void check_options(struct options *o)
 				o->start || o->once || o->metrics))
 		usage_error("--list-metrics: %s", "it goes with --device and "
 			    "--header only");
+	if (o->retain_given && !o->output)
+		usage_error("--output-max-size, --output-max-age: %s", "they "
+			    "go with -o FILE");
+	if (o->retain_given && o->output && strchr(o->output, '/') &&
+	    memchr(o->output, '%', (size_t)(strrchr(o->output, '/') -
+					     o->output)))
+		usage_error("--output-max-size, --output-max-age: '%s': not "
+			    "with %%g in the directory (one directory a "
+			    "collection)", o->output);
 	if (o->header && !o->list_metrics)
 		usage_error("--header: %s", "it goes with --list-metrics");
 	if (o->metrics && o->slice)
@@ -365,6 +390,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "output-max-size", required_argument, NULL,
+		  OPT_OUTPUT_MAX_SIZE },
+		{ "output-max-age", required_argument, NULL,
+		  OPT_OUTPUT_MAX_AGE },
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "lossy", no_argument, NULL, OPT_LOSSY },
 		{ "once", no_argument, NULL, OPT_ONCE },
@@ -407,6 +436,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->device = KSNAP_DEVICE_PATH;
 	o->control = KSNAPD_CONTROL_PATH;
 	o->history_ns = DEFAULT_HISTORY_NS;
+	o->retain.max_size = KSNAPD_RETAIN_MAX_SIZE;
+	o->retain.max_age_ns = KSNAPD_RETAIN_MAX_AGE_NS;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1)
 		set_option(c, argv, o);
@@ -447,7 +478,9 @@ static void ring_error(const struct ksnap_ring *r, const char *dev, int ret)
 			KSNAP_ABI_VERSION);
 		break;
 	case -EBUSY:
-		fprintf(stderr, "ksnapd: %s: %s: is another ksnapd running?\n",
+		fprintf(stderr, "ksnapd: %s: %s: another reader holds it (the "
+			"packaged service ksnapd.service, or another "
+			"ksnapd); without --no-wait ksnapd waits for it\n",
 			dev, strerror(-ret));
 		break;
 	default:
@@ -660,6 +693,7 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		.out_path = o->output,
 		.lossy = o->lossy,
 		.once = o->once,
+		.out_retain = o->retain,
 		.log = stderr,
 		.stop_collection = o->stop_on_exit ? stop_collection : NULL,
 		.stop_arg = ring,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "msg.h"
@@ -161,7 +162,7 @@ void ksnapd_outfile_fini(struct ksnapd_outfile *o)
 	ksnap_durable_fini(&o->durable);
 }
 
-/* Open o->path (O_TRUNC, O_EXCL or O_APPEND in flags) as the sink. */
+/* Open o->path (O_EXCL or O_APPEND in flags) as the sink. */
 static int open_file(struct ksnapd_outfile *o, int flags)
 {
 	struct stat st;
@@ -232,7 +233,30 @@ static int split_name(const struct ksnapd_outfile *o, char *base,
 	return w < 0 || (size_t)w >= size - len ? -ENAMETOOLONG : 0;
 }
 
-/* The collection's file, truncated as gVisor does at a start. */
+/* Move an earlier run's files named base aside (retain.h). */
+static int move_aside(struct ksnapd_outfile *o, const char *base)
+{
+	int ret = ksnapd_move_aside(base, o->cfg.log, o->err, o->errlen);
+
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Create o->path, never truncating: a file there is an earlier run's
+ * (with "%g", of a collection number the module gave before it was
+ * reloaded), moved aside with its siblings first.
+ */
+static int create_file(struct ksnapd_outfile *o)
+{
+	int ret = open_file(o, O_EXCL);
+
+	if (ret != -EEXIST)
+		return ret;
+	ret = move_aside(o, o->path);
+	return ret ? ret : open_file(o, O_EXCL);
+}
+
+/* The collection's file, created (never truncated) at its start. */
 static int open_collection_file(struct ksnapd_outfile *o, uint32_t gen,
 				uint64_t first_position)
 {
@@ -246,18 +270,66 @@ static int open_collection_file(struct ksnapd_outfile *o, uint32_t gen,
 	if (ret)
 		return fail(o, ret, "%.200s: output file name too long",
 			    o->cfg.path);
+	/*
+	 * A run's first file: whatever an earlier run left goes aside,
+	 * unless this run resumes the collection one of those files holds
+	 * the first part of (they stay; a later name found taken goes
+	 * aside when it is created).
+	 */
+	if (o->collections == 1 && o->streams == 1 && !first_position &&
+	    !strstr(o->cfg.path, "%g")) {
+		ret = move_aside(o, base);
+		if (ret)
+			return ret;
+	}
 	if (first_position) {
 		ret = open_resumed(o, base);
 	} else {
 		/* The name, not the PATH_MAX bytes of base past its end. */
 		memcpy(o->path, base, strlen(base) + 1);
-		ret = open_file(o, O_TRUNC);
+		ret = create_file(o);
 	}
 	if (ret)
 		return ret;
 	if (!o->cfg.once || first_position)
 		say(o, "ksnapd: collection %u: writing %s\n", gen, o->path);
 	return 0;
+}
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Keep the files within cfg.retain, counting what was removed in this
+ * stream's STATS; a failure is said (once until it changes), not fatal.
+ */
+static void retain(struct ksnapd_outfile *o)
+{
+	const struct ksnapd_retain_limits *lim = &o->cfg.retain;
+	const char *slash = strrchr(o->cfg.path, '/');
+	char err[sizeof(o->retain_err)];
+	int ret;
+
+	if (!lim->max_size && !lim->max_age_ns)
+		return;
+	if (slash && memchr(o->cfg.path, '%', (size_t)(slash - o->cfg.path)))
+		return;		/* a directory per collection (%g) */
+	o->retain_next_ns = (uint64_t)clock_ns(CLOCK_MONOTONIC) +
+			    KSNAPD_RETAIN_INTERVAL_NS;
+	err[0] = '\0';
+	ret = ksnapd_retain(o->cfg.path, o->sink.fd >= 0 ? o->path : NULL,
+			    lim, clock_ns(CLOCK_REALTIME),
+			    &o->count.files_removed, &o->count.bytes_removed,
+			    o->cfg.log, err, sizeof(err));
+	if (ret && strcmp(err, o->retain_err))
+		say(o, "ksnapd: retention: %s: the output may grow past its "
+		    "limits\n", err);
+	snprintf(o->retain_err, sizeof(o->retain_err), "%s", ret ? err : "");
 }
 
 /* META lines, START_TIME, column header: the start of a stream. */
@@ -296,6 +368,8 @@ int ksnapd_outfile_begin(void *self, const struct ksnap_coll *c,
 	memset(&o->count, 0, sizeof(o->count));
 	o->reopen = false;
 	o->state = KSNAPD_OUT_WRITING;
+	if (o->cfg.path)
+		retain(o);
 	return 0;
 }
 
@@ -415,6 +489,9 @@ int ksnapd_outfile_wake(void *self)
 	ret = retry(o);
 	if (ret < 0)
 		return ret;
+	if (o->cfg.path && o->state != KSNAPD_OUT_IDLE &&
+	    (uint64_t)clock_ns(CLOCK_MONOTONIC) >= o->retain_next_ns)
+		retain(o);
 	/* SIGHUP: rows from here on go to the new file. */
 	return o->reopen ? reopen(o) : 0;
 }
@@ -506,6 +583,8 @@ static void fill_stats(const struct ksnapd_outfile *o,
 				o->count.read_sum_ns);
 	st->ksnapd_rows_dropped = o->count.dropped;
 	st->ksnapd_rows_in_earlier_files = o->count.in_earlier_files;
+	st->ksnapd_files_removed = o->count.files_removed;
+	st->ksnapd_bytes_removed = o->count.bytes_removed;
 }
 
 /* Ended, the output full: wait for room (1), unless ksnapd is stopping. */

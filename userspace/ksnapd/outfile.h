@@ -5,11 +5,15 @@
  * closes the output's file descriptor; ksnapd.c gives it a path, or none
  * for standard output.
  *
- * Files.  A collection's file is created, or truncated as gVisor does,
- * when the collection begins: the first of a run goes to FILE, the next
- * ones to FILE.2, FILE.3, ..., or, when FILE holds "%g", to FILE with the
- * kernel's collection number in its place (ksnapd_output_name()).  On
- * standard output the streams follow one another.
+ * Files.  A collection's file is created when the collection begins,
+ * never truncated: the first of a run goes to FILE, the next ones to
+ * FILE.2, FILE.3, ..., or, when FILE holds "%g", to FILE with the
+ * kernel's collection number in its place (ksnapd_output_name()).  Before
+ * a run's first file, the files an earlier run left under FILE's names are
+ * moved aside (retain.h), unless the run resumes a collection (below); and
+ * so is a file found under a name about to be created (O_EXCL), with its
+ * siblings.  On standard output the streams
+ * follow one another.
  *
  * Resume.  A collection an earlier reader had begun (first_position is not
  * 0: a killed ksnapd) may have its first part in FILE: that file is never
@@ -29,6 +33,13 @@
  * (STATS ksnapd_rows_dropped).  At the end of a collection, STATS waits
  * for room (ksnapd_outfile_end() returns 1) unless ksnapd is stopping,
  * which then fails with -ENOSPC or -EDQUOT.
+ *
+ * Retention (retain.h): the files of FILE are kept within cfg.retain,
+ * oldest closed file first, when a file is created and at a wake-up
+ * KSNAPD_RETAIN_INTERVAL_NS after the last check; what was removed is
+ * counted in the STATS of the stream being written (ksnapd_files_removed,
+ * ksnapd_bytes_removed).  A failure is said on the log (once until it
+ * changes), never fatal.
  *
  * Durability (lossy, a regular file): each flush is written with write(2)
  * and made durable by a thread of its own (durable.h); the drain never
@@ -53,6 +64,7 @@
 #include "durable.h"
 #include "journal.h"
 #include "output.h"
+#include "retain.h"
 #include "ring.h"
 #include "stream.h"
 
@@ -64,6 +76,10 @@ struct ksnapd_outfile_config {
 	bool lossy;		/* the lossy stream format (stream.h) */
 	bool once;		/* one collection: its file name goes unsaid */
 	FILE *log;		/* notices, the summary, or NULL */
+	/* Retention of the files (retain.h): applied at each file's
+	 * creation and every KSNAPD_RETAIN_INTERVAL_NS at most while one
+	 * is written; not when path's directory has a "%". */
+	struct ksnapd_retain_limits retain;
 };
 
 /*
@@ -100,7 +116,11 @@ struct ksnapd_outfile {
 		uint64_t last_time_ns;		/* time of the last one */
 		uint64_t in_earlier_files;	/* before the last reopen */
 		uint64_t dropped;	/* output full */
+		uint64_t files_removed;	/* retention */
+		uint64_t bytes_removed;
 	} count;
+	uint64_t retain_next_ns;	/* CLOCK_MONOTONIC: next check */
+	char retain_err[256];		/* the last retention error said */
 	uint64_t dropped_now;		/* since it last became full */
 	struct ksnap_durable durable;	/* fsyncs a lossy file */
 	/* Standard output is the journal ($JOURNAL_STREAM): sink.journal

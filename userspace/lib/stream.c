@@ -509,6 +509,8 @@ static const struct stats_key stats_keys[] = {
 	KEY("ksnapd_snapshots_skipped", ksnapd_snapshots_skipped),
 	KEY("ksnapd_first_position", ksnapd_first_position),
 	KEY("ksnapd_rows_in_earlier_files", ksnapd_rows_in_earlier_files),
+	KEY("ksnapd_files_removed", ksnapd_files_removed),
+	KEY("ksnapd_bytes_removed", ksnapd_bytes_removed),
 };
 
 #define NR_STATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))

@@ -62,6 +62,10 @@ struct ksnap_stream_stats {
 	/* Rows written to files before the last reopen (SIGHUP): this
 	 * file holds total_snapshots - ksnapd_rows_in_earlier_files. */
 	uint64_t ksnapd_rows_in_earlier_files;
+	/* Closed files of the output ksnapd removed while this stream was
+	 * written, and their bytes: --output-max-size, --output-max-age. */
+	uint64_t ksnapd_files_removed;
+	uint64_t ksnapd_bytes_removed;
 	/* Keys of the writer's own, after these (a flight recorder dump's
 	 * window, flight.h), or none. */
 	const struct ksnap_stats_extra *extra;

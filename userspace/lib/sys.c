@@ -4,8 +4,11 @@
  * tests can replace them one by one (-Wl,--wrap=ksnap_sys_open, ...).
  */
 #define _GNU_SOURCE	/* accept4() */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sched.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
@@ -187,6 +190,35 @@ int ksnap_sys_fchmod(int fd, mode_t mode)
 int ksnap_sys_rename(const char *from, const char *to)
 {
 	return rename(from, to) < 0 ? -errno : 0;
+}
+
+static int not_dots(const struct dirent *e)
+{
+	return strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+}
+
+int ksnap_sys_list_dir(const char *dir, char ***names)
+{
+	struct dirent **list;
+	int n, i;
+
+	n = scandir(dir, &list, not_dots, NULL);
+	if (n < 0)
+		return -errno;
+	*names = malloc(sizeof(**names) * (size_t)(n ? n : 1));
+	for (i = 0; i < n; i++) {
+		if (*names)
+			(*names)[i] = strdup(list[i]->d_name);
+		if (*names && !(*names)[i]) {
+			while (i--)
+				free((*names)[i]);
+			free(*names);
+			*names = NULL;
+		}
+		free(list[i]);
+	}
+	free(list);
+	return *names ? n : -ENOMEM;
 }
 
 int ksnap_sys_nanosleep(uint64_t ns)

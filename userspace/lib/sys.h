@@ -53,6 +53,9 @@ int ksnap_sys_fchmod(int fd, mode_t mode);
 int ksnap_sys_rename(const char *from, const char *to);
 int ksnap_sys_mkdir(const char *path, mode_t mode);
 int ksnap_sys_nanosleep(uint64_t ns);
+/* The names in directory dir but "." and "..", each malloc'ed, in a
+ * malloc'ed *names (scandir(3), unsorted); returns how many. */
+int ksnap_sys_list_dir(const char *dir, char ***names);
 /* sd_journal_sendv(): one journal entry of n fields; -ENOSYS when built
  * without libsystemd (KSNAP_HAVE_SD_JOURNAL).  In sys_journal.c, so that
  * only what writes to the journal links libsystemd. */

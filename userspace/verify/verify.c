@@ -247,19 +247,20 @@ static unsigned long long start_time_of(const char *name)
  * and collections, docs/format.md "Sequences"), into names[] (each
  * malloc'ed); a number missing below the highest found is said and
  * counted in *holes.  A FILE.N that starts before FILE does (its
- * START_TIME) is left from an earlier, longer run (ksnapd rewrites FILE
- * and the FILE.N it reaches, in time order): said, and not part of the
- * sequence.  Returns how many, or -errno.
+ * START_TIME) is from another run: said, and not part of the sequence.
+ * When FILE is not there but FILE.N are, the first of them begins the
+ * sequence (ksnapd's retention removes the oldest files first): said, and
+ * no hole.  Returns how many, or -errno.
  */
 static int find_sequence(const char *file, char **names, unsigned int max,
 			 unsigned int *holes)
 {
 	const char *slash = strrchr(file, '/'), *base = slash ? slash + 1 : file;
-	unsigned long v, top = 1;
+	unsigned long v, top = 1, first;
 	unsigned long long t, t0;
 	unsigned char *have;
 	struct dirent *e;
-	char dir[4096];
+	char dir[4096], head[4096];
 	unsigned int n = 0;
 	DIR *d;
 
@@ -280,9 +281,26 @@ static int find_sequence(const char *file, char **names, unsigned int max,
 	}
 	if (d)
 		closedir(d);
-	t0 = start_time_of(file);
+	first = 1;
+	if (access(file, F_OK) && errno == ENOENT) {
+		for (v = 2; v <= max && !have[v]; v++)
+			;
+		if (v <= max) {
+			first = v;
+			fprintf(stderr, "ksnap-verify: %s: not there: checking "
+				"from %s.%lu, the first file of the sequence "
+				"there (earlier ones removed, as ksnapd's "
+				"--output-max-size and --output-max-age "
+				"do)\n", file, file, first);
+		}
+	}
+	if (first > 1)
+		snprintf(head, sizeof(head), "%s.%lu", file, first);
+	else
+		snprintf(head, sizeof(head), "%s", file);
+	t0 = start_time_of(head);
 	top = 1;
-	for (v = 2; v <= max && t0; v++) {
+	for (v = first + 1; v <= max && t0; v++) {
 		if (!have[v])
 			continue;
 		snprintf(dir, sizeof(dir), "%s.%lu", file, v);
@@ -290,15 +308,15 @@ static int find_sequence(const char *file, char **names, unsigned int max,
 		if (t && t < t0) {
 			fprintf(stderr, "ksnap-verify: %s: starts before %s "
 				"(START_TIME %llu < %llu): left by an earlier "
-				"run, not checked\n", dir, file, t, t0);
+				"run, not checked\n", dir, head, t, t0);
 			have[v] = 0;
 		}
 	}
-	for (v = 2; v <= max; v++)
+	for (v = first + 1; v <= max; v++)
 		if (have[v])
 			top = v;
-	names[n++] = strdup(file);
-	for (v = 2; v <= top; v++) {
+	names[n++] = strdup(head);
+	for (v = first + 1; v <= top; v++) {
 		if (!have[v]) {
 			fprintf(stderr, "ksnap-verify: %s.%lu: missing "
 				"(%s.%lu exists)\n", file, v, file, top);

@@ -113,6 +113,51 @@ static void a_device_that_refuses_is_not_waited_for(void **s)
 	assert_int_equal(fake_sys.poll_calls, 0);
 }
 
+static int busy_device_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	assert_int_equal(n, 1);
+	if (nr_waits < 8)
+		waits[nr_waits++] = timeout;
+	if (nr_waits == 4)
+		fake_sys.open_err = 0;	/* the other reader closed it */
+	return 0;
+}
+
+/* Only one reader opens the device read-write: the next gets EBUSY. */
+static void busy_device_is_waited_for_with_backoff_said_once(void **s)
+{
+	char *log = NULL, *first;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+
+	fake_sys.open_err = -EBUSY;
+	fake_sys.poll_hook = busy_device_poll;
+	nr_waits = 0;
+	assert_int_equal(ksnapd_open_ring(&ring, "/dev/ksnap", true, -1, f), 0);
+	ring_open = true;
+	fclose(f);
+	assert_int_equal(nr_waits, 4);
+	assert_int_equal(waits[0], 1000);
+	assert_int_equal(waits[1], 1300);
+	assert_int_equal(waits[3], 2197);
+	assert_contains(log, "ksnapd: /dev/ksnap: Device or resource busy: "
+			"another reader holds it");
+	assert_contains(log, "ksnapd.service");
+	assert_contains(log, "systemctl disable --now ksnapd.service");
+	first = strstr(log, "busy");
+	if (strstr(first + 1, "Device or resource busy"))
+		fail_msg("expected the busy device said once, got:\n%s", log);
+	free(log);
+}
+
+static void busy_device_without_wait_fails_at_once(void **s)
+{
+	fake_sys.open_err = -EBUSY;
+	assert_int_equal(ksnapd_open_ring(&ring, "/dev/ksnap", false, -1,
+					  NULL), -EBUSY);
+	assert_int_equal(fake_sys.poll_calls, 0);
+}
+
 static int sig_pipe[2];
 
 static int signal_poll(struct pollfd *fds, nfds_t n, int timeout)
@@ -151,6 +196,8 @@ int main(void)
 		T(missing_device_is_waited_for_with_backoff),
 		T(missing_device_without_wait_fails_at_once),
 		T(a_device_that_refuses_is_not_waited_for),
+		T(busy_device_is_waited_for_with_backoff_said_once),
+		T(busy_device_without_wait_fails_at_once),
 		T(a_stop_signal_ends_the_wait_a_hangup_does_not),
 	};
 

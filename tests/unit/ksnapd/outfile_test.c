@@ -118,7 +118,8 @@ static void attached_with_a_tail_writes_a_resumed_file_never_truncating(
 }
 
 /* No earlier reader handed anything back: the file is the usual one. */
-static void attached_mid_collection_at_tail_0_truncates_as_usual(void **s)
+static void attached_mid_collection_at_tail_0_creates_the_usual_file(
+	void **s)
 {
 	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
 	fake_ring_push(&fr, 1000, 0);
@@ -129,7 +130,7 @@ static void attached_mid_collection_at_tail_0_truncates_as_usual(void **s)
 	assert_int_equal(ksnapd_run(&d, -1), 0);
 	assert_int_equal(fake_sys.nr_opened, 2);
 	assert_string_equal(fake_sys.opened[1], "out.tsv");
-	assert_true(fake_sys.opened_flags[1] & O_TRUNC);
+	assert_true(fake_sys.opened_flags[1] & O_EXCL);
 	assert_contains(output(), "\"ksnapd_first_position\":0");
 }
 
@@ -187,8 +188,8 @@ static void each_collection_goes_to_its_own_file(void **s)
 	assert_int_equal(fake_sys.nr_opened, 3);	/* device + 2 files */
 	assert_string_equal(fake_sys.opened[1], "out.tsv");
 	assert_string_equal(fake_sys.opened[2], "out.tsv.2");
-	assert_true(fake_sys.opened_flags[1] & O_TRUNC);
-	assert_true(fake_sys.opened_flags[2] & O_TRUNC);
+	assert_true(fake_sys.opened_flags[1] & O_EXCL);
+	assert_true(fake_sys.opened_flags[2] & O_EXCL);
 	/* Each file holds one whole stream, with its own ADLER32. */
 	assert_int_equal(count_lines_starting(output() +
 		fake_sys.opened_at[2], KSNAP_LOSSY_PREFIX "STATS\t"), 1);
@@ -200,6 +201,184 @@ static void each_collection_goes_to_its_own_file(void **s)
 					      "ADLER32\t"), 2);
 	assert_int_equal(fr.reader_done, 2);
 	assert_int_equal(d.col.state, KSNAPD_DONE);
+}
+
+/* A file of tmp, with text, for the files an earlier run left. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* What file dir/name holds, or "(none)" when there is none. */
+static const char *file_text(const char *dir, const char *name)
+{
+	static char buf[128];
+	char p[512];
+	size_t n;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "r");
+	if (!f)
+		return "(none)";
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * A restart after a stopped collection: the earlier run's FILE and FILE.2
+ * are moved aside whole (FILE.old.1, FILE.old.1.2) before the new run
+ * creates FILE with O_EXCL; nothing is truncated, nothing of the earlier
+ * run is left among the new run's names, and unrelated files stay.
+ */
+static void a_restart_moves_the_earlier_runs_files_aside_never_truncating(
+	void **s)
+{
+	char dir[] = "/tmp/ksnap-outfile-XXXXXX", path[64];
+	int i;
+
+	assert_non_null(mkdtemp(dir));
+	put_file(dir, "out.tsv", "run 1, collection 1");
+	put_file(dir, "out.tsv.2", "run 1, collection 2");
+	put_file(dir, "out.tsv.bak", "the user's");
+	snprintf(path, sizeof(path), "%s/out.tsv", dir);
+	fake_ring_start(&fr, 1, 1, 1000, 0, 1);
+	cfg.once = false;
+	cfg.out_path = path;
+	attach(true);
+	script = two_collections;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	for (i = 1; i < fake_sys.nr_opened; i++)
+		if (!(fake_sys.opened_flags[i] & O_EXCL) ||
+		    (fake_sys.opened_flags[i] & O_TRUNC))
+			fail_msg("expected %s created with O_EXCL, never "
+				 "O_TRUNC; got flags 0%o", fake_sys.opened[i],
+				 (unsigned int)fake_sys.opened_flags[i]);
+	assert_string_equal(file_text(dir, "out.tsv.old.1"),
+			    "run 1, collection 1");
+	assert_string_equal(file_text(dir, "out.tsv.old.1.2"),
+			    "run 1, collection 2");
+	assert_string_equal(file_text(dir, "out.tsv.bak"), "the user's");
+	/* (the new run's files are the fake's: none here) */
+	assert_string_equal(file_text(dir, "out.tsv"), "(none)");
+	assert_string_equal(file_text(dir, "out.tsv.2"), "(none)");
+	for (i = 0; i < 3; i++) {
+		static const char *const n[] = { "out.tsv.old.1",
+			"out.tsv.old.1.2", "out.tsv.bak" };
+		char p[512];
+
+		snprintf(p, sizeof(p), "%s/%s", dir, n[i]);
+		unlink(p);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static char wake_dir[32];
+
+/* While the collection runs: a closed file appears, and the next check
+ * is due (the 10 s between checks gone by). */
+static void file_appears_then_stop(int call)
+{
+	if (call == 1) {
+		put_file(wake_dir, "out.tsv.old.1", "12345");
+		d.out.retain_next_ns = 0;
+	} else if (call == 2) {
+		fake_ring_push(&fr, 2000, 1);
+	} else if (call == 3) {
+		fake_ring_stop(&fr);
+	}
+}
+
+/*
+ * Retention runs while a collection is written too, not only when a file
+ * is created: the file that appeared is removed at the wake-up its check
+ * is due, and counted in the STATS of the stream being written.
+ */
+static void retention_runs_while_a_collection_is_written(void **s)
+{
+	char path[64];
+
+	snprintf(wake_dir, sizeof(wake_dir), "/tmp/ksnap-outfile-XXXXXX");
+	assert_non_null(mkdtemp(wake_dir));
+	snprintf(path, sizeof(path), "%s/out.tsv", wake_dir);
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 0);
+	cfg.out_path = path;
+	cfg.out_retain.max_size = 1;
+	attach(false);
+	script = file_appears_then_stop;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_string_equal(file_text(wake_dir, "out.tsv.old.1"), "(none)");
+	assert_contains(output(), "\"ksnapd_files_removed\":1,"
+			"\"ksnapd_bytes_removed\":5");
+	assert_int_equal(rmdir(wake_dir), 0);
+}
+
+/*
+ * A run that resumes a collection leaves the earlier run's files where
+ * they are: one of them holds that collection's first part.
+ */
+static void a_resumed_run_leaves_the_earlier_runs_files_in_place(void **s)
+{
+	char dir[] = "/tmp/ksnap-outfile-XXXXXX", path[64], p[128];
+	uint64_t pos;
+
+	assert_non_null(mkdtemp(dir));
+	put_file(dir, "out.tsv", "the killed run's part");
+	snprintf(path, sizeof(path), "%s/out.tsv", dir);
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	for (pos = 0; pos < 6; pos++)
+		fake_ring_push(&fr, (pos + 1) * 1000, pos);
+	fr.cons->tail = 4;		/* the killed ksnapd got this far */
+	cfg.out_path = path;
+	attach(false);
+	script = stop_now;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_string_equal(file_text(dir, "out.tsv"), "the killed run's part");
+	assert_string_equal(file_text(dir, "out.tsv.old.1"), "(none)");
+	snprintf(p, sizeof(p), "%s/out.tsv.resumed.1", dir);
+	assert_string_equal(d.out.path, p);
+	snprintf(p, sizeof(p), "%s/out.tsv", dir);
+	unlink(p);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/*
+ * Retention (--output-max-size): the earlier run's file, moved aside, is
+ * over the cap and closed: removed when the collection's file is created,
+ * and counted in that collection's STATS.
+ */
+static void retention_removes_closed_files_and_stats_count_them(void **s)
+{
+	char dir[] = "/tmp/ksnap-outfile-XXXXXX", path[64];
+
+	assert_non_null(mkdtemp(dir));
+	put_file(dir, "out.tsv", "run 1, collection 1");
+	snprintf(path, sizeof(path), "%s/out.tsv", dir);
+	fake_ring_start(&fr, 2, 1, 1000, 0, 1);
+	fake_ring_push(&fr, 1000, 0);
+	cfg.out_path = path;
+	cfg.out_retain.max_size = 1;
+	attach(false);
+	script = stop_now;
+
+	assert_int_equal(ksnapd_run(&d, -1), 0);
+	assert_string_equal(file_text(dir, "out.tsv.old.1"), "(none)");
+	assert_contains(output(), "\"ksnapd_files_removed\":1,"
+			"\"ksnapd_bytes_removed\":19");
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /*
@@ -348,7 +527,7 @@ static void sighup_starts_a_whole_stream_in_the_reopened_file(void **s)
 	assert_int_equal(ksnapd_run(&d, sig_pipe[0]), 0);
 	assert_int_equal(fake_sys.nr_opened, 3);
 	assert_string_equal(fake_sys.opened[1], "out.tsv");
-	assert_true(fake_sys.opened_flags[1] & O_TRUNC);
+	assert_true(fake_sys.opened_flags[1] & O_EXCL);
 	assert_string_equal(fake_sys.opened[2], "out.tsv");
 	assert_true(fake_sys.opened_flags[2] & O_APPEND);
 	assert_false(fake_sys.opened_flags[2] & O_TRUNC);
@@ -775,7 +954,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(timing_errors_sum_the_rows_written_kernel_sums_apart),
 		T(attached_with_a_tail_writes_a_resumed_file_never_truncating),
-		T(attached_mid_collection_at_tail_0_truncates_as_usual),
+		T(attached_mid_collection_at_tail_0_creates_the_usual_file),
 		T(write_error_names_the_output_file),
 		T(lossy_run_ends_with_the_adler32_line),
 		T(each_collection_goes_to_its_own_file),
@@ -792,6 +971,10 @@ int main(void)
 		T(stop_signal_while_over_quota_gives_up_with_edquot),
 		T(lossy_end_while_full_keeps_adler32_last_and_unframed),
 		T(journal_stdout_gets_each_line_as_an_entry),
+		T(a_restart_moves_the_earlier_runs_files_aside_never_truncating),
+		T(retention_removes_closed_files_and_stats_count_them),
+		T(retention_runs_while_a_collection_is_written),
+		T(a_resumed_run_leaves_the_earlier_runs_files_in_place),
 		T(other_journal_stream_leaves_stdout_a_stream),
 	};
 

@@ -206,6 +206,8 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		.ksnapd_snapshots_skipped = 18,
 		.ksnapd_first_position = 14,
 		.ksnapd_rows_in_earlier_files = 15,
+		.ksnapd_files_removed = 19,
+		.ksnapd_bytes_removed = 20,
 	};
 
 	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
@@ -232,7 +234,8 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		"\"ksnapd_snapshots_overwritten\":13,"
 		"\"ksnapd_snapshots_skipped\":18,"
 		"\"ksnapd_first_position\":14,"
-		"\"ksnapd_rows_in_earlier_files\":15}\n");
+		"\"ksnapd_rows_in_earlier_files\":15,"
+		"\"ksnapd_files_removed\":19,\"ksnapd_bytes_removed\":20}\n");
 }
 
 static void put_hex_is_lowercase_without_leading_zeros(void **state)
