@@ -44,4 +44,4 @@ done
 if [ -f /var/lib/dkms/mok.pub ]; then
 	info "DKMS's MOK certificate: $(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -subject 2>&1)"
 fi
-[ $nfail -eq 0 ]
+end_test

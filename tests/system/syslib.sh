@@ -19,6 +19,14 @@ TEST_METRICS=pgfault,pgmajfault,nr_free_pages,meminfo.MemAvailable
 TEST_RING_KB=4096
 TEST_PERIOD_US=1000
 
+# end_test: every test's last line.  "# end: TEST" in the results says
+# that the script ran to its end (steps.sh fails one without it); the
+# status is the verdict.
+end_test() {
+	echo "# end: $TEST" >> "$RESULTS"
+	[ $nfail -eq 0 ]
+}
+
 figure() { # KEY VALUE...
 	_k=$1
 	shift
