@@ -62,6 +62,11 @@ streams_ended() { # CURSOR N
 rows_flowing() { # CURSOR
 	ksnapd_journal "$1" | grep -q "^GVISOR_METRICS	[0-9]"
 }
+# A row of the ksnapd of PID reached the journal after CURSOR (its stream
+# flows; the rows of the one before it do not count).
+rows_from() { # CURSOR PID
+	journalctl _PID="$2" --after-cursor="$1" -o cat --no-pager | grep -q "^GVISOR_METRICS	[0-9]"
+}
 # journald's count of ksnapd's messages it dropped after CURSOR.
 journal_dropped() { # CURSOR
 	journalctl --after-cursor="$1" MESSAGE_ID=$JOURNAL_DROPPED_ID -o export --no-pager 2>/dev/null |
@@ -196,6 +201,7 @@ restart_mid_collection() { # OUT RESTART...
 	echo 1 > $KSNAP_SYS/enable
 	poll 60 rows_flowing "$_c" || fail "rows reach the journal" "a row" "none after 60 s"
 	sleep 5
+	_cr=$(journal_cursor)
 	_st=0
 	"$@" > $_out.restart.log 2>&1 || _st=$?
 	check_st "'$*' succeeds mid-collection" 0 $_st $_out.restart.log
@@ -207,8 +213,9 @@ restart_mid_collection() { # OUT RESTART...
 	check "ksnapd.service is active" active "$(systemctl is-active ksnapd)"
 	check "systemd saw the old ksnapd end cleanly (no failure)" "" \
 		"$(journalctl -u ksnapd --after-cursor="$_c" -o cat --no-pager | grep -E 'Failed with result|Main process exited, code=(killed|dumped)|status=[1-9]' | head -n 1)"
-	poll 60 rows_flowing "$_c"
-	sleep 5
+	_new=$(ksnapd_pid)
+	poll 60 rows_from "$_cr" "$_new" ||
+		fail "the new ksnapd's rows reach the journal" "a row from PID $_new after the restart" "none after 60 s"
 	echo 0 > $KSNAP_SYS/enable
 	end_collection "restart" "$_c" 2 "$_out" || return 1
 	check "ksnap-verify exits 0 over the two streams" 0 $verify_status
