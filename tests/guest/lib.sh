@@ -151,6 +151,19 @@ alive() {
 # pace), commented where it is.
 WAIT_S=60
 
+# kernel_version: the running kernel's major.minor ("5.10", "6.1", "7.3";
+# an -rt kernel is its base's).
+kernel_version() {
+	uname -r | cut -d. -f1,2
+}
+
+# kernel_since MAJOR.MINOR: the running kernel is that version or later.
+kernel_since() {
+	_ksv=$(kernel_version)
+	[ "${_ksv%%.*}" -gt "${1%%.*}" ] ||
+		{ [ "${_ksv%%.*}" -eq "${1%%.*}" ] && [ "${_ksv#*.}" -ge "${1#*.}" ]; }
+}
+
 # uptime_s: whole seconds since boot (no process started).
 uptime_s() {
 	read -r _up _rest < /proc/uptime

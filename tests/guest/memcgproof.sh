@@ -17,8 +17,10 @@
 #    further on, as a changed kernel table would): one log line says
 #    memory.stat.* is not offered and names what disagreed;
 #    the catalogue has no memory.stat.*, and selecting one is refused.
-# On a kernel without the table (no memcg_table_skew parameter) nothing is
-# checked: memory.stat.* is offered unmarked, and the log has no verdict.
+# The table, and so the memcg_table_skew parameter, is expected on 6.12,
+# 7.2 and 7.3 (an -rt kernel as its base), and only there: a kernel that
+# should have it and has not fails.  On a kernel without it, memory.stat.*
+# is offered unmarked, and the log has no verdict.
 TEST=memcgproof
 . /guest/tests/lib.sh
 
@@ -49,7 +51,14 @@ if ! load dyndbg=+p; then
 fi
 pass "module loads"
 
-if [ ! -e /sys/module/ksnap/parameters/memcg_table_skew ]; then
+case "$(kernel_version)" in
+6.12|7.2|7.3) table=yes ;;
+*) table=no ;;
+esac
+have=no
+[ -e /sys/module/ksnap/parameters/memcg_table_skew ] && have=yes
+check "the slot table (parameter memcg_table_skew) is there exactly on 6.12, 7.2 and 7.3 ($(kernel_version))" $table $have
+if [ $have = no ]; then
 	n=$(grep -c '^memory\.stat\.' $W/available.txt)
 	info "no slot table on $(uname -r): memory.stat.* is read from the kernel's own layout ($n offered)"
 	check_lines "no slot verdict is logged" 0 "memory.stat.*" "$(cat $W/log)"

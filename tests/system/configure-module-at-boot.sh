@@ -20,4 +20,4 @@ done
 echo "options ksnap metrics=$TEST_METRICS ring_kb=$TEST_RING_KB period_us=$TEST_PERIOD_US" >> $conf
 sed -i 's/^#ksnap$/ksnap/' $load
 check "the line that loads ksnap at boot is uncommented" 1 "$(grep -c '^ksnap$' $load)"
-[ $nfail -eq 0 ]
+end_test

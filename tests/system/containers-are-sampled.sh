@@ -157,4 +157,4 @@ check "the service's and the container's columns are gone: nr_free_pages alone" 
 # The module's options of configure-module-at-boot, for the tests after.
 set_knobs "$TEST_METRICS" "" "$TEST_PERIOD_US"
 podman rmi $image > /dev/null 2>&1
-[ $nfail -eq 0 ]
+end_test

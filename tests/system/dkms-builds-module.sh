@@ -3,7 +3,8 @@
 # ./ksnapd_*.deb`: DKMS built and installed ksnap.ko for every kernel of
 # the system that has headers (or for the kernels given as arguments),
 # with the compiler that kernel was built with, and signed it with its
-# MOK key.
+# MOK key.  A kernel given as an argument without headers fails, and so
+# does a system where no kernel has them: DKMS has built nothing there.
 TEST=dkms-builds-module
 . /guest/tests/syslib.sh
 ver=$(dpkg-query -W -f '${Version}' ksnap-dkms 2>/dev/null)
@@ -15,8 +16,15 @@ grep -q '^AUTOINSTALL="yes"' /usr/src/ksnap-$ver/dkms.conf &&
 	pass "dkms.conf has AUTOINSTALL, so a new kernel gets the module" ||
 	fail "dkms.conf has AUTOINSTALL" 'AUTOINSTALL="yes"' "$(grep AUTOINSTALL /usr/src/ksnap-$ver/dkms.conf)"
 info "dkms status: $(dkms status ksnap 2>&1 | tr '\n' ';')"
+nheaders=0 noheaders=""
 for k in ${*:-$(ls /lib/modules)}; do
-	[ -e /lib/modules/$k/build ] || continue
+	if [ ! -e /lib/modules/$k/build ]; then
+		noheaders="$noheaders linux-headers-$k"
+		[ $# -eq 0 ] ||
+			fail "$k has its headers, for DKMS to build ksnap.ko" "linux-headers-$k (/lib/modules/$k/build)" "none"
+		continue
+	fi
+	nheaders=$((nheaders + 1))
 	ko=$(dkms_ko $k)
 	if [ ! -f $ko ]; then
 		fail "DKMS installed ksnap.ko for $k" "$ko" "no file"
@@ -42,7 +50,10 @@ for k in ${*:-$(ls /lib/modules)}; do
 	[ -n "$signer" ] && pass "ksnap.ko for $k is signed (signer: $signer)" ||
 		fail "ksnap.ko for $k is signed by DKMS's MOK key" "a signer" "none"
 done
+[ $nheaders -gt 0 ] || [ $# -gt 0 ] ||
+	fail "a kernel of the system has its headers, for DKMS to build ksnap.ko" \
+		"one of:${noheaders:- (no kernel in /lib/modules)}" "none installed (no /lib/modules/*/build)"
 if [ -f /var/lib/dkms/mok.pub ]; then
 	info "DKMS's MOK certificate: $(openssl x509 -inform DER -in /var/lib/dkms/mok.pub -noout -subject 2>&1)"
 fi
-[ $nfail -eq 0 ]
+end_test

@@ -32,4 +32,4 @@ for k in $(ls /lib/modules); do
 	[ $ko -nt $stamp ] && pass "$ko is the new build (newer than the upgrade's start)" ||
 		fail "$ko is the new build" "a file newer than the upgrade's start" "$(ls -l --time-style=full-iso $ko $stamp 2>&1 | tr '\n' ' ')"
 done
-[ $nfail -eq 0 ]
+end_test

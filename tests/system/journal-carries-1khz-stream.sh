@@ -22,4 +22,4 @@ figure "rows-unlimited" "$rows"
 figure "verify-unlimited" "exit $verify_status: $(tail -n 1 $out.verify | sed 's/^[^:]*: //')"
 figure "capture-unlimited" "$(sed -n 's/.*capture: \([0-9]* of [0-9]* expected snapshots ([0-9.]*%)\).*/\1/p' $out.verify)"
 info "stream through the journal: $(wc -c < $out.journal) bytes, $(wc -l < $out.journal) lines"
-[ $nfail -eq 0 ]
+end_test

@@ -84,4 +84,4 @@ old=$(ksnapd_pid)
 systemctl restart ksnapd
 wait_new_reader "$old" 60 || fail "ksnapd restarted without the drop-in holds /dev/ksnap" "a new reader" "reader $(ksnap_stat reader)"
 check "without the drop-in, the unit's limit (none) is back" 0 "$(systemctl show -p LogRateLimitIntervalUSec --value ksnapd)"
-[ $nfail -eq 0 ]
+end_test

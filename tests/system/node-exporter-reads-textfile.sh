@@ -122,4 +122,4 @@ rm -f $dropin $file
 rmdir "$(dirname $dropin)" 2>/dev/null
 systemctl daemon-reload
 systemctl start ksnapd
-[ $nfail -eq 0 ]
+end_test

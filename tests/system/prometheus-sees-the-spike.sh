@@ -151,4 +151,4 @@ echo "$TEST_METRICS" > $KSNAP_SYS/metrics && echo > $KSNAP_SYS/cgroups &&
 	echo "$TEST_PERIOD_US" > $KSNAP_SYS/period_us
 systemctl daemon-reload
 systemctl start ksnapd
-[ $nfail -eq 0 ]
+end_test

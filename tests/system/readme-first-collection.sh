@@ -70,4 +70,4 @@ if poll 30 attached; then
 else
 	fail "ksnapd.service holds /dev/ksnap again after the first collection" "reader attached" "reader $(ksnap_stat reader)"
 fi
-[ $nfail -eq 0 ]
+end_test

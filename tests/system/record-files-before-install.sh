@@ -6,3 +6,4 @@ TEST=record-files-before-install
 . /guest/tests/syslib.sh
 file_list /out/files-before-install.txt
 info "$(wc -l < /out/files-before-install.txt) paths listed before the install"
+end_test

@@ -23,4 +23,4 @@ else
 	fail "the module, DKMS's build log and the packages are untouched" "the same state" "a change"
 	show "$(printf '%s\n' "$before" > /tmp/a; printf '%s\n' "$after" | diff /tmp/a - )"
 fi
-[ $nfail -eq 0 ]
+end_test

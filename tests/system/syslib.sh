@@ -20,6 +20,14 @@ TEST_METRICS=pgfault,pgmajfault,nr_free_pages,meminfo.MemAvailable
 TEST_RING_KB=4096
 TEST_PERIOD_US=1000
 
+# end_test: every test's last line.  "# end: TEST" in the results says
+# that the script ran to its end (steps.sh fails one without it); the
+# status is the verdict.
+end_test() {
+	echo "# end: $TEST" >> "$RESULTS"
+	[ $nfail -eq 0 ]
+}
+
 figure() { # KEY VALUE...
 	_k=$1
 	shift
@@ -54,6 +62,11 @@ streams_ended() { # CURSOR N
 # journald keeps as an entry of its own.
 rows_flowing() { # CURSOR
 	ksnapd_journal "$1" | grep -q "^GVISOR_METRICS	[0-9]"
+}
+# A row of the ksnapd of PID reached the journal after CURSOR (its stream
+# flows; the rows of the one before it do not count).
+rows_from() { # CURSOR PID
+	journalctl _PID="$2" --after-cursor="$1" -o cat --no-pager | grep -q "^GVISOR_METRICS	[0-9]"
 }
 # journald's count of ksnapd's messages it dropped after CURSOR.
 journal_dropped() { # CURSOR
@@ -189,6 +202,7 @@ restart_mid_collection() { # OUT RESTART...
 	echo 1 > $KSNAP_SYS/enable
 	poll 60 rows_flowing "$_c" || fail "rows reach the journal" "a row" "none after 60 s"
 	sleep 5
+	_cr=$(journal_cursor)
 	_st=0
 	"$@" > $_out.restart.log 2>&1 || _st=$?
 	check_st "'$*' succeeds mid-collection" 0 $_st $_out.restart.log
@@ -200,8 +214,9 @@ restart_mid_collection() { # OUT RESTART...
 	check "ksnapd.service is active" active "$(systemctl is-active ksnapd)"
 	check "systemd saw the old ksnapd end cleanly (no failure)" "" \
 		"$(journalctl -u ksnapd --after-cursor="$_c" -o cat --no-pager | grep -E 'Failed with result|Main process exited, code=(killed|dumped)|status=[1-9]' | head -n 1)"
-	poll 60 rows_flowing "$_c"
-	sleep 5
+	_new=$(ksnapd_pid)
+	poll 60 rows_from "$_cr" "$_new" ||
+		fail "the new ksnapd's rows reach the journal" "a row from PID $_new after the restart" "none after 60 s"
 	echo 0 > $KSNAP_SYS/enable
 	end_collection "restart" "$_c" 2 "$_out" || return 1
 	check "ksnap-verify exits 0 over the two streams" 0 $verify_status

@@ -29,4 +29,4 @@ rw_in_unit() { # PATH: writable (yes) or not (no) in ksnapd's mounts
 check "ksnapd may write the knobs (/sys/class/misc/ksnap/enable)" yes "$(rw_in_unit $KSNAP_SYS/enable)"
 check "ksnapd may write the knobs through the deprecated /sys/kernel/ksnap" yes "$(rw_in_unit /sys/kernel/ksnap/enable)"
 check "the rest of /sys is read-only for ksnapd" no "$(rw_in_unit /sys/kernel/mm/transparent_hugepage/enabled)"
-[ $nfail -eq 0 ]
+end_test

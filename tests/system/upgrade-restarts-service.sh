@@ -13,4 +13,4 @@ restart_mid_collection /out/upgrade apt-get install -y "$deb"
 check "ksnapd $new is installed (was $old)" "$new" "$(dpkg-query -W -f '${Version}' ksnapd)"
 check "the running ksnapd is the new binary" "ksnapd $new" "$(ksnapd --version | cut -d' ' -f1,2)"
 check_lines "apt-get upgraded it" ">0" "Unpacking ksnapd ($new) over ($old)" "$(cat /out/upgrade.restart.log)"
-[ $nfail -eq 0 ]
+end_test
