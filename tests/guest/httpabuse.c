@@ -13,6 +13,10 @@
  *   httpabuse trickle PORT SRC SECS
  *	a request's line and headers, a byte a second, never ending: "closed
  *	after MS ms, B bytes sent, answer 'STATUS'"
+ * A connection's time (T, MS) runs from before its connect(2): the server
+ * can only have accepted it later, so a server's deadline counted from
+ * its accept is never seen here as shorter than it is, however slowly
+ * either side runs.
  *   httpabuse big PORT SRC BYTES SECS
  *	a request with a header of BYTES bytes: "answer 'STATUS' after MS ms"
  *   httpabuse request PORT SRC SECS LINE...
@@ -140,8 +144,8 @@ static int hold(int n, int secs)
 		return 2;
 	while (now_ms() < end && nclosed + nref < n) {
 		while (next < n && connecting < 64) {
-			c[next].fd = dial();
 			c[next].at = now_ms();
+			c[next].fd = dial();
 			if (c[next].fd < 0) {
 				c[next].state = 3;
 				nref++;
@@ -175,7 +179,6 @@ static int hold(int n, int secs)
 					continue;
 				}
 				c[i].state = 1;
-				c[i].at = now_ms();
 				ncon++;
 				continue;
 			}
@@ -208,7 +211,6 @@ static int trickle(int secs)
 		printf("no connection\n");
 		return 1;
 	}
-	t0 = now_ms();
 	while (now_ms() < end && !closed) {
 		if (write(fd, req + sent % (sizeof(req) - 1), 1) != 1) {
 			closed = 1;

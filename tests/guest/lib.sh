@@ -355,27 +355,38 @@ wait_line() {
 	wait_for "a line with '$2' in $1" $WAIT_S has_line "$1" "$2"
 }
 
+# ctxt_switches PID: "VOLUNTARY NONVOLUNTARY", the context switches of
+# PID's thread (/proc/PID/status).  A thread that sleeps counts one as it
+# goes to sleep; one that is preempted counts one too.
+ctxt_switches() {
+	sed -n 's/^\(non\)\{0,1\}voluntary_ctxt_switches:[[:space:]]*//p' \
+		/proc/"$1"/status 2>/dev/null | tr '\n' ' ' | sed 's/ $//'
+}
+
+# stays_asleep_in_poll PID: PID is asleep in poll() at two looks 200 ms
+# apart, with no context switch between them: one sleep in one poll()
+# call over the whole span.  A poll() that spins never sleeps (its thread
+# is running or runnable, R); one that returns early wakes, and going back
+# to sleep counts a switch.  The 200 ms are a span in which it must not
+# wake (time passes by definition); a legitimate wake-up in it (the poll
+# timeout) only means another look.
+stays_asleep_in_poll() {
+	_sa_c1=$(ctxt_switches "$1")
+	_sa_s1=$(asleep_in_poll "$1") || { echo "$_sa_s1"; return 1; }
+	usleep 200000
+	_sa_s2=$(asleep_in_poll "$1")
+	_sa_ok=$?
+	_sa_c2=$(ctxt_switches "$1")
+	echo "$_sa_s1, switches $_sa_c1; 200 ms later $_sa_s2, switches $_sa_c2"
+	[ $_sa_ok -eq 0 ] && [ -n "$_sa_c1" ] && [ "$_sa_c1" = "$_sa_c2" ]
+}
+
 # check_asleep WHAT PID: PID (a ksnapd) sleeps in poll() while it waits:
-# once it is asleep in poll, it is found there at most of 10 looks spread
-# over a second.  A reader whose poll() spins never sleeps there (it is
-# running or runnable, R, at every look, whatever the machine's speed);
-# one that sleeps wakes only for its poll timeout (1 s) and is back
-# asleep at once.
+# it comes to be found asleep in one poll() call over a 200 ms span
+# (stays_asleep_in_poll).  A reader whose poll() spins never is, however
+# long the check waits and whatever the machine's speed.
 check_asleep() {
-	_ca_what=$1 _ca_pid=$2
-	wait_for "$_ca_what: asleep in poll" $WAIT_S asleep_in_poll "$_ca_pid" || return 1
-	_ca_n=0 _ca_looks=""
-	for _ca_i in 1 2 3 4 5 6 7 8 9 10; do
-		# Time between looks by definition: they sample its states.
-		usleep 100000
-		_ca_s=$(asleep_in_poll "$_ca_pid") && _ca_n=$((_ca_n + 1))
-		_ca_looks="$_ca_looks; $_ca_s"
-	done
-	if [ $_ca_n -gt 5 ]; then
-		pass "$_ca_what (asleep in poll at $_ca_n of 10 looks)"
-	else
-		fail "$_ca_what" "asleep in poll at more than 5 of 10 looks" "$_ca_n:${_ca_looks#;}"
-	fi
+	check_wait "$1" $WAIT_S stays_asleep_in_poll "$2"
 }
 
 # wait_pid PID SECONDS: wait for a background child; its status, or 124

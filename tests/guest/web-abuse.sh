@@ -5,10 +5,10 @@
 #   baseline   a collection of 3000 snapshots without abuse: its lost count
 #   flood      1000 connections opened from one address and held, sending
 #              nothing: all closed by the server, the ones past the
-#              per-address limit at once, the others by the header deadline
-#              (10 s; at most 15 s allowed)
-#   trickle    a request's headers a byte a second: closed by the deadline
-#              (at most 15 s), never answered 200
+#              per-address limit at once, the others no sooner than the
+#              header deadline (10 s)
+#   trickle    a request's headers a byte a second: closed by the server,
+#              no sooner than the deadline, never answered
 #   big        a 1 MiB header: 431 or closed
 #   requests   bad methods and paths answered 405, 404, 400, 505; a scrape
 #              during all of it answers
@@ -28,9 +28,14 @@ PORT=10109
 URL=http://127.0.0.1:$PORT
 W=/tmp/webabuse
 mkdir -p $W
-# The header deadline (web.h WEB_HEADER_DEADLINE_S) and the slack allowed
-# past it (the watchdog looks every half second; a TCG guest is slow).
-DEADLINE_MS=15000
+# The header deadline and idle timeout, ksnapd(8): 10 s.  What is checked
+# is a state: the server closed the connection.  The clients wait for it
+# up to ABUSE_S, far past the deadline: how late after it the server's
+# close comes depends on the machine's speed (a TCG guest on a busy host
+# is slow), so it is not checked.  How early is: never before the
+# deadline, which the clients count from before they connect (httpabuse).
+DEADLINE_MS=10000
+ABUSE_S=$((DEADLINE_MS / 1000 + WAIT_S))
 
 ip link set lo up
 check "the loopback interface is up with 127.0.0.1" 1 \
@@ -81,18 +86,18 @@ wait_attached
 wait_line /out/abuse.err "serving /metrics"
 check "writing 1 to enable starts sampling" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
 wait_rows /out/abuse.tsv 20
-httpabuse hold $PORT 127.0.0.2 1000 30 > $W/hold 2>&1 &
+httpabuse hold $PORT 127.0.0.2 1000 $ABUSE_S > $W/hold 2>&1 &
 hpid=$!
-httpabuse trickle $PORT 127.0.0.3 30 > $W/trickle 2>&1 &
+httpabuse trickle $PORT 127.0.0.3 $ABUSE_S > $W/trickle 2>&1 &
 tpid=$!
-httpabuse big $PORT 127.0.0.4 1048576 30 > $W/big 2>&1 &
+httpabuse big $PORT 127.0.0.4 1048576 $ABUSE_S > $W/big 2>&1 &
 bpid=$!
 
 # request EXPECTED LINE...: bad requests from 127.0.0.5, each answered.
 request() {
 	_want=$1
 	shift
-	_got=$(httpabuse request $PORT 127.0.0.5 10 "$@" "Host: 127.0.0.1")
+	_got=$(httpabuse request $PORT 127.0.0.5 $ABUSE_S "$@" "Host: 127.0.0.1")
 	check "'$(echo "$1" | cut -c 1-40)' is answered $_want ($_got)" "$_want" "$(answer "$_got")"
 }
 request 405 "DELETE /metrics HTTP/1.1"
@@ -102,33 +107,35 @@ request 404 "GET /../../etc/passwd HTTP/1.1"
 request 404 "GET nopath HTTP/1.1"
 request 505 "GET / HTTP/9.9"
 request 400 "GET /$(head -c 40000 /dev/zero | tr '\0' a) HTTP/1.1"
-garbage=$(httpabuse request $PORT 127.0.0.5 10 "garbage")
+garbage=$(httpabuse request $PORT 127.0.0.5 $ABUSE_S "garbage")
 check_in "a line that is not HTTP is answered 400 or closed ($garbage)" "$(answer "$garbage")" 400 closed
 wget -q -O /out/during.prom "$URL/metrics"
 check "a scrape during the abuse answers (wget status)" 0 $?
 check "the scrape has ksnap_collection_running 1" 1 \
 	"$(grep -c '^ksnap_collection_running 1$' /out/during.prom)"
 
-wait_pid $hpid 40
-check "flood: httpabuse hold exits 0 (every connection closed)" 0 $?
+wait_pid $hpid $((ABUSE_S + WAIT_S))
+check "flood: httpabuse hold exits 0 (every connection closed by the server)" 0 $?
 hold=$(cat $W/hold)
 info "flood: $hold"
 made=$(field connected "$hold")
 nref=$(field refused "$hold")
 check "flood: 1000 connections made or refused" 1000 "$(( ${made:-0} + ${nref:-0} ))"
 check "flood: none still open" 0 "$(field open "$hold")"
-le_ms=$(field longest_held_ms "$hold")
-ge "flood: the longest held is within the deadline ($le_ms ms <= $DEADLINE_MS)" $DEADLINE_MS "${le_ms:-99999}"
+# Those within the per-address limit are held to the deadline: not closed
+# before it.
+ge "flood: the connections the server kept were held to the header deadline, not closed before it" \
+	"$(field longest_held_ms "$hold")" $DEADLINE_MS
 
-wait_pid $tpid 40
-check "trickle: httpabuse trickle exits 0 (closed)" 0 $?
+wait_pid $tpid $((ABUSE_S + WAIT_S))
+check "trickle: httpabuse trickle exits 0 (closed by the server)" 0 $?
 trickle=$(cat $W/trickle)
 info "trickle: $trickle"
 t_ms=$(echo "$trickle" | sed -n 's/closed after \([0-9]*\) ms.*/\1/p')
-ge "trickle: closed within the deadline (${t_ms:-?} ms <= $DEADLINE_MS)" $DEADLINE_MS "${t_ms:-99999}"
+ge "trickle: not closed before the header deadline" "$t_ms" $DEADLINE_MS
 check "trickle: never answered" closed "$(answer "$trickle")"
 
-wait_pid $bpid 40
+wait_pid $bpid $((ABUSE_S + WAIT_S))
 check "big: httpabuse big exits 0 (answered or closed)" 0 $?
 big=$(cat $W/big)
 check_in "big: a 1 MiB header is answered 431 or closed ($big)" "$(answer "$big")" 431 closed
@@ -211,7 +218,7 @@ wget --no-check-certificate -O $W/none $HTTPS > $W/none.err 2>&1
 check "tls: no credential is 401" 1 "$(grep -c '401' $W/none.err)"
 wget --no-check-certificate --header "Authorization: Basic $WRONG" -O $W/wrong $HTTPS > $W/wrong.err 2>&1
 check "tls: a wrong password is 401" 1 "$(grep -c '401' $W/wrong.err)"
-plain=$(httpabuse request $PORT 127.0.0.5 10 "GET /metrics HTTP/1.1" "Host: 127.0.0.1")
+plain=$(httpabuse request $PORT 127.0.0.5 $ABUSE_S "GET /metrics HTTP/1.1" "Host: 127.0.0.1")
 check_in "tls: plain HTTP against the TLS port gets no HTTP answer ($plain)" "$(answer "$plain")" closed other
 check "tls: ksnapd is still running" 0 "$(kill -0 $kpid 2>/dev/null; echo $?)"
 wget -q --no-check-certificate --header "Authorization: Basic $RIGHT" -O $W/tls2.prom $HTTPS
