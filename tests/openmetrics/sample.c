@@ -2,9 +2,9 @@
 /*
  * A sample exposition for the linters (tests/openmetrics/lint): one
  * collection's worth of columns of every kind ksnap has (vmstat counters
- * and gauges, CPU times, softirqs, load, pressure, cgroups of a container
- * and a pod, a path that needs escaping, one not valid UTF-8), rendered by
- * the real code in both formats.
+ * and gauges, CPU and guest times, softirqs, load,
+ * pressure, cgroups of a container and a pod, a path that needs escaping,
+ * one not valid UTF-8), rendered by the real code in both formats.
  *
  *   sample PROM_FILE OM_FILE
  */
@@ -40,6 +40,10 @@ static const struct col metrics[] = {
 	  false },
 	{ "cpu.iowait", "iowait, /proc/stat cpu line, all CPUs, ns", NS,
 	  false },
+	{ "cpu.guest", "CPU time running guests, /proc/stat cpu line, all "
+	  "CPUs, ns", NS, false },
+	{ "cpu.guest_nice", "CPU time running niced guests, /proc/stat cpu "
+	  "line, all CPUs, ns", NS, false },
 	{ "softirqs.NET_RX", "softirqs of this type run (/proc/softirqs), "
 	  "count", CUM, false },
 	{ "softirqs.TIMER", "softirqs of this type run (/proc/softirqs), "

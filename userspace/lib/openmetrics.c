@@ -110,6 +110,18 @@ int om_map_name(const char *metric, const char *field, uint32_t flags,
 		snprintf(n->family, sizeof(n->family), "ksnap_cgroup_");
 		name_cat(n->family, sizeof(n->family), metric);
 		goto unit;
+	} else if (!strcmp(metric, "cpu.guest") ||
+		   !strcmp(metric, "cpu.guest_nice")) {
+		/*
+		 * node_exporter's node_cpu_guest_seconds_total{mode=}: user
+		 * and nice count guest time already, so that the modes of
+		 * ksnap_cpu_seconds_total sum to the time spent.
+		 */
+		snprintf(n->family, sizeof(n->family),
+			 "ksnap_cpu_guest_seconds");
+		snprintf(n->label, sizeof(n->label), "mode");
+		snprintf(n->label_value, sizeof(n->label_value), "%s",
+			 metric[9] ? "nice" : "user");
 	} else if (!strncmp(metric, "cpu.", 4)) {
 		/* node_exporter's node_cpu_seconds_total{mode=} */
 		snprintf(n->family, sizeof(n->family), "ksnap_cpu_seconds");
@@ -388,6 +400,36 @@ static void help_inf(char *help)
 	memcpy(at, inf, sizeof(inf) - 1);
 }
 
+/* What the series of a family with a label share: the description from
+ * its source on (", /proc/..."), else its unit. */
+static const char *shared_part(const char *d)
+{
+	const char *t = strstr(d, ", /proc/");
+
+	if (!t)
+		t = strrchr(d, ',');
+	return t ? t : "";
+}
+
+/* The HELP of the family of column c, named n. */
+static void family_help(const struct ksnap_column *c, const struct om_name *n,
+			char *help, size_t len)
+{
+	if (!strcmp(n->family, "ksnap_cpu_seconds"))
+		snprintf(help, len, "CPU time by mode (user and nice include "
+			 "the guest time of ksnap_cpu_guest_seconds_total)%s",
+			 shared_part(c->description));
+	else if (!strcmp(n->family, "ksnap_cpu_guest_seconds"))
+		snprintf(help, len, "CPU time running guests, by the mode of "
+			 "ksnap_cpu_seconds_total that counts it too (user: "
+			 "guest, nice: guest_nice)%s",
+			 shared_part(c->description));
+	else
+		snprintf(help, len, "%s", c->description);
+	if (!n->counter)
+		help_inf(help);
+}
+
 int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 		    unsigned int n, const char *patterns)
 {
@@ -437,24 +479,11 @@ int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 		if (!f || strcmp(f->name, nm->family)) {
 			f = &l->fam[l->nr_fam++];
 			snprintf(f->name, sizeof(f->name), "%s", nm->family);
-			snprintf(f->help, sizeof(f->help), "%s",
-				 nm->label[0] ? c->metric : c->description);
-			if (nm->label[0]) {
-				/* cpu.user, cpu.nice...: what they share */
-				const char *d = strchr(c->description, ',');
-
-				snprintf(f->help, sizeof(f->help), "%s",
-					 c->description);
-				if (d && !strcmp(nm->label, "mode"))
-					snprintf(f->help, sizeof(f->help),
-						 "CPU time by mode%s", d);
-			}
+			family_help(c, nm, f->help, sizeof(f->help));
 			f->unit = nm->unit;
 			f->scale = nm->scale;
 			f->counter = nm->counter;
 			f->first = l->nr_series;
-			if (!f->counter)
-				help_inf(f->help);
 		}
 		l->series[l->nr_series].column = refs[i].column;
 		l->series[l->nr_series].labels = strdup(labels);
