@@ -133,6 +133,10 @@ int om_map_name(const char *metric, const char *field, uint32_t flags,
 		snprintf(n->label, sizeof(n->label), "vector");
 		snprintf(n->label_value, sizeof(n->label_value), "%s",
 			 metric + 9);
+	} else if (!strcmp(metric, "loadavg.threads")) {
+		/* the PIDs in use: node_exporter's node_processes_threads */
+		snprintf(n->family, sizeof(n->family),
+			 "ksnap_processes_threads");
 	} else if (!strncmp(metric, "loadavg.", 8)) {
 		/* node_exporter's node_load1 */
 		snprintf(n->family, sizeof(n->family), "ksnap_load");

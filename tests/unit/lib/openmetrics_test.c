@@ -263,6 +263,8 @@ static void render(enum om_format f, struct om_buf *b, const char *patterns)
 /* The module's descriptions of the columns below, as its catalogue has
  * them (kmod/metrics.c). */
 #define D_CPU(what)	what ", /proc/stat cpu line, all CPUs, ns"
+#define D_PIDS		"PIDs in use in the initial PID namespace (~threads), " \
+			"count"
 
 /* The exposition of n columns, each series' last value raw[i], with a
  * window. */
@@ -348,6 +350,22 @@ static void cpu_modes_sum_without_guest_time(void **state)
 	expect_line(&b, "ksnap_cpu_guest_seconds_total{mode=\"nice\"} 1");
 	assert_null(strstr(b.p, "mode=\"guest"));
 	om_buf_free(&b);
+}
+
+/* loadavg.threads (the PIDs in use, about the threads) has
+ * node_exporter's name for the threads, not ksnap_loadthreads. */
+static void pid_count_has_node_exporters_threads_name(void **state)
+{
+	struct om_name n;
+
+	assert_int_equal(om_map_name("loadavg.threads", "", 0,
+				     om_desc_unit(D_PIDS), &n), 0);
+	if (strcmp(n.family, "ksnap_processes_threads"))
+		fail_msg("loadavg.threads: expected ksnap_processes_threads, "
+			 "got %s", n.family);
+	assert_null(n.unit);
+	assert_true(n.scale == 1);
+	assert_false(n.counter);
 }
 
 static void test_layout(void **state)
@@ -648,6 +666,7 @@ int main(void)
 		cmocka_unit_test(unlimited_limit_is_inf),
 		cmocka_unit_test(le_values_are_canonical),
 		cmocka_unit_test(cpu_modes_sum_without_guest_time),
+		cmocka_unit_test(pid_count_has_node_exporters_threads_name),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_render_prometheus),
 		cmocka_unit_test(test_render_openmetrics),
