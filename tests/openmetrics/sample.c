@@ -2,7 +2,7 @@
 /*
  * A sample exposition for the linters (tests/openmetrics/lint): one
  * collection's worth of columns of every kind ksnap has (vmstat counters
- * and gauges, CPU and guest times, softirqs, load, threads,
+ * and gauges, a KiB one, CPU and guest times, softirqs, load, threads,
  * pressure, cgroups of a container and a pod, a path that needs escaping,
  * one not valid UTF-8), rendered by the real code in both formats.
  *
@@ -44,6 +44,8 @@ static const struct col metrics[] = {
 	  "CPUs, ns", NS, false },
 	{ "cpu.guest_nice", "CPU time running niced guests, /proc/stat cpu "
 	  "line, all CPUs, ns", NS, false },
+	{ "nr_kernel_stack", "node state of /proc/vmstat, all nodes, KiB", 0,
+	  false },
 	{ "loadavg.threads", "PIDs in use in the initial PID namespace "
 	  "(~threads), count", 0, false },
 	{ "softirqs.NET_RX", "softirqs of this type run (/proc/softirqs), "

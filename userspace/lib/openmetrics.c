@@ -70,22 +70,42 @@ static bool map_pressure(const char *metric, bool cgroup, struct om_name *n)
 	return true;
 }
 
+/* A raw unit, as a description states it, and the exposition's. */
+struct unit_conv {
+	const char *raw;
+	const char *unit;	/* the base unit, NULL for a plain number */
+	double scale;		/* raw value * scale: the exported one */
+};
+
+static const struct unit_conv unit_convs[] = {
+	{ "ns", "seconds", 1e-9 },
+	{ "us", "seconds", 1e-6 },
+	{ "usec", "seconds", 1e-6 },
+	{ "KiB", "bytes", 1024 },
+	{ "bytes", "bytes", 1 },
+	{ "load/1000", NULL, 1e-3 },
+};
+
+/* The conversion of a column's unit, NULL for a value exported as is. */
+static const struct unit_conv *unit_conv(const char *unit, uint32_t flags)
+{
+	size_t i;
+
+	if (flags & KSNAP_COL_NANOSECONDS)
+		return &unit_convs[0];
+	for (i = 0; i < sizeof(unit_convs) / sizeof(unit_convs[0]); i++)
+		if (!strcmp(unit, unit_convs[i].raw))
+			return &unit_convs[i];
+	return NULL;
+}
+
 /* The unit of a raw unit: the base unit's name and the scale to it. */
 static void base_unit(const char *unit, uint32_t flags, struct om_name *n)
 {
-	n->unit = NULL;
-	n->scale = 1;
-	if ((flags & KSNAP_COL_NANOSECONDS) || !strcmp(unit, "ns")) {
-		n->unit = "seconds";
-		n->scale = 1e-9;
-	} else if (!strcmp(unit, "us") || !strcmp(unit, "usec")) {
-		n->unit = "seconds";
-		n->scale = 1e-6;
-	} else if (!strcmp(unit, "bytes")) {
-		n->unit = "bytes";
-	} else if (!strcmp(unit, "load/1000")) {
-		n->scale = 1e-3;
-	}
+	const struct unit_conv *u = unit_conv(unit, flags);
+
+	n->unit = u ? u->unit : NULL;
+	n->scale = u ? u->scale : 1;
 }
 
 int om_map_name(const char *metric, const char *field, uint32_t flags,
@@ -800,6 +820,11 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 			sample_u64(b, f->name, "_total", s->labels, v[i].last);
 		else if (f->scale == 1 && v[i].last != UINT64_MAX)
 			sample_u64(b, f->name, "", s->labels, v[i].last);
+		else if (f->scale > 1 && f->scale == floor(f->scale) &&
+			 v[i].last <= UINT64_MAX / (uint64_t)f->scale)
+			/* KiB as bytes: exact, not %.15g's */
+			sample_u64(b, f->name, "", s->labels,
+				   v[i].last * (uint64_t)f->scale);
 		else	/* "max": +Inf */
 			sample(b, f->name, "", s->labels,
 			       om_gauge_value(v[i].last, f->scale));

@@ -265,6 +265,7 @@ static void render(enum om_format f, struct om_buf *b, const char *patterns)
 #define D_CPU(what)	what ", /proc/stat cpu line, all CPUs, ns"
 #define D_PIDS		"PIDs in use in the initial PID namespace (~threads), " \
 			"count"
+#define D_KIB		"node state of /proc/vmstat, all nodes, KiB"
 
 /* The exposition of n columns, each series' last value raw[i], with a
  * window. */
@@ -366,6 +367,30 @@ static void pid_count_has_node_exporters_threads_name(void **state)
 	assert_null(n.unit);
 	assert_true(n.scale == 1);
 	assert_false(n.counter);
+}
+
+/* A KiB column (nr_kernel_stack) is exported in bytes, NAME_bytes. */
+static void kib_columns_are_exported_in_bytes(void **state)
+{
+	static const struct ksnap_column c[] = {
+		{ .metric = "nr_kernel_stack", .description = D_KIB },
+	};
+	static const uint64_t raw[] = { 16 };
+	struct om_name n;
+	struct om_buf b = { 0 };
+
+	assert_int_equal(om_map_name("nr_kernel_stack", "", 0,
+				     om_desc_unit(D_KIB), &n), 0);
+	if (strcmp(n.family, "ksnap_vmstat_nr_kernel_stack_bytes"))
+		fail_msg("nr_kernel_stack: expected "
+			 "ksnap_vmstat_nr_kernel_stack_bytes, got %s",
+			 n.family);
+	assert_string_equal(n.unit, "bytes");
+	assert_true(n.scale == 1024);
+	render_cols(c, 1, raw, OM_OPENMETRICS, &b);
+	expect_line(&b, "# UNIT ksnap_vmstat_nr_kernel_stack_bytes bytes");
+	expect_line(&b, "ksnap_vmstat_nr_kernel_stack_bytes 16384");
+	om_buf_free(&b);
 }
 
 static void test_layout(void **state)
@@ -667,6 +692,7 @@ int main(void)
 		cmocka_unit_test(le_values_are_canonical),
 		cmocka_unit_test(cpu_modes_sum_without_guest_time),
 		cmocka_unit_test(pid_count_has_node_exporters_threads_name),
+		cmocka_unit_test(kib_columns_are_exported_in_bytes),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_render_prometheus),
 		cmocka_unit_test(test_render_openmetrics),
