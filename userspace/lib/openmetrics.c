@@ -75,15 +75,16 @@ struct unit_conv {
 	const char *raw;
 	const char *unit;	/* the base unit, NULL for a plain number */
 	double scale;		/* raw value * scale: the exported one */
+	const char *scale_words; /* a description's words for the scale */
 };
 
 static const struct unit_conv unit_convs[] = {
-	{ "ns", "seconds", 1e-9 },
-	{ "us", "seconds", 1e-6 },
-	{ "usec", "seconds", 1e-6 },
-	{ "KiB", "bytes", 1024 },
-	{ "bytes", "bytes", 1 },
-	{ "load/1000", NULL, 1e-3 },
+	{ "ns", "seconds", 1e-9, NULL },
+	{ "us", "seconds", 1e-6, NULL },
+	{ "usec", "seconds", 1e-6, NULL },
+	{ "KiB", "bytes", 1024, NULL },
+	{ "bytes", "bytes", 1, NULL },
+	{ "load/1000", NULL, 1e-3, " x1000" },
 };
 
 /* The conversion of a column's unit, NULL for a value exported as is. */
@@ -424,6 +425,36 @@ static void help_inf(char *help)
 	memcpy(at, inf, sizeof(inf) - 1);
 }
 
+/*
+ * help (a description) with its raw unit as the exported value's: the
+ * last ", RAW" (ending the text or a clause) as ", UNIT", or gone for a
+ * plain number, and the words of its scale (" x1000") gone.
+ */
+static void help_unit(char *help, size_t len, const struct unit_conv *u)
+{
+	char out[OM_HELP_MAX];
+	const char *at = NULL, *p;
+	char *w;
+	size_t rl;
+
+	if (!u || (u->unit && !strcmp(u->raw, u->unit)))
+		return;
+	rl = strlen(u->raw);
+	for (p = help; (p = strstr(p, ", ")); p++)
+		if (!strncmp(p + 2, u->raw, rl) &&
+		    (!p[2 + rl] || strchr(":;,) ", p[2 + rl])))
+			at = p;
+	if (at) {
+		snprintf(out, sizeof(out), "%.*s%s%s%s", (int)(at - help), help,
+			 u->unit ? ", " : "", u->unit ? u->unit : "",
+			 at + 2 + rl);
+		snprintf(help, len, "%s", out);
+	}
+	if (u->scale_words && (w = strstr(help, u->scale_words)))
+		memmove(w, w + strlen(u->scale_words),
+			strlen(w + strlen(u->scale_words)) + 1);
+}
+
 /* What the series of a family with a label share: the description from
  * its source on (", /proc/..."), else its unit. */
 static const char *shared_part(const char *d)
@@ -450,6 +481,8 @@ static void family_help(const struct ksnap_column *c, const struct om_name *n,
 			 shared_part(c->description));
 	else
 		snprintf(help, len, "%s", c->description);
+	help_unit(help, len, unit_conv(om_desc_unit(c->description),
+				       c->flags));
 	if (!n->counter)
 		help_inf(help);
 }
@@ -750,7 +783,7 @@ static void histogram(struct om_buf *b, enum om_format fmt,
 		      const struct om_layout *l, const struct om_family *f,
 		      const struct om_value *v)
 {
-	char hname[OM_NAME_MAX + 32], help[KSNAP_DESC_MAX + 96];
+	char hname[OM_NAME_MAX + 32], help[OM_HELP_MAX + 128];
 	unsigned int i, k;
 
 	size_t fl = strlen(f->name), ul = f->unit ? strlen(f->unit) : 0;
@@ -797,7 +830,7 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 			      const struct om_family *f,
 			      const struct om_value *v)
 {
-	char wname[OM_NAME_MAX + 32], help[KSNAP_DESC_MAX + 96];
+	char wname[OM_NAME_MAX + 32], help[OM_HELP_MAX + 128];
 	unsigned int i, alive = 0, win = 0;
 
 	for (i = f->first; i < f->first + f->nr; i++) {

@@ -261,11 +261,18 @@ static void render(enum om_format f, struct om_buf *b, const char *patterns)
 }
 
 /* The module's descriptions of the columns below, as its catalogue has
- * them (kmod/metrics.c). */
+ * them (kmod/metrics.c, kmod/compat.h). */
 #define D_CPU(what)	what ", /proc/stat cpu line, all CPUs, ns"
+#define D_LOAD		"load average of /proc/loadavg x1000 (5 s updates), " \
+			"load/1000"
 #define D_PIDS		"PIDs in use in the initial PID namespace (~threads), " \
 			"count"
 #define D_KIB		"node state of /proc/vmstat, all nodes, KiB"
+#define D_PSI		"system stall total of /proc/pressure/ (total=, in us " \
+			"there), ns"
+#define D_CG_USAGE	"CPU time of the subtree, ns: live for a cgroup without " \
+			"children (none live or dying); for one with children, " \
+			"as of the last rstat flush (about every 2 s)"
 
 /* The exposition of n columns, each series' last value raw[i], with a
  * window. */
@@ -390,6 +397,70 @@ static void kib_columns_are_exported_in_bytes(void **state)
 	render_cols(c, 1, raw, OM_OPENMETRICS, &b);
 	expect_line(&b, "# UNIT ksnap_vmstat_nr_kernel_stack_bytes bytes");
 	expect_line(&b, "ksnap_vmstat_nr_kernel_stack_bytes 16384");
+	om_buf_free(&b);
+}
+
+/* HELP states the unit of the exported value: seconds, not the raw ns;
+ * a load, not x1000; bytes, not KiB. */
+static void help_states_the_exported_unit(void **state)
+{
+	static const struct ksnap_column c[] = {
+		{ .metric = "cpu.user", .flags = NS, .description =
+		  D_CPU("CPU time in user mode, guest time included") },
+		{ .metric = "cpu.guest", .flags = NS,
+		  .description = D_CPU("CPU time running guests") },
+		{ .metric = "loadavg.1", .description = D_LOAD },
+		{ .metric = "pressure.io.some", .flags = NS,
+		  .description = D_PSI },
+		{ .metric = "nr_kernel_stack", .description = D_KIB },
+		{ .metric = "cpu.stat.usage", .field = "cgroup", .value = "/",
+		  .flags = NS, .description = D_CG_USAGE },
+		{ .metric = "memory.current", .field = "cgroup", .value = "/",
+		  .description = "memory charged to the cgroup and its "
+				 "descendants, bytes" },
+	};
+	static const uint64_t raw[] = { 1, 1, 1, 1, 1, 1, 1 };
+	static const struct {
+		const char *family, *unit;	/* unit: NULL for none */
+	} want[] = {
+		{ "ksnap_cpu_seconds_total", "seconds" },
+		{ "ksnap_cpu_guest_seconds_total", "seconds" },
+		{ "ksnap_load1", NULL },
+		{ "ksnap_pressure_io_waiting_seconds_total", "seconds" },
+		{ "ksnap_vmstat_nr_kernel_stack_bytes", "bytes" },
+		{ "ksnap_cgroup_cpu_usage_seconds_total", "seconds" },
+		{ "ksnap_cgroup_memory_current_bytes", "bytes" },
+	};
+	static const char *const raw_units[] = {
+		", ns", "x1000", "load/1000", "KiB",
+	};
+	struct om_buf b = { 0 };
+	unsigned int i, k;
+
+	render_cols(c, 7, raw, OM_PROMETHEUS, &b);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char head[128], line[512];
+		const char *h;
+		size_t len;
+
+		snprintf(head, sizeof(head), "# HELP %s ", want[i].family);
+		h = strstr(b.p, head);
+		if (!h) {
+			fputs(b.p, stderr);
+			fail_msg("expected a line \"%s...\" (the exposition "
+				 "above)", head);
+		}
+		len = strcspn(h, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)len, h);
+		for (k = 0; k < sizeof(raw_units) / sizeof(raw_units[0]); k++)
+			if (strstr(line, raw_units[k]))
+				fail_msg("expected HELP without the raw unit "
+					 "\"%s\", got: %s", raw_units[k],
+					 line);
+		if (want[i].unit && !strstr(line, want[i].unit))
+			fail_msg("expected HELP naming the unit %s, got: %s",
+				 want[i].unit, line);
+	}
 	om_buf_free(&b);
 }
 
@@ -693,6 +764,7 @@ int main(void)
 		cmocka_unit_test(cpu_modes_sum_without_guest_time),
 		cmocka_unit_test(pid_count_has_node_exporters_threads_name),
 		cmocka_unit_test(kib_columns_are_exported_in_bytes),
+		cmocka_unit_test(help_states_the_exported_unit),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_render_prometheus),
 		cmocka_unit_test(test_render_openmetrics),
