@@ -2,9 +2,9 @@
 /*
  * A sample exposition for the linters (tests/openmetrics/lint): one
  * collection's worth of columns of every kind ksnap has (vmstat counters
- * and gauges, CPU times, softirqs, load, pressure, cgroups of a container
- * and a pod, a path that needs escaping, one not valid UTF-8), rendered by
- * the real code in both formats.
+ * and gauges, a KiB one, CPU and guest times, softirqs, load, threads,
+ * pressure, cgroups of a container and a pod, a path that needs escaping,
+ * one not valid UTF-8), rendered by the real code in both formats.
  *
  *   sample PROM_FILE OM_FILE
  */
@@ -40,6 +40,14 @@ static const struct col metrics[] = {
 	  false },
 	{ "cpu.iowait", "iowait, /proc/stat cpu line, all CPUs, ns", NS,
 	  false },
+	{ "cpu.guest", "CPU time running guests, /proc/stat cpu line, all "
+	  "CPUs, ns", NS, false },
+	{ "cpu.guest_nice", "CPU time running niced guests, /proc/stat cpu "
+	  "line, all CPUs, ns", NS, false },
+	{ "nr_kernel_stack", "node state of /proc/vmstat, all nodes, KiB", 0,
+	  false },
+	{ "loadavg.threads", "PIDs in use in the initial PID namespace "
+	  "(~threads), count", 0, false },
 	{ "softirqs.NET_RX", "softirqs of this type run (/proc/softirqs), "
 	  "count", CUM, false },
 	{ "softirqs.TIMER", "softirqs of this type run (/proc/softirqs), "
@@ -135,7 +143,9 @@ int main(int argc, char **argv)
 			om_hist_observe(&l.hspec, &hist[i], 1000.0 * j * j);
 		v[i].hist = &hist[i];
 		v[i].alive = true;
-		v[i].have_window = i % 5 != 4;	/* some without a window */
+		/* some without a window (by column: the same whatever
+		 * the families) */
+		v[i].have_window = l.series[i].column % 5 != 4;
 		v[i].last = 1000000ULL * (i + 1);
 		v[i].wmax = 2.5e6 * (i + 1);
 		v[i].wmin = 0.5 * i;

@@ -70,22 +70,43 @@ static bool map_pressure(const char *metric, bool cgroup, struct om_name *n)
 	return true;
 }
 
+/* A raw unit, as a description states it, and the exposition's. */
+struct unit_conv {
+	const char *raw;
+	const char *unit;	/* the base unit, NULL for a plain number */
+	double scale;		/* raw value * scale: the exported one */
+	const char *scale_words; /* a description's words for the scale */
+};
+
+static const struct unit_conv unit_convs[] = {
+	{ "ns", "seconds", 1e-9, NULL },
+	{ "us", "seconds", 1e-6, NULL },
+	{ "usec", "seconds", 1e-6, NULL },
+	{ "KiB", "bytes", 1024, NULL },
+	{ "bytes", "bytes", 1, NULL },
+	{ "load/1000", NULL, 1e-3, " x1000" },
+};
+
+/* The conversion of a column's unit, NULL for a value exported as is. */
+static const struct unit_conv *unit_conv(const char *unit, uint32_t flags)
+{
+	size_t i;
+
+	if (flags & KSNAP_COL_NANOSECONDS)
+		return &unit_convs[0];
+	for (i = 0; i < sizeof(unit_convs) / sizeof(unit_convs[0]); i++)
+		if (!strcmp(unit, unit_convs[i].raw))
+			return &unit_convs[i];
+	return NULL;
+}
+
 /* The unit of a raw unit: the base unit's name and the scale to it. */
 static void base_unit(const char *unit, uint32_t flags, struct om_name *n)
 {
-	n->unit = NULL;
-	n->scale = 1;
-	if ((flags & KSNAP_COL_NANOSECONDS) || !strcmp(unit, "ns")) {
-		n->unit = "seconds";
-		n->scale = 1e-9;
-	} else if (!strcmp(unit, "us") || !strcmp(unit, "usec")) {
-		n->unit = "seconds";
-		n->scale = 1e-6;
-	} else if (!strcmp(unit, "bytes")) {
-		n->unit = "bytes";
-	} else if (!strcmp(unit, "load/1000")) {
-		n->scale = 1e-3;
-	}
+	const struct unit_conv *u = unit_conv(unit, flags);
+
+	n->unit = u ? u->unit : NULL;
+	n->scale = u ? u->scale : 1;
 }
 
 int om_map_name(const char *metric, const char *field, uint32_t flags,
@@ -110,6 +131,18 @@ int om_map_name(const char *metric, const char *field, uint32_t flags,
 		snprintf(n->family, sizeof(n->family), "ksnap_cgroup_");
 		name_cat(n->family, sizeof(n->family), metric);
 		goto unit;
+	} else if (!strcmp(metric, "cpu.guest") ||
+		   !strcmp(metric, "cpu.guest_nice")) {
+		/*
+		 * node_exporter's node_cpu_guest_seconds_total{mode=}: user
+		 * and nice count guest time already, so that the modes of
+		 * ksnap_cpu_seconds_total sum to the time spent.
+		 */
+		snprintf(n->family, sizeof(n->family),
+			 "ksnap_cpu_guest_seconds");
+		snprintf(n->label, sizeof(n->label), "mode");
+		snprintf(n->label_value, sizeof(n->label_value), "%s",
+			 metric[9] ? "nice" : "user");
 	} else if (!strncmp(metric, "cpu.", 4)) {
 		/* node_exporter's node_cpu_seconds_total{mode=} */
 		snprintf(n->family, sizeof(n->family), "ksnap_cpu_seconds");
@@ -121,6 +154,10 @@ int om_map_name(const char *metric, const char *field, uint32_t flags,
 		snprintf(n->label, sizeof(n->label), "vector");
 		snprintf(n->label_value, sizeof(n->label_value), "%s",
 			 metric + 9);
+	} else if (!strcmp(metric, "loadavg.threads")) {
+		/* the PIDs in use: node_exporter's node_processes_threads */
+		snprintf(n->family, sizeof(n->family),
+			 "ksnap_processes_threads");
 	} else if (!strncmp(metric, "loadavg.", 8)) {
 		/* node_exporter's node_load1 */
 		snprintf(n->family, sizeof(n->family), "ksnap_load");
@@ -388,6 +425,68 @@ static void help_inf(char *help)
 	memcpy(at, inf, sizeof(inf) - 1);
 }
 
+/*
+ * help (a description) with its raw unit as the exported value's: the
+ * last ", RAW" (ending the text or a clause) as ", UNIT", or gone for a
+ * plain number, and the words of its scale (" x1000") gone.
+ */
+static void help_unit(char *help, size_t len, const struct unit_conv *u)
+{
+	char out[OM_HELP_MAX];
+	const char *at = NULL, *p;
+	char *w;
+	size_t rl;
+
+	if (!u || (u->unit && !strcmp(u->raw, u->unit)))
+		return;
+	rl = strlen(u->raw);
+	for (p = help; (p = strstr(p, ", ")); p++)
+		if (!strncmp(p + 2, u->raw, rl) &&
+		    (!p[2 + rl] || strchr(":;,) ", p[2 + rl])))
+			at = p;
+	if (at) {
+		snprintf(out, sizeof(out), "%.*s%s%s%s", (int)(at - help), help,
+			 u->unit ? ", " : "", u->unit ? u->unit : "",
+			 at + 2 + rl);
+		snprintf(help, len, "%s", out);
+	}
+	if (u->scale_words && (w = strstr(help, u->scale_words)))
+		memmove(w, w + strlen(u->scale_words),
+			strlen(w + strlen(u->scale_words)) + 1);
+}
+
+/* What the series of a family with a label share: the description from
+ * its source on (", /proc/..."), else its unit. */
+static const char *shared_part(const char *d)
+{
+	const char *t = strstr(d, ", /proc/");
+
+	if (!t)
+		t = strrchr(d, ',');
+	return t ? t : "";
+}
+
+/* The HELP of the family of column c, named n. */
+static void family_help(const struct ksnap_column *c, const struct om_name *n,
+			char *help, size_t len)
+{
+	if (!strcmp(n->family, "ksnap_cpu_seconds"))
+		snprintf(help, len, "CPU time by mode (user and nice include "
+			 "the guest time of ksnap_cpu_guest_seconds_total)%s",
+			 shared_part(c->description));
+	else if (!strcmp(n->family, "ksnap_cpu_guest_seconds"))
+		snprintf(help, len, "CPU time running guests, by the mode of "
+			 "ksnap_cpu_seconds_total that counts it too (user: "
+			 "guest, nice: guest_nice)%s",
+			 shared_part(c->description));
+	else
+		snprintf(help, len, "%s", c->description);
+	help_unit(help, len, unit_conv(om_desc_unit(c->description),
+				       c->flags));
+	if (!n->counter)
+		help_inf(help);
+}
+
 int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 		    unsigned int n, const char *patterns)
 {
@@ -437,24 +536,11 @@ int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 		if (!f || strcmp(f->name, nm->family)) {
 			f = &l->fam[l->nr_fam++];
 			snprintf(f->name, sizeof(f->name), "%s", nm->family);
-			snprintf(f->help, sizeof(f->help), "%s",
-				 nm->label[0] ? c->metric : c->description);
-			if (nm->label[0]) {
-				/* cpu.user, cpu.nice...: what they share */
-				const char *d = strchr(c->description, ',');
-
-				snprintf(f->help, sizeof(f->help), "%s",
-					 c->description);
-				if (d && !strcmp(nm->label, "mode"))
-					snprintf(f->help, sizeof(f->help),
-						 "CPU time by mode%s", d);
-			}
+			family_help(c, nm, f->help, sizeof(f->help));
 			f->unit = nm->unit;
 			f->scale = nm->scale;
 			f->counter = nm->counter;
 			f->first = l->nr_series;
-			if (!f->counter)
-				help_inf(f->help);
 		}
 		l->series[l->nr_series].column = refs[i].column;
 		l->series[l->nr_series].labels = strdup(labels);
@@ -697,7 +783,7 @@ static void histogram(struct om_buf *b, enum om_format fmt,
 		      const struct om_layout *l, const struct om_family *f,
 		      const struct om_value *v)
 {
-	char hname[OM_NAME_MAX + 32], help[KSNAP_DESC_MAX + 96];
+	char hname[OM_NAME_MAX + 32], help[OM_HELP_MAX + 128];
 	unsigned int i, k;
 
 	size_t fl = strlen(f->name), ul = f->unit ? strlen(f->unit) : 0;
@@ -744,7 +830,7 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 			      const struct om_family *f,
 			      const struct om_value *v)
 {
-	char wname[OM_NAME_MAX + 32], help[KSNAP_DESC_MAX + 96];
+	char wname[OM_NAME_MAX + 32], help[OM_HELP_MAX + 128];
 	unsigned int i, alive = 0, win = 0;
 
 	for (i = f->first; i < f->first + f->nr; i++) {
@@ -767,6 +853,11 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 			sample_u64(b, f->name, "_total", s->labels, v[i].last);
 		else if (f->scale == 1 && v[i].last != UINT64_MAX)
 			sample_u64(b, f->name, "", s->labels, v[i].last);
+		else if (f->scale > 1 && f->scale == floor(f->scale) &&
+			 v[i].last <= UINT64_MAX / (uint64_t)f->scale)
+			/* KiB as bytes: exact, not %.15g's */
+			sample_u64(b, f->name, "", s->labels,
+				   v[i].last * (uint64_t)f->scale);
 		else	/* "max": +Inf */
 			sample(b, f->name, "", s->labels,
 			       om_gauge_value(v[i].last, f->scale));

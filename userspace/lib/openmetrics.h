@@ -31,6 +31,8 @@
 
 #define OM_NAME_MAX	160
 #define OM_LABEL_MAX	64
+/* A family's HELP: its description, with room for the exported unit. */
+#define OM_HELP_MAX	(KSNAP_DESC_MAX + 96)
 
 enum om_format {
 	OM_PROMETHEUS,		/* text 0.0.4, the fallback */
@@ -106,7 +108,7 @@ void om_hist_observe(const struct om_hist_spec *s, struct om_hist *h,
 /* One exported family of a collection and its series. */
 struct om_family {
 	char name[OM_NAME_MAX];
-	char help[KSNAP_DESC_MAX];
+	char help[OM_HELP_MAX];
 	const char *unit;
 	double scale;
 	bool counter;

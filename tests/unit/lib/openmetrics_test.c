@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -59,7 +60,7 @@ static const struct name_case names[] = {
 	{ "cpu.user", "", "user, /proc/stat cpu line, all CPUs, ns", NS,
 	  "ksnap_cpu_seconds", "seconds", 1e-9, "mode", "user" },
 	{ "cpu.guest_nice", "cpu", "guest_nice, per CPU, ns", NS,
-	  "ksnap_cpu_seconds", "seconds", 1e-9, "mode", "guest_nice" },
+	  "ksnap_cpu_guest_seconds", "seconds", 1e-9, "mode", "nice" },
 	{ "softirqs.NET_RX", "", "softirqs of this type run, count", CUM,
 	  "ksnap_softirqs", NULL, 1, "vector", "NET_RX" },
 	{ "loadavg.1", "", "load average x1000, load/1000", 0,
@@ -257,6 +258,210 @@ static void render(enum om_format f, struct om_buf *b, const char *patterns)
 	}
 	assert_int_equal(om_render(b, f, &l, v, &self), 0);
 	om_layout_free(&l);
+}
+
+/* The module's descriptions of the columns below, as its catalogue has
+ * them (kmod/metrics.c, kmod/compat.h). */
+#define D_CPU(what)	what ", /proc/stat cpu line, all CPUs, ns"
+#define D_LOAD		"load average of /proc/loadavg x1000 (5 s updates), " \
+			"load/1000"
+#define D_PIDS		"PIDs in use in the initial PID namespace (~threads), " \
+			"count"
+#define D_KIB		"node state of /proc/vmstat, all nodes, KiB"
+#define D_PSI		"system stall total of /proc/pressure/ (total=, in us " \
+			"there), ns"
+#define D_CG_USAGE	"CPU time of the subtree, ns: live for a cgroup without " \
+			"children (none live or dying); for one with children, " \
+			"as of the last rstat flush (about every 2 s)"
+
+/* The exposition of n columns, each series' last value raw[i], with a
+ * window. */
+static void render_cols(const struct ksnap_column *c, unsigned int n,
+			const uint64_t *raw, enum om_format f,
+			struct om_buf *b)
+{
+	struct om_layout l;
+	struct om_value v[16];
+	unsigned int i;
+
+	assert_true(n <= 16);
+	assert_int_equal(om_layout_build(&l, c, n, NULL), 0);
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < l.nr_series; i++) {
+		v[i].alive = v[i].have_window = true;
+		v[i].last = raw[l.series[i].column];
+		v[i].wmax = v[i].wmin = 1;
+	}
+	assert_int_equal(om_render(b, f, &l, v, &self), 0);
+	om_layout_free(&l);
+}
+
+/* Whether the exposition has line want; fails naming it otherwise. */
+static void expect_line(const struct om_buf *b, const char *want)
+{
+	char w[256];
+
+	snprintf(w, sizeof(w), "\n%s\n", want);
+	if (!strstr(b->p, w)) {
+		fputs(b->p, stderr);
+		fail_msg("expected the line \"%s\" (the exposition above)",
+			 want);
+	}
+}
+
+/*
+ * /proc/stat's user and nice include guest and guest_nice: the modes of
+ * ksnap_cpu_seconds_total sum to the CPU time spent, guest time once,
+ * and guest time is a family of its own (node_exporter's
+ * node_cpu_guest_seconds_total{mode="user"|"nice"}).
+ */
+static void cpu_modes_sum_without_guest_time(void **state)
+{
+	static const struct ksnap_column c[] = {
+		{ .metric = "cpu.user", .flags = NS, .description =
+		  D_CPU("CPU time in user mode, guest time included") },
+		{ .metric = "cpu.nice", .flags = NS, .description =
+		  D_CPU("CPU time in user mode at positive nice, "
+			"guest_nice included") },
+		{ .metric = "cpu.system", .flags = NS,
+		  .description = D_CPU("CPU time in kernel mode") },
+		{ .metric = "cpu.guest", .flags = NS,
+		  .description = D_CPU("CPU time running guests") },
+		{ .metric = "cpu.guest_nice", .flags = NS,
+		  .description = D_CPU("CPU time running niced guests") },
+	};
+	static const uint64_t raw[] = {
+		5000000000ULL, 3000000000ULL, 4000000000ULL, 2000000000ULL,
+		1000000000ULL,
+	};
+	static const char mode_total[] = "ksnap_cpu_seconds_total{";
+	struct om_buf b = { 0 };
+	const char *p;
+	double sum = 0;
+
+	render_cols(c, 5, raw, OM_PROMETHEUS, &b);
+	for (p = b.p; (p = strstr(p, mode_total)); p++) {
+		const char *sp = strchr(p, ' ');
+
+		if (p > b.p && p[-1] != '\n')
+			continue;
+		assert_non_null(sp);
+		sum += strtod(sp + 1, NULL);
+	}
+	if (sum != 12) {
+		fputs(b.p, stderr);
+		fail_msg("expected the modes of ksnap_cpu_seconds_total to sum "
+			 "to 12 s (user 5 + nice 3 + system 4, guest time in "
+			 "user and nice), got %g (the exposition above)", sum);
+	}
+	expect_line(&b, "ksnap_cpu_guest_seconds_total{mode=\"user\"} 2");
+	expect_line(&b, "ksnap_cpu_guest_seconds_total{mode=\"nice\"} 1");
+	assert_null(strstr(b.p, "mode=\"guest"));
+	om_buf_free(&b);
+}
+
+/* loadavg.threads (the PIDs in use, about the threads) has
+ * node_exporter's name for the threads, not ksnap_loadthreads. */
+static void pid_count_has_node_exporters_threads_name(void **state)
+{
+	struct om_name n;
+
+	assert_int_equal(om_map_name("loadavg.threads", "", 0,
+				     om_desc_unit(D_PIDS), &n), 0);
+	if (strcmp(n.family, "ksnap_processes_threads"))
+		fail_msg("loadavg.threads: expected ksnap_processes_threads, "
+			 "got %s", n.family);
+	assert_null(n.unit);
+	assert_true(n.scale == 1);
+	assert_false(n.counter);
+}
+
+/* A KiB column (nr_kernel_stack) is exported in bytes, NAME_bytes. */
+static void kib_columns_are_exported_in_bytes(void **state)
+{
+	static const struct ksnap_column c[] = {
+		{ .metric = "nr_kernel_stack", .description = D_KIB },
+	};
+	static const uint64_t raw[] = { 16 };
+	struct om_name n;
+	struct om_buf b = { 0 };
+
+	assert_int_equal(om_map_name("nr_kernel_stack", "", 0,
+				     om_desc_unit(D_KIB), &n), 0);
+	if (strcmp(n.family, "ksnap_vmstat_nr_kernel_stack_bytes"))
+		fail_msg("nr_kernel_stack: expected "
+			 "ksnap_vmstat_nr_kernel_stack_bytes, got %s",
+			 n.family);
+	assert_string_equal(n.unit, "bytes");
+	assert_true(n.scale == 1024);
+	render_cols(c, 1, raw, OM_OPENMETRICS, &b);
+	expect_line(&b, "# UNIT ksnap_vmstat_nr_kernel_stack_bytes bytes");
+	expect_line(&b, "ksnap_vmstat_nr_kernel_stack_bytes 16384");
+	om_buf_free(&b);
+}
+
+/* HELP states the unit of the exported value: seconds, not the raw ns;
+ * a load, not x1000; bytes, not KiB. */
+static void help_states_the_exported_unit(void **state)
+{
+	static const struct ksnap_column c[] = {
+		{ .metric = "cpu.user", .flags = NS, .description =
+		  D_CPU("CPU time in user mode, guest time included") },
+		{ .metric = "cpu.guest", .flags = NS,
+		  .description = D_CPU("CPU time running guests") },
+		{ .metric = "loadavg.1", .description = D_LOAD },
+		{ .metric = "pressure.io.some", .flags = NS,
+		  .description = D_PSI },
+		{ .metric = "nr_kernel_stack", .description = D_KIB },
+		{ .metric = "cpu.stat.usage", .field = "cgroup", .value = "/",
+		  .flags = NS, .description = D_CG_USAGE },
+		{ .metric = "memory.current", .field = "cgroup", .value = "/",
+		  .description = "memory charged to the cgroup and its "
+				 "descendants, bytes" },
+	};
+	static const uint64_t raw[] = { 1, 1, 1, 1, 1, 1, 1 };
+	static const struct {
+		const char *family, *unit;	/* unit: NULL for none */
+	} want[] = {
+		{ "ksnap_cpu_seconds_total", "seconds" },
+		{ "ksnap_cpu_guest_seconds_total", "seconds" },
+		{ "ksnap_load1", NULL },
+		{ "ksnap_pressure_io_waiting_seconds_total", "seconds" },
+		{ "ksnap_vmstat_nr_kernel_stack_bytes", "bytes" },
+		{ "ksnap_cgroup_cpu_usage_seconds_total", "seconds" },
+		{ "ksnap_cgroup_memory_current_bytes", "bytes" },
+	};
+	static const char *const raw_units[] = {
+		", ns", "x1000", "load/1000", "KiB",
+	};
+	struct om_buf b = { 0 };
+	unsigned int i, k;
+
+	render_cols(c, 7, raw, OM_PROMETHEUS, &b);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char head[128], line[512];
+		const char *h;
+		size_t len;
+
+		snprintf(head, sizeof(head), "# HELP %s ", want[i].family);
+		h = strstr(b.p, head);
+		if (!h) {
+			fputs(b.p, stderr);
+			fail_msg("expected a line \"%s...\" (the exposition "
+				 "above)", head);
+		}
+		len = strcspn(h, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)len, h);
+		for (k = 0; k < sizeof(raw_units) / sizeof(raw_units[0]); k++)
+			if (strstr(line, raw_units[k]))
+				fail_msg("expected HELP without the raw unit "
+					 "\"%s\", got: %s", raw_units[k],
+					 line);
+		if (want[i].unit && !strstr(line, want[i].unit))
+			fail_msg("expected HELP naming the unit %s, got: %s",
+				 want[i].unit, line);
+	}
+	om_buf_free(&b);
 }
 
 static void test_layout(void **state)
@@ -556,6 +761,10 @@ int main(void)
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(unlimited_limit_is_inf),
 		cmocka_unit_test(le_values_are_canonical),
+		cmocka_unit_test(cpu_modes_sum_without_guest_time),
+		cmocka_unit_test(pid_count_has_node_exporters_threads_name),
+		cmocka_unit_test(kib_columns_are_exported_in_bytes),
+		cmocka_unit_test(help_states_the_exported_unit),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_render_prometheus),
 		cmocka_unit_test(test_render_openmetrics),
