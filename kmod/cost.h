@@ -24,10 +24,21 @@
 #define KSNAP_READ_CAP_US_DEFAULT	100
 
 /*
- * Reads above the bound for this long without one within it stop the
- * collection: one slow read on a busy host does not.
+ * The timer judges its reads a second at a time (KSNAP_COST_WINDOW_NS): a
+ * second in which at least half the reads exceeded the bound is over.
+ * One long read (a vCPU its host preempted, an SMI) does not make one; nor
+ * does one read within it end an overrun, as reads that alternate over and
+ * under would.
  */
-#define KSNAP_OVERRUN_NS	NSEC_PER_SEC
+#define KSNAP_COST_WINDOW_NS	NSEC_PER_SEC
+/* Over seconds in a row that stop a collection with nothing to shed. */
+#define KSNAP_COST_STOP_SECONDS	5
+/*
+ * Seconds in a row whose longest read was within KSNAP_COST_CALM_PCT of
+ * the bound before shed cgroups are taken back.
+ */
+#define KSNAP_COST_CALM_SECONDS	10
+#define KSNAP_COST_CALM_PCT	75
 
 /*
  * Calibration reads at start, each after a sleep: the timer reads a
@@ -104,30 +115,66 @@ static inline unsigned int ksnap_cost_fit_columns(unsigned int nr_columns,
 	return div64_u64((u64)nr_columns * bound_ns, estimate_ns);
 }
 
-/**
- * ksnap_cost_overrun() - the sustained-overrun check, one read at a time
- * @over_since_ns: when the reads began to exceed the bound, 0 when the
- *	last read was within it; updated
- * @now_ns: the end of this read (a monotonic clock)
- * @read_ns: this read's time
- * @bound_ns: the bound
- *
- * Return: true when every read from @over_since_ns to @now_ns, over
- * KSNAP_OVERRUN_NS or more, exceeded the bound.
- */
-static inline bool ksnap_cost_overrun(u64 *over_since_ns, u64 now_ns,
-				      u64 read_ns, u64 bound_ns)
+/* A second of reads against the bound, and the seconds before it. */
+struct ksnap_cost_window {
+	u32 reads;		/* this second's reads */
+	u32 over;		/* and those above the bound */
+	u64 max_ns;		/* and the longest */
+	u32 over_seconds;	/* over seconds in a row, up to the last */
+	u32 calm_seconds;	/* calm seconds in a row, up to the last */
+};
+
+/* What the sampler does at the end of a second (ksnap_cost_second()). */
+enum ksnap_cost_verdict {
+	KSNAP_COST_KEEP,	/* nothing */
+	KSNAP_COST_SHED,	/* read fewer cgroups */
+	KSNAP_COST_GROW,	/* take shed cgroups back */
+	KSNAP_COST_STOP,	/* nothing to shed, over for too long */
+};
+
+/* One read of @read_ns, counted in the second it ends in. */
+static inline void ksnap_cost_read(struct ksnap_cost_window *w, u64 read_ns,
+				   u64 bound_ns)
 {
-	if (read_ns <= bound_ns) {
-		*over_since_ns = 0;
-		return false;
+	w->reads++;
+	w->over += read_ns > bound_ns;
+	w->max_ns = max(w->max_ns, read_ns);
+}
+
+/**
+ * ksnap_cost_second() - judge the second that ended, and begin the next
+ * @w: its reads; its counts restart
+ * @bound_ns: the bound
+ * @can_shed: the set has cgroups it may do without
+ * @can_grow: cgroups were shed, and the bound may admit them again
+ *
+ * Return: KSNAP_COST_SHED for an over second when @can_shed; KSNAP_COST_STOP
+ * after KSNAP_COST_STOP_SECONDS over seconds in a row otherwise;
+ * KSNAP_COST_GROW after KSNAP_COST_CALM_SECONDS calm ones when @can_grow
+ * (the calm count then restarts); else KSNAP_COST_KEEP.
+ */
+static inline enum ksnap_cost_verdict
+ksnap_cost_second(struct ksnap_cost_window *w, u64 bound_ns, bool can_shed,
+		  bool can_grow)
+{
+	bool over = w->reads && 2 * w->over >= w->reads;
+	bool calm = w->reads &&
+		    w->max_ns * 100 <= bound_ns * KSNAP_COST_CALM_PCT;
+
+	w->over_seconds = over ? w->over_seconds + 1 : 0;
+	w->calm_seconds = calm ? w->calm_seconds + 1 : 0;
+	w->reads = 0;
+	w->over = 0;
+	w->max_ns = 0;
+	if (over && can_shed)
+		return KSNAP_COST_SHED;
+	if (w->over_seconds >= KSNAP_COST_STOP_SECONDS)
+		return KSNAP_COST_STOP;
+	if (can_grow && w->calm_seconds >= KSNAP_COST_CALM_SECONDS) {
+		w->calm_seconds = 0;
+		return KSNAP_COST_GROW;
 	}
-	if (!*over_since_ns) {
-		/* Never 0 while over: 0 means "within". */
-		*over_since_ns = now_ns ?: 1;
-		return false;
-	}
-	return now_ns - *over_since_ns >= KSNAP_OVERRUN_NS;
+	return KSNAP_COST_KEEP;
 }
 
 #endif /* KSNAP_COST_H */

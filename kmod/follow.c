@@ -48,10 +48,13 @@
 #define KSNAP_DISCOVER_MS_MIN		100
 #define KSNAP_DISCOVER_MS_MAX		60000
 #define KSNAP_DISCOVER_MS_DEFAULT	500
-#define KSNAP_CGROUPS_MAX_DEFAULT	8
+/*
+ * A pattern set's records are laid out as wide as the ring allows while it
+ * keeps this many of them: with the default ring_kb, a set's most columns.
+ */
+#define KSNAP_FOLLOW_MIN_RECORDS	128
 
 static unsigned int ksnap_discover_ms = KSNAP_DISCOVER_MS_DEFAULT;
-static unsigned int ksnap_cgroups_max = KSNAP_CGROUPS_MAX_DEFAULT;
 
 static int ksnap_discover_ms_set(const char *val,
 				 const struct kernel_param *kp)
@@ -61,20 +64,8 @@ static int ksnap_discover_ms_set(const char *val,
 				  "number of milliseconds");
 }
 
-static int ksnap_cgroups_max_set(const char *val,
-				 const struct kernel_param *kp)
-{
-	return ksnap_param_set_range(val, kp, 0, KSNAP_MAX_CGROUPS,
-				  "number of cgroups");
-}
-
 static const struct kernel_param_ops ksnap_discover_ms_ops = {
 	.set = ksnap_discover_ms_set,
-	.get = param_get_uint,
-};
-
-static const struct kernel_param_ops ksnap_cgroups_max_ops = {
-	.set = ksnap_cgroups_max_set,
 	.get = param_get_uint,
 };
 
@@ -82,18 +73,6 @@ module_param_cb(discover_ms, &ksnap_discover_ms_ops, &ksnap_discover_ms,
 		0644);
 MODULE_PARM_DESC(discover_ms,
 		 "how often a running collection expands its cgroup patterns again, milliseconds (100..60000, default 500); at most one set change per interval");
-module_param_cb(cgroups_max, &ksnap_cgroups_max_ops, &ksnap_cgroups_max,
-		0644);
-MODULE_PARM_DESC(cgroups_max,
-		 "cgroups the records of a configuration with cgroup patterns have room for, beyond what the patterns match then (0.."
-		 __stringify(KSNAP_MAX_CGROUPS)
-		 ", default 8); read when a configuration is built");
-
-unsigned int ksnap_follow_cgroups_max(void)
-{
-	return READ_ONCE(ksnap_cgroups_max);
-}
-
 /* The per-cgroup metrics of @cfg, or the default ones when it has none. */
 static unsigned int ksnap_follow_per_cgroup(const struct ksnap_config *cfg)
 {
@@ -115,46 +94,118 @@ static unsigned int ksnap_follow_per_cgroup(const struct ksnap_config *cfg)
  * @cfg: being built, with patterns; nr_columns is the set's now
  * @l: the ring layout
  *
- * Its columns with room for max(its cgroups, cgroups_max) cgroups, at
- * most l->max_columns.  A group's per-cgroup metrics are selected even
- * while its patterns match nothing (ksnap_group_columns()), so they count.
+ * As many as records the ring keeps KSNAP_FOLLOW_MIN_RECORDS of hold, at
+ * most l->max_columns, and at least the set's own: a collection that
+ * starts before its containers grows to what its read's bound admits
+ * (ksnap_follow_admit_columns()), not to what it matched at start.
  */
 unsigned int ksnap_follow_cap_columns(const struct ksnap_config *cfg,
 				      const struct ksnap_layout *l)
 {
-	unsigned int k = ksnap_follow_per_cgroup(cfg);
-	unsigned int own = 0, i, want;
+	u64 bytes = div_u64((u64)l->data_pages * l->page_size,
+			    KSNAP_FOLLOW_MIN_RECORDS);
+	u64 room = bytes > KSNAP_RECORD_SIZE(0) ?
+		   div_u64(bytes - KSNAP_RECORD_SIZE(0), sizeof(__u64)) : 0;
 
-	for (i = 0; i < cfg->nr_metrics; i++)
-		own += ksnap_metrics[cfg->metric[i]].per_cgroup;
-	own *= cfg->nr_cgroups;
-	want = cfg->nr_columns - own +
-	       k * max(cfg->nr_cgroups, ksnap_follow_cgroups_max());
-	return clamp(want, max(cfg->nr_columns, 1U), l->max_columns);
+	return clamp_t(u64, room, max(cfg->nr_columns, 1U), l->max_columns);
 }
 
 /**
- * ksnap_follow_fit_columns() - a running collection's most columns
- * @ks: starting, ks->cfg built
- * @estimate_ns: the read's estimate for its nr_columns
+ * ksnap_follow_admit_columns() - a running collection's most columns
+ * @ks: running or starting
+ * @base: the start set's columns
+ * @estimate_ns: the read's estimate for them
+ * @price_ns: the read of one more cgroup's columns, or 0 when unknown
  * @bound_ns: the bound on a read
  *
- * The records' room, less when the bound pays for fewer columns at the
- * estimate's cost per column (ksnap_cost_fit_columns()): a set change
- * never makes a read the bound refused at start.
+ * The records' room, less when the bound pays for fewer: what is left of
+ * the bound after the start set's read buys cgroups at @price_ns each,
+ * their own reader class's cost (ksnap_follow_price()), not the start
+ * set's average column.  Never less than the start set.
  */
-unsigned int ksnap_follow_fit_columns(const struct ksnap *ks, u64 estimate_ns,
-				      u64 bound_ns)
+unsigned int ksnap_follow_admit_columns(const struct ksnap *ks,
+					unsigned int base, u64 estimate_ns,
+					u64 price_ns, u64 bound_ns)
 {
 	const struct ksnap_config *cfg = ks->cfg;
 	unsigned int room = (cfg->record_size - KSNAP_RECORD_SIZE(0)) /
 			    sizeof(__u64);
-	u64 fit;
+	unsigned int k = ksnap_follow_per_cgroup(cfg);
+	u64 more;
 
-	if (!estimate_ns || !cfg->nr_columns)
+	if (!k || !price_ns)
 		return room;
-	fit = div64_u64((u64)cfg->nr_columns * bound_ns, estimate_ns);
-	return max_t(u64, min_t(u64, room, fit), cfg->nr_columns);
+	more = bound_ns > estimate_ns ?
+	       div64_u64(bound_ns - estimate_ns, price_ns) : 0;
+	more = min_t(u64, more, KSNAP_MAX_CGROUPS);
+	return clamp_t(u64, base + more * k, min(base, room), room);
+}
+
+/*
+ * Can the timer shed cgroups of the set (ksnap_follow_admit_fn())?  Not
+ * its last one when it has no other column: a set is never empty.
+ */
+static bool ksnap_follow_can_shed(const struct ksnap_config *cfg)
+{
+	unsigned int k = ksnap_follow_per_cgroup(cfg);
+
+	if (!cfg->nr_patterns || !k)
+		return false;
+	return cfg->nr_cgroups > (cfg->nr_columns > k * cfg->nr_cgroups ?
+				  0 : 1);
+}
+
+/*
+ * The price was measured at the namespace's root: measure it again on the
+ * first cgroup swapped in, and admit by that from the next rescan on
+ * (cgroups shed stay shed).  ks->lock held, the new set current.
+ */
+static void ksnap_follow_reprice(struct ksnap *ks)
+{
+	struct ksnap_run *run = &ks->run;
+	const struct ksnap_stats *st = &ks->ctrl->stats;
+	unsigned int shed = run->admit_columns - run->cap_columns;
+	u64 price;
+
+	if (!run->price_at_root || !ks->cfg->nr_cgroups)
+		return;
+	run->price_at_root = false;
+	cpus_read_lock();
+	price = ksnap_follow_price(ks);
+	cpus_read_unlock();
+	if (!price)
+		return;
+	run->price_ns = price;
+	ks->follow.cgroup_price_ns = price;
+	WRITE_ONCE(run->admit_columns,
+		   ksnap_follow_admit_columns(ks, run->start_columns,
+					      READ_ONCE(st->read_estimate_ns),
+					      price,
+					      READ_ONCE(st->read_bound_ns)));
+	WRITE_ONCE(run->cap_columns,
+		   run->admit_columns - min(shed, run->admit_columns - 1));
+	ks->follow.columns_admitted = run->cap_columns;
+}
+
+/**
+ * ksnap_follow_admit_start() - a starting collection's admission
+ * @ks: starting, as for ksnap_follow_price()
+ * @estimate_ns: the start set's read estimate
+ * @bound_ns: the bound on a read
+ */
+void ksnap_follow_admit_start(struct ksnap *ks, u64 estimate_ns, u64 bound_ns)
+{
+	struct ksnap_run *run = &ks->run;
+
+	run->price_ns = ksnap_follow_price(ks);
+	run->price_at_root = !ks->cfg->nr_cgroups;
+	run->start_columns = ks->cfg->nr_columns;
+	run->admit_columns = ksnap_follow_admit_columns(ks, run->start_columns,
+							estimate_ns,
+							run->price_ns,
+							bound_ns);
+	run->cap_columns = run->admit_columns;
+	run->can_shed = ksnap_follow_can_shed(ks->cfg);
 }
 
 /* An old set's slot emptied. */
@@ -420,6 +471,7 @@ static bool ksnap_follow_swap(struct ksnap *ks, struct ksnap_config *cfg)
 	ks->set_id++;
 	ks->run.set_id = ks->set_id;
 	ks->run.set_flags = KSNAP_REC_SET_CHANGED;
+	WRITE_ONCE(ks->run.can_shed, ksnap_follow_can_shed(cfg));
 	ksnap_ctrl_publish_set(ks);
 
 	cpu = ks->cpus.armed;
@@ -461,6 +513,7 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 {
 	const struct ksnap_config *old = ks->cfg;
 	unsigned int cap = ks->run.cap_columns;
+	u64 skipped = ks->follow.cgroups_skipped;
 	struct ksnap_config *cfg;
 	bool whole;
 
@@ -478,6 +531,11 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 			return;
 	}
 	ks->follow.cgroups_skipped = cfg->nr_skipped;
+	if (cfg->nr_skipped > skipped)
+		pr_info_ratelimited("cgroups: %u pattern matches not sampled: the read's bound (read_pct=, read_cap_us=) admits %u columns, %u cgroups at %llu ns each; they are counted in stats/cgroups_skipped\n",
+				    cfg->nr_skipped, cap,
+				    ksnap_follow_cg_limit(old, cap),
+				    ks->run.price_ns);
 	/* Read by the reader with relaxed loads; the timer never writes it. */
 	WRITE_ONCE(ks->ctrl->stats.cgroups_skipped, cfg->nr_skipped);
 	ks->follow.cgroups_unreadable = cfg->nr_unreadable;
@@ -499,6 +557,53 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 		return;
 	}
 	ks->follow.rescans += whole;
+	ksnap_follow_reprice(ks);
+}
+
+/*
+ * The timer judged a second (cost.h): shed a quarter of the set's cgroups
+ * (at least one; those last in path order, as a set too large for its
+ * cap is cut), or take back as many as were shed last, up to what the
+ * bound admitted at start; then expand the patterns at once.
+ */
+static void ksnap_follow_admit_fn(struct work_struct *work)
+{
+	struct ksnap *ks = container_of(work, struct ksnap, admit_work);
+	struct ksnap_run *run = &ks->run;
+	const struct ksnap_config *cfg;
+	unsigned int k, n, cap;
+
+	mutex_lock(&ks->lock);
+	cfg = ks->cfg;
+	if (!ks->running || !cfg->nr_patterns)
+		goto out;
+	k = ksnap_follow_per_cgroup(cfg);
+	n = max(cfg->nr_cgroups / 4, 1U) * k;
+	cap = run->cap_columns;
+	switch (READ_ONCE(run->verdict)) {
+	case KSNAP_COST_SHED:
+		if (!ksnap_follow_can_shed(cfg))
+			goto out;
+		cap = cfg->nr_columns - min(n, cfg->nr_columns);
+		ks->follow.sheds++;
+		pr_warn_ratelimited("cgroups: most reads of the last second took longer than their bound of %llu ns: %u of %u cgroups shed (the last in path order), counted in stats/cgroups_skipped; taken back once reads leave room\n",
+				    READ_ONCE(ks->ctrl->stats.read_bound_ns),
+				    n / max(k, 1U), cfg->nr_cgroups);
+		break;
+	case KSNAP_COST_GROW:
+		if (cap >= run->admit_columns)
+			goto out;
+		cap = min(cap + n, run->admit_columns);
+		ks->follow.regrows++;
+		break;
+	default:
+		goto out;
+	}
+	WRITE_ONCE(run->cap_columns, max(cap, 1U));
+	ks->follow.columns_admitted = run->cap_columns;
+	ksnap_follow_rescan(ks);
+out:
+	mutex_unlock(&ks->lock);
 }
 
 static void ksnap_follow_fn(struct work_struct *work)
@@ -509,7 +614,7 @@ static void ksnap_follow_fn(struct work_struct *work)
 	mutex_lock(&ks->lock);
 	if (ks->running && ks->cfg->nr_patterns) {
 		ksnap_follow_rescan(ks);
-		queue_delayed_work(system_wq, &ks->follow_work,
+		queue_delayed_work(system_unbound_wq, &ks->follow_work,
 				   msecs_to_jiffies(READ_ONCE(ksnap_discover_ms)));
 	}
 	mutex_unlock(&ks->lock);
@@ -518,6 +623,7 @@ static void ksnap_follow_fn(struct work_struct *work)
 void ksnap_follow_init(struct ksnap *ks)
 {
 	INIT_DELAYED_WORK(&ks->follow_work, ksnap_follow_fn);
+	INIT_WORK(&ks->admit_work, ksnap_follow_admit_fn);
 }
 
 /* A collection started: its counters from 0, and the worker queued. */
@@ -526,8 +632,10 @@ void ksnap_follow_start(struct ksnap *ks)
 	lockdep_assert_held(&ks->lock);
 	memset(&ks->follow, 0, sizeof(ks->follow));
 	ks->follow.cgroups_skipped = ks->cfg->nr_skipped;
+	ks->follow.columns_admitted = ks->run.cap_columns;
+	ks->follow.cgroup_price_ns = ks->run.price_ns;
 	if (ks->cfg->nr_patterns)
-		mod_delayed_work(system_wq, &ks->follow_work,
+		mod_delayed_work(system_unbound_wq, &ks->follow_work,
 				 msecs_to_jiffies(READ_ONCE(ksnap_discover_ms)));
 }
 
@@ -537,6 +645,7 @@ void ksnap_follow_uninit(struct ksnap *ks)
 	unsigned int i;
 
 	cancel_delayed_work_sync(&ks->follow_work);
+	cancel_work_sync(&ks->admit_work);
 	for (i = 0; i < KSNAP_OLD_SETS; i++)
 		ksnap_old_set_free(&ks->old_sets[i]);
 }

@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 
 #include "cgusage.h"
+#include "cost.h"
 #include "ksnap_abi.h"
 #include "parse.h"
 #include "ring.h"
@@ -282,12 +283,23 @@ struct ksnap_run {
 	struct ksnap_cg_usage cg_usage[KSNAP_MAX_CGROUPS];
 	/* The bound on a snapshot's read (cost.h), by the timer: */
 	u64 read_end_ns;	/* when the last read ended */
-	u64 over_since_ns;	/* reads above the bound since, or 0 */
 	u64 recent_start_ns;	/* this second's reads: since */
-	u64 recent_max_ns;	/* and the longest */
+	struct ksnap_cost_window cost;	/* and what they were */
 	bool overrun;		/* above for too long: a worker stops it */
 	u32 set_flags;		/* KSNAP_REC_SET_CHANGED for the next record */
-	unsigned int cap_columns;	/* a set change's most (follow.c) */
+	/*
+	 * Admission (follow.c), written by process context, read by the
+	 * timer: a set change's most columns now, and what the bound
+	 * admitted at start; whether the set has cgroups it can shed; what
+	 * the timer asks of the admission worker (enum ksnap_cost_verdict).
+	 */
+	unsigned int cap_columns;
+	unsigned int admit_columns;
+	bool can_shed;
+	int verdict;
+	u64 price_ns;		/* one cgroup's columns' read (follow.c) */
+	bool price_at_root;	/* measured on the namespace's root */
+	unsigned int start_columns;	/* the start set's */
 };
 
 /*
@@ -302,6 +314,10 @@ struct ksnap_follow_stats {
 	u64 cgroups_skipped;	/* matches past the capacity, at the last */
 	u64 cgroups_unreadable;	/* matches a metric cannot read, the last */
 	u64 rescans;		/* rescans whose whole set is the running one */
+	u64 sheds;		/* times the sampler shed cgroups */
+	u64 regrows;		/* times it took shed cgroups back */
+	u64 columns_admitted;	/* a set change's most columns now */
+	u64 cgroup_price_ns;	/* one more cgroup's read, at start */
 };
 
 /* A set swapped out while running: its columns, for KSNAP_IOC_COLUMN. */
@@ -387,6 +403,7 @@ struct ksnap {
 	struct irq_work wake_work;
 	struct work_struct gone_work;	/* logs removed cgroups */
 	struct work_struct overrun_work;	/* stops on a sustained overrun */
+	struct work_struct admit_work;	/* sheds, or takes back (follow.c) */
 	struct delayed_work follow_work;	/* rescans patterns (follow.c) */
 	struct ksnap_follow_stats follow;
 	struct ksnap_old_set old_sets[KSNAP_OLD_SETS];
@@ -437,15 +454,21 @@ int ksnap_param_set_range(const char *val, const struct kernel_param *kp,
 bool ksnap_reader_attached(const struct ksnap *ks);
 
 /* follow.c: the set followed while running; all with ks->lock held. */
-unsigned int ksnap_follow_cgroups_max(void);
 unsigned int ksnap_follow_cap_columns(const struct ksnap_config *cfg,
 				      const struct ksnap_layout *l);
 void ksnap_follow_init(struct ksnap *ks);
 void ksnap_follow_start(struct ksnap *ks);
 void ksnap_follow_uninit(struct ksnap *ks);
 int ksnap_follow_column(const struct ksnap *ks, struct ksnap_column_info *col);
-unsigned int ksnap_follow_fit_columns(const struct ksnap *ks, u64 estimate_ns,
-				      u64 bound_ns);
+/* price.c: one more cgroup's read. */
+bool ksnap_price_cg_metric(const struct ksnap_config *cfg,
+			   const struct ksnap_metric *m);
+u64 ksnap_follow_price(struct ksnap *ks);
+unsigned int ksnap_follow_admit_columns(const struct ksnap *ks,
+					unsigned int base, u64 estimate_ns,
+					u64 price_ns, u64 bound_ns);
+void ksnap_follow_admit_start(struct ksnap *ks, u64 estimate_ns,
+			      u64 bound_ns);
 
 /* device.c: /dev/ksnap. */
 int ksnap_device_init(struct ksnap *ks);

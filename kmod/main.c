@@ -31,7 +31,7 @@ MODULE_PARM_DESC(period_us,
 static unsigned int ring_kb = KSNAP_RING_KB_DEFAULT;
 module_param(ring_kb, uint, 0444);
 MODULE_PARM_DESC(ring_kb,
-		 "record region size, KiB, rounded up to whole pages (64..262144, default 1024)");
+		 "record region size, KiB, rounded up to whole pages (64..262144, default 8192)");
 
 static unsigned int wake_ms = KSNAP_WAKE_MS_DEFAULT;
 module_param(wake_ms, uint, 0444);

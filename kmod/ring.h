@@ -13,7 +13,7 @@
 /* ring_kb= : size of the record region, KiB, rounded up to whole pages. */
 #define KSNAP_RING_KB_MIN	64
 #define KSNAP_RING_KB_MAX	262144
-#define KSNAP_RING_KB_DEFAULT	1024
+#define KSNAP_RING_KB_DEFAULT	8192
 
 /* Records a ring holds at most, whatever its size: nr_records is a u32. */
 #define KSNAP_RING_RECORDS_MAX	BIT(31)

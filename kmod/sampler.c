@@ -250,7 +250,6 @@ static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	ksnap_stat_inc(&st->taken);
 	ksnap_stat_add(&st->lateness_sum_ns, &st->lateness_max_ns,
 		       lateness_ns);
-	flags |= ksnap_cgroups_check(ks);
 
 	if (ks->overwrite) {
 		/* [E] pairs with the reader's [F]: head before the slot. */
@@ -268,7 +267,9 @@ static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	/* run->slot is head's slot, kept beside it: no division per record. */
 	rec = (struct ksnap_record *)(ks->data +
 		(size_t)run->slot * cfg->record_size);
+	/* Everything done per snapshot and per cgroup is in the read's time. */
 	t0 = ktime_get_ns();
+	flags |= ksnap_cgroups_check(ks);
 	flags |= ksnap_read_columns(ks, rec->values);
 	t1 = ktime_get_ns();
 
@@ -304,10 +305,12 @@ static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 }
 
 /*
- * A read of @read_ns against the bound: the longest of each second is
- * published (stats.read_recent_ns), and reads above the bound for
- * KSNAP_OVERRUN_NS queue the worker that stops the collection.  From the
- * timer.  Returns true when the timer must not rearm.
+ * A read of @read_ns against the bound, judged a second at a time
+ * (cost.h): the longest of each second is published
+ * (stats.read_recent_ns); an over second sheds cgroups (follow.c), or,
+ * with none to shed, enough of them in a row queue the worker that stops
+ * the collection; calm seconds take shed cgroups back.  From the timer.
+ * Returns true when the timer must not rearm.
  */
 static bool ksnap_read_overrun(struct ksnap *ks, u64 read_ns)
 {
@@ -315,22 +318,35 @@ static bool ksnap_read_overrun(struct ksnap *ks, u64 read_ns)
 	struct ksnap_stats *st = &ks->ctrl->stats;
 	u64 bound = ksnap_read_bound_ns(ks->period_ns);
 	u64 now = run->read_end_ns;
+	enum ksnap_cost_verdict v;
 
 	if (bound != st->read_bound_ns)
 		WRITE_ONCE(st->read_bound_ns, bound);
-	run->recent_max_ns = max(run->recent_max_ns, read_ns);
-	if (now - run->recent_start_ns >= NSEC_PER_SEC) {
-		WRITE_ONCE(st->read_recent_ns, run->recent_max_ns);
-		run->recent_max_ns = 0;
-		run->recent_start_ns = now;
-	}
-	if (!ksnap_cost_overrun(&run->over_since_ns, now, read_ns, bound))
+	ksnap_cost_read(&run->cost, read_ns, bound);
+	if (now - run->recent_start_ns < KSNAP_COST_WINDOW_NS)
 		return false;
-	/* The recent figure the log line gives covers the overrun. */
-	WRITE_ONCE(st->read_recent_ns, max(run->recent_max_ns, read_ns));
-	WRITE_ONCE(run->overrun, true);
-	schedule_work(&ks->overrun_work);
-	return true;
+	WRITE_ONCE(st->read_recent_ns, run->cost.max_ns);
+	run->recent_start_ns = now;
+	v = ksnap_cost_second(&run->cost, bound, READ_ONCE(run->can_shed),
+			      READ_ONCE(run->cap_columns) <
+			      READ_ONCE(run->admit_columns));
+	switch (v) {
+	case KSNAP_COST_SHED:
+	case KSNAP_COST_GROW:
+		/*
+		 * Taken by the worker; one at a time, the latest wins.  On
+		 * any CPU: this one's time is what the reads are taking.
+		 */
+		WRITE_ONCE(run->verdict, v);
+		queue_work(system_unbound_wq, &ks->admit_work);
+		return false;
+	case KSNAP_COST_STOP:
+		WRITE_ONCE(run->overrun, true);
+		queue_work(system_unbound_wq, &ks->overrun_work);
+		return true;
+	default:
+		return false;
+	}
 }
 
 static enum hrtimer_restart ksnap_timer_fn(struct hrtimer *timer)
@@ -412,9 +428,9 @@ static void ksnap_overrun_fn(struct work_struct *work)
 
 	mutex_lock(&ks->lock);
 	if (ks->running && READ_ONCE(ks->run.overrun)) {
-		pr_warn("enable: collection %u stopped: reading a snapshot took longer than its bound of %llu ns for %u ms (the longest read of the last second: %llu ns; estimated at start: %llu ns): use a longer period_us, fewer columns, or raise read_pct or read_cap_us\n",
+		pr_warn("enable: collection %u stopped: most reads of a snapshot took longer than their bound of %llu ns for %u seconds in a row, with no cgroup left to shed (the longest read of the last second: %llu ns; estimated at start: %llu ns): use a longer period_us, fewer columns, or raise read_pct or read_cap_us\n",
 			ks->ctrl->generation, READ_ONCE(st->read_bound_ns),
-			(unsigned int)(KSNAP_OVERRUN_NS / NSEC_PER_MSEC),
+			KSNAP_COST_STOP_SECONDS,
 			READ_ONCE(st->read_recent_ns),
 			READ_ONCE(st->read_estimate_ns));
 		ksnap_sampler_stop(ks);
@@ -652,9 +668,8 @@ int ksnap_sampler_start(struct ksnap *ks)
 		goto out;
 	}
 	ksnap_run_reset(ks);
-	ks->run.cap_columns =
-		ksnap_follow_fit_columns(ks, estimate_ns,
-					 ksnap_read_bound_ns(ks->period_ns));
+	ksnap_follow_admit_start(ks, estimate_ns,
+				 ksnap_read_bound_ns(ks->period_ns));
 	ksnap_ctrl_publish_start(ks, estimate_ns,
 				 ksnap_read_bound_ns(ks->period_ns));
 	WRITE_ONCE(ks->running, true);

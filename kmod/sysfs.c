@@ -584,6 +584,10 @@ static KSNAP_FOLLOW_ATTR(cgroups_removed);
 static KSNAP_FOLLOW_ATTR(cgroups_skipped);
 static KSNAP_FOLLOW_ATTR(cgroups_unreadable);
 static KSNAP_FOLLOW_ATTR(rescans);
+static KSNAP_FOLLOW_ATTR(sheds);
+static KSNAP_FOLLOW_ATTR(regrows);
+static KSNAP_FOLLOW_ATTR(columns_admitted);
+static KSNAP_FOLLOW_ATTR(cgroup_price_ns);
 
 static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_taken.attr.attr,
@@ -609,6 +613,10 @@ static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_cgroups_skipped.attr.attr,
 	&ksnap_stat_attr_cgroups_unreadable.attr.attr,
 	&ksnap_stat_attr_rescans.attr.attr,
+	&ksnap_stat_attr_sheds.attr.attr,
+	&ksnap_stat_attr_regrows.attr.attr,
+	&ksnap_stat_attr_columns_admitted.attr.attr,
+	&ksnap_stat_attr_cgroup_price_ns.attr.attr,
 	NULL,
 };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite ksnap_cost: the bound on a snapshot's read, the period and
- * the columns that fit it, and the sustained-overrun check (kmod/cost.h).
+ * the columns that fit it, and the verdict on each second of reads
+ * (kmod/cost.h).
  */
 #include <kunit/test.h>
 
@@ -91,33 +92,98 @@ static void ksnap_cost_fit_columns_cases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ksnap_cost_fit_columns(256, 1000 * MS, 0), 0U);
 }
 
-static void ksnap_cost_overrun_cases(struct kunit *test)
+/* A second of @n reads, @over of them above a bound of 100 ns. */
+static enum ksnap_cost_verdict second(struct ksnap_cost_window *w,
+				      unsigned int n, unsigned int over,
+				      bool can_shed, bool can_grow)
 {
-	u64 since = 0, t0 = 5 * NSEC_PER_SEC;
+	unsigned int i;
 
-	/* Within the bound: nothing starts. */
-	KUNIT_EXPECT_FALSE(test, ksnap_cost_overrun(&since, t0, 100, 100));
-	KUNIT_EXPECT_EQ(test, since, 0ULL);
-	/* Above: the overrun starts, and lasts until a read within. */
-	KUNIT_EXPECT_FALSE(test, ksnap_cost_overrun(&since, t0, 101, 100));
-	KUNIT_EXPECT_EQ(test, since, t0);
-	KUNIT_EXPECT_FALSE(test, ksnap_cost_overrun(&since, t0 + KSNAP_OVERRUN_NS - 1,
-						    500, 100));
-	/* One read within the bound starts it over. */
-	KUNIT_EXPECT_FALSE(test, ksnap_cost_overrun(&since, t0 + KSNAP_OVERRUN_NS,
-						    50, 100));
-	KUNIT_EXPECT_EQ(test, since, 0ULL);
-	KUNIT_EXPECT_FALSE(test, ksnap_cost_overrun(&since, t0 + 2 * KSNAP_OVERRUN_NS,
-						    500, 100));
-	KUNIT_EXPECT_FALSE(test, ksnap_cost_overrun(&since, t0 + 3 * KSNAP_OVERRUN_NS - 1,
-						    500, 100));
-	/* Above for KSNAP_OVERRUN_NS: stop. */
-	KUNIT_EXPECT_TRUE(test, ksnap_cost_overrun(&since, t0 + 3 * KSNAP_OVERRUN_NS,
-						   500, 100));
-	/* A clock at 0 still marks the overrun as started. */
-	since = 0;
-	KUNIT_EXPECT_FALSE(test, ksnap_cost_overrun(&since, 0, 500, 100));
-	KUNIT_EXPECT_NE(test, since, 0ULL);
+	for (i = 0; i < n; i++)
+		ksnap_cost_read(w, i < over ? 500 : 50, 100);
+	return ksnap_cost_second(w, 100, can_shed, can_grow);
+}
+
+/* Reads that alternate over and under the bound are an overrun. */
+static void ksnap_cost_alternating_reads_overrun(struct kunit *test)
+{
+	struct ksnap_cost_window w = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++)
+		ksnap_cost_read(&w, i % 2 ? 500 : 50, 100);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, 100, true, false),
+			KSNAP_COST_SHED);
+	KUNIT_EXPECT_EQ(test, w.over_seconds, 1U);
+}
+
+/* One long read in a second (a preempted vCPU) is no overrun. */
+static void ksnap_cost_one_long_read_is_no_overrun(struct kunit *test)
+{
+	struct ksnap_cost_window w = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, second(&w, 1000, 1, true, false),
+				KSNAP_COST_KEEP);
+	KUNIT_EXPECT_EQ(test, w.over_seconds, 0U);
+}
+
+/* With cgroups to shed, an over second sheds and never stops. */
+static void ksnap_cost_over_second_sheds(struct kunit *test)
+{
+	struct ksnap_cost_window w = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < 2 * KSNAP_COST_STOP_SECONDS; i++)
+		KUNIT_EXPECT_EQ(test, second(&w, 100, 100, true, false),
+				KSNAP_COST_SHED);
+}
+
+/* With nothing to shed, KSNAP_COST_STOP_SECONDS over seconds in a row stop. */
+static void ksnap_cost_stop_only_when_sustained(struct kunit *test)
+{
+	struct ksnap_cost_window w = { 0 };
+	unsigned int i;
+
+	for (i = 0; i + 1 < KSNAP_COST_STOP_SECONDS; i++)
+		KUNIT_EXPECT_EQ(test, second(&w, 100, 60, false, false),
+				KSNAP_COST_KEEP);
+	/* A second under the bound starts the count again. */
+	KUNIT_EXPECT_EQ(test, second(&w, 100, 10, false, false),
+			KSNAP_COST_KEEP);
+	for (i = 0; i + 1 < KSNAP_COST_STOP_SECONDS; i++)
+		KUNIT_EXPECT_EQ(test, second(&w, 100, 60, false, false),
+				KSNAP_COST_KEEP);
+	KUNIT_EXPECT_EQ(test, second(&w, 100, 60, false, false),
+			KSNAP_COST_STOP);
+	/* A second with no read judges nothing. */
+	KUNIT_EXPECT_EQ(test, second(&w, 0, 0, false, false), KSNAP_COST_KEEP);
+	KUNIT_EXPECT_EQ(test, w.over_seconds, 0U);
+}
+
+/* Shed cgroups come back after KSNAP_COST_CALM_SECONDS calm seconds. */
+static void ksnap_cost_calm_seconds_grow(struct kunit *test)
+{
+	struct ksnap_cost_window w = { 0 };
+	unsigned int i;
+
+	for (i = 0; i + 1 < KSNAP_COST_CALM_SECONDS; i++)
+		KUNIT_EXPECT_EQ(test, second(&w, 100, 0, true, true),
+				KSNAP_COST_KEEP);
+	KUNIT_EXPECT_EQ(test, second(&w, 100, 0, true, true), KSNAP_COST_GROW);
+	/* The count restarts: the next growth waits as long. */
+	KUNIT_EXPECT_EQ(test, second(&w, 100, 0, true, true), KSNAP_COST_KEEP);
+	/* Nothing shed: nothing to grow. */
+	for (i = 0; i < 2 * KSNAP_COST_CALM_SECONDS; i++)
+		KUNIT_EXPECT_EQ(test, second(&w, 100, 0, true, false),
+				KSNAP_COST_KEEP);
+	/* A read above 75% of the bound is not calm. */
+	w.calm_seconds = KSNAP_COST_CALM_SECONDS - 1;
+	ksnap_cost_read(&w, 80, 100);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, 100, true, true),
+			KSNAP_COST_KEEP);
+	KUNIT_EXPECT_EQ(test, w.calm_seconds, 0U);
 }
 
 static struct kunit_case ksnap_cost_cases[] = {
@@ -125,7 +191,11 @@ static struct kunit_case ksnap_cost_cases[] = {
 	KUNIT_CASE(ksnap_cost_fit_period),
 	KUNIT_CASE(ksnap_cost_fit_period_is_shortest),
 	KUNIT_CASE(ksnap_cost_fit_columns_cases),
-	KUNIT_CASE(ksnap_cost_overrun_cases),
+	KUNIT_CASE(ksnap_cost_alternating_reads_overrun),
+	KUNIT_CASE(ksnap_cost_one_long_read_is_no_overrun),
+	KUNIT_CASE(ksnap_cost_over_second_sheds),
+	KUNIT_CASE(ksnap_cost_stop_only_when_sustained),
+	KUNIT_CASE(ksnap_cost_calm_seconds_grow),
 	{}
 };
 

@@ -23,6 +23,7 @@
 #include "../../kmod/snapshot.c"
 #include "../../kmod/cpus.c"
 #include "../../kmod/follow.c"
+#include "../../kmod/price.c"
 
 /* Fake metrics: item + the number of reads so far, so values move. */
 static u64 ksnap_fake_reads;
@@ -995,17 +996,18 @@ static void ksnap_follow_maps_columns(struct kunit *test)
 }
 
 /*
- * The records' room: the columns not per cgroup, and each per-cgroup
- * metric once per cgroup for max(matches, cgroups_max) cgroups, at most
- * the ring's columns; and how many cgroups a room holds.
+ * The records' room: as wide as leaves KSNAP_FOLLOW_MIN_RECORDS records
+ * in the ring, at most max_columns, at least the set's own; and how many
+ * cgroups a room holds.
  */
 static void ksnap_follow_capacity(struct kunit *test)
 {
 	struct ksnap_config *cfg = kvzalloc(sizeof(*cfg), GFP_KERNEL);
-	struct ksnap_layout l = { .max_columns = 4096 };
+	/* 8 MiB: 128 records of 65,536 bytes, 8187 columns each. */
+	struct ksnap_layout l = { .max_columns = KSNAP_MAX_COLUMNS,
+				  .page_size = 4096, .data_pages = 2048 };
 	int g = ksnap_metric_lookup("pgfault");
 	int p = ksnap_metric_lookup("memory.current");
-	unsigned int max = ksnap_follow_cgroups_max();
 
 	KUNIT_ASSERT_NOT_NULL(test, cfg);
 	KUNIT_ASSERT_GE(test, g, 0);
@@ -1016,10 +1018,16 @@ static void ksnap_follow_capacity(struct kunit *test)
 	cfg->nr_metrics = 2;
 	cfg->nr_cgroups = 1;
 	cfg->nr_columns = 2;
-	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l),
-			1 + max_t(unsigned int, max, 1));
-	l.max_columns = 2;
-	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l), 2U);
+	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l), 8187U);
+	l.max_columns = 4096;
+	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l), 4096U);
+	/* A 64 KiB ring: 128 records of 512 bytes, 59 columns. */
+	l.data_pages = 16;
+	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l), 59U);
+	/* Never less than the set's own columns. */
+	cfg->nr_columns = 100;
+	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l), 100U);
+	cfg->nr_columns = 2;
 	/* 10 columns: pgfault and 9 cgroups' memory.current. */
 	KUNIT_EXPECT_EQ(test, ksnap_follow_cg_limit(cfg, 10), 9U);
 	KUNIT_EXPECT_EQ(test, ksnap_follow_cg_limit(cfg, 1), 0U);
