@@ -117,10 +117,12 @@
  *  - the module answers KSNAP_IOC_COLUMN for the current set and for the
  *    last 4 sets a running collection swapped out; ESTALE for any other;
  *  - record_size stays the collection's: the records of a configuration
- *    with patterns have room for more cgroups than it matched (the
- *    cgroups_max parameter), and a set that would need more columns is
- *    truncated (its other matches skipped and counted), so a slot's width
- *    never changes under a reader;
+ *    with patterns have room for more cgroups than it matched (as many
+ *    columns as leave the ring a fixed number of records, at most
+ *    max_columns), and a set that would need more columns, or more than
+ *    the read's bound admits, is truncated (its other matches skipped and
+ *    counted in stats.cgroups_skipped), so a slot's width never changes
+ *    under a reader;
  *  - a column keeps its index only within its set: a reader matches
  *    columns across sets by their names (metric, field, value).
  *
@@ -232,8 +234,9 @@
  */
 #define KSNAP_STOP_NONE		0
 /*
- * The kernel stopped it: reading a snapshot took longer than the bound
- * (ksnap_stats.read_bound_ns) for a sustained time.
+ * The kernel stopped it: most reads of a snapshot took longer than the
+ * bound (ksnap_stats.read_bound_ns) for seconds in a row, and the set had
+ * no cgroup left to shed.
  */
 #define KSNAP_STOP_OVERRUN	1
 
@@ -282,7 +285,8 @@ struct ksnap_stats {
 	__u64 read_recent_ns;	/* the longest read of the last second */
 	/*
 	 * KSNAP_FEAT_CGROUPS_SKIPPED: pattern matches the column set has no
-	 * room for, as of its last expansion (start or rescan).
+	 * room for, or the read's bound does not admit, as of its last
+	 * expansion (start or rescan).
 	 */
 	__u64 cgroups_skipped;
 	__u64 reserved[2];

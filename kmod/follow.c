@@ -21,11 +21,14 @@
  *    dying cgroup stays behind.
  *
  * The record geometry cannot change while a reader maps the ring, so a
- * configuration with patterns lays its records out for more cgroups than
- * it matches (cgroups_max, ksnap_follow_cap_columns()); at start the
- * capacity is lowered to what the read's bound pays for (cost.h), and a
- * set that would hold more columns is truncated, its other matches
- * skipped and counted (stats/cgroups_skipped).
+ * configuration with patterns lays its records out as wide as the ring
+ * allows (ksnap_follow_cap_columns()); at start the room is lowered to
+ * what the read's bound admits at one cgroup's measured price (price.c,
+ * ksnap_follow_admit_columns()), and a set that would hold more columns
+ * is truncated, its other matches skipped and counted
+ * (stats/cgroups_skipped).  While running, the timer judges each second
+ * of reads (cost.h): over ones shed cgroups, calm ones take them back
+ * (ksnap_follow_admit_fn()).
  *
  * The last KSNAP_OLD_SETS sets swapped out keep their columns' names for
  * KSNAP_IOC_COLUMN, so that a reader behind by a few set changes can name

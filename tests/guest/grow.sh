@@ -23,6 +23,7 @@
 # The tests' bound is off (lib.sh); this one sets its own: period_us=10000
 # as docs/containers.md, read_pct=25, read_cap_us chosen as above.
 # guest: --smp 64 --append maxcpus=2
+# guest-alone: 64 possible CPUs, 2 online; a group's options would differ
 TEST=${TEST:-grow}
 . /guest/tests/lib.sh
 S=$KSNAP_SYS
