@@ -91,6 +91,8 @@ struct ksnap_cgpattern_walk {
 	/* Memory metrics selected: matches without memory left out, here */
 	bool memory;
 	unsigned int unreadable;	/* how many, all patterns */
+	/* The first match past the room, for the log (follow.c), or "" */
+	char skipped[KSNAP_SKIPPED_NAME_MAX];
 };
 
 /*
@@ -168,6 +170,8 @@ static unsigned int ksnap_cgpattern_walk(struct ksnap_cgpattern_walk *w,
 			continue;
 		}
 		if (n >= room) {
+			if (!w->skipped[0])
+				strscpy(w->skipped, buf, sizeof(w->skipped));
 			n++;
 			continue;
 		}
@@ -303,6 +307,7 @@ int ksnap_cgpattern_expand(struct ksnap_config *cfg,
 		cond_resched();
 	}
 	cfg->nr_unreadable += w.unreadable;
+	strscpy(cfg->skipped, w.skipped, sizeof(cfg->skipped));
 out:
 	kfree(buf);
 	kvfree(ids);

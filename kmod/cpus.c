@@ -152,15 +152,21 @@ void ksnap_cpus_start(struct ksnap *ks, int armed)
 	struct ksnap_cpus *cpus = &ks->cpus;
 	int cpu;
 
-	raw_spin_lock_irq(&cpus->lock);
-	memset(cpus->base, 0, sizeof(cpus->base));
-	memset(cpus->vm_offset, 0, sizeof(cpus->vm_offset));
-	cpumask_copy(&cpus->live, cpu_online_mask);
-	cpumask_clear(&cpus->unfolded);
+	/*
+	 * The offline CPUs' shares, with interrupts on: no CPU comes or goes
+	 * (cpus_read_lock()), and the hotplug callbacks, the only other users
+	 * of scratch, are held off with them.
+	 */
+	memset(cpus->scratch, 0, sizeof(cpus->scratch));
 	for_each_possible_cpu(cpu)
 		if (!cpu_online(cpu))
 			ksnap_snapshot_cpu(ks->cfg, cpu, false, true,
-					   cpus->base);
+					   cpus->scratch);
+	raw_spin_lock_irq(&cpus->lock);
+	memcpy(cpus->base, cpus->scratch, sizeof(cpus->base));
+	memset(cpus->vm_offset, 0, sizeof(cpus->vm_offset));
+	cpumask_copy(&cpus->live, cpu_online_mask);
+	cpumask_clear(&cpus->unfolded);
 	cpus->armed = armed;
 	cpus->active = true;
 	raw_spin_unlock_irq(&cpus->lock);

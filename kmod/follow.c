@@ -388,11 +388,16 @@ static void ksnap_follow_move(struct ksnap *ks, const struct ksnap_config *cfg,
 		mv->col_from[i] = ksnap_follow_col_from(old, &cfg->col[i],
 							mv->cg_from);
 
-	raw_spin_lock_irq(&cpus->lock);
+	/*
+	 * The offline CPUs' shares, with interrupts on: no CPU comes or goes
+	 * (cpus_read_lock()), and the fold worker, which may run beside us,
+	 * changes only the unfolded mask.
+	 */
 	memset(mv->offline, 0, sizeof(mv->offline));
 	for_each_possible_cpu(cpu)
 		if (!cpumask_test_cpu(cpu, &cpus->live))
 			ksnap_snapshot_cpu(cfg, cpu, false, true, mv->offline);
+	raw_spin_lock_irq(&cpus->lock);
 	for (i = 0; i < cfg->nr_columns; i++) {
 		int from = mv->col_from[i];
 
@@ -442,31 +447,63 @@ static unsigned int ksnap_follow_count_new(const struct ksnap_config *a,
  * Swap @cfg in, between two snapshots (the top of this file).  Returns
  * false when the collection is stopping on an overrun: @cfg is not used.
  */
-static bool ksnap_follow_swap(struct ksnap *ks, struct ksnap_config *cfg)
+/*
+ * Stop the timer between two snapshots: cpus_read_lock() taken (no
+ * hotplug callback reads the configuration), the timer cancelled (its
+ * callback has returned and does not run again), the gone worker done.
+ * Returns false, with nothing held, when the collection is stopping on an
+ * overrun.  ks->lock held.
+ */
+static bool ksnap_follow_pause(struct ksnap *ks, struct ksnap_follow_arm *arm)
 {
-	const struct ksnap_config *old = ks->cfg;
-	struct ksnap_follow_move *mv;
-	struct ksnap_follow_arm arm = { .ks = ks };
-	u32 old_set = ks->set_id;
-	int cpu;
-
-	mv = kvmalloc(sizeof(*mv), GFP_KERNEL);
-	if (!mv)
-		return false;
 	cpus_read_lock();
 	hrtimer_cancel(&ks->timer);
 	/* The timer stopped rearming: the overrun worker stops it. */
 	if (READ_ONCE(ks->run.overrun)) {
 		cpus_read_unlock();
-		kvfree(mv);
 		return false;
 	}
-	arm.expires = hrtimer_get_expires(&ks->timer);
+	arm->ks = ks;
+	arm->expires = hrtimer_get_expires(&ks->timer);
 	/* It reads ks->cfg without ks->lock; nothing queues it now. */
 	cancel_work_sync(&ks->gone_work);
 	/* What it had still to log, as a stop does. */
 	ksnap_sampler_report_gone(ks);
+	return true;
+}
 
+/*
+ * Arm the timer again, on its CPU (or another online one), for the expiry
+ * it had: no period is skipped that the pause did not itself delay (the
+ * timer counts those in missed).  Drops cpus_read_lock().
+ */
+static void ksnap_follow_resume(struct ksnap *ks, struct ksnap_follow_arm *arm)
+{
+	int cpu = ks->cpus.armed;
+
+	if (cpu < 0 || !cpu_online(cpu))
+		ksnap_cpus_pick(ks, &cpu);
+	if (cpu < 0 || !cpu_online(cpu))
+		cpu = cpumask_first(cpu_online_mask);
+	ks->cpus.armed = cpu;
+	smp_call_function_single(cpu, ksnap_follow_arm_fn, arm, true);
+	cpus_read_unlock();
+}
+
+static bool ksnap_follow_swap(struct ksnap *ks, struct ksnap_config *cfg)
+{
+	const struct ksnap_config *old = ks->cfg;
+	struct ksnap_follow_move *mv;
+	struct ksnap_follow_arm arm;
+	u32 old_set = ks->set_id;
+
+	mv = kvmalloc(sizeof(*mv), GFP_KERNEL);
+	if (!mv)
+		return false;
+	if (!ksnap_follow_pause(ks, &arm)) {
+		kvfree(mv);
+		return false;
+	}
 	ks->follow.set_changes++;
 	ks->follow.cgroups_found += ksnap_follow_count_new(cfg, old);
 	ks->follow.cgroups_removed += ksnap_follow_count_new(old, cfg);
@@ -476,21 +513,52 @@ static bool ksnap_follow_swap(struct ksnap *ks, struct ksnap_config *cfg)
 	ks->run.set_flags = KSNAP_REC_SET_CHANGED;
 	WRITE_ONCE(ks->run.can_shed, ksnap_follow_can_shed(cfg));
 	ksnap_ctrl_publish_set(ks);
-
-	cpu = ks->cpus.armed;
-	if (cpu < 0 || !cpu_online(cpu))
-		ksnap_cpus_pick(ks, &cpu);
-	if (cpu < 0 || !cpu_online(cpu))
-		cpu = cpumask_first(cpu_online_mask);
-	ks->cpus.armed = cpu;
-	smp_call_function_single(cpu, ksnap_follow_arm_fn, &arm, true);
-	cpus_read_unlock();
+	ksnap_follow_resume(ks, &arm);
+	/*
+	 * The gone worker the pause cancelled may not have asked for the
+	 * release of what the timer saw removed: ask now.
+	 */
+	queue_work(system_unbound_wq, &ks->release_work);
 
 	/* Logged what the old set saw removed; the worker may run again. */
 	ksnap_old_set_keep(ks, old, old_set);
 	ksnap_config_free(old);
 	kvfree(mv);
 	return true;
+}
+
+/*
+ * The timer saw configured cgroups removed (sampler.c): let go of them now,
+ * not at the next set change or stop.  Their columns keep their last
+ * values and their records stay flagged stale, as before the release; a
+ * set with patterns also drops them at its next change.  Whether named by
+ * path or matched, and whatever the set becomes (empty, or over the cap,
+ * so never swapped), no removed cgroup nor its memcg stays dying for
+ * ksnap.
+ */
+static void ksnap_follow_release_fn(struct work_struct *work)
+{
+	struct ksnap *ks = container_of(work, struct ksnap, release_work);
+	const struct ksnap_config *cfg;
+	struct ksnap_follow_arm arm;
+	unsigned int i;
+	bool any = false;
+
+	mutex_lock(&ks->lock);
+	cfg = ks->cfg;
+	if (!ks->running)
+		goto out;
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		any |= test_bit(i, ks->run.gone) &&
+		       !ksnap_cgroup_released(&cfg->cgroups[i]);
+	if (!any || !ksnap_follow_pause(ks, &arm))
+		goto out;
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		if (test_bit(i, ks->run.gone))
+			ksnap_cgroup_release(&cfg->cgroups[i]);
+	ksnap_follow_resume(ks, &arm);
+out:
+	mutex_unlock(&ks->lock);
 }
 
 /*
@@ -535,8 +603,8 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 	}
 	ks->follow.cgroups_skipped = cfg->nr_skipped;
 	if (cfg->nr_skipped > skipped)
-		pr_info_ratelimited("cgroups: %u pattern matches not sampled: the read's bound (read_pct=, read_cap_us=) admits %u columns, %u cgroups at %llu ns each; they are counted in stats/cgroups_skipped\n",
-				    cfg->nr_skipped, cap,
+		pr_info_ratelimited("cgroups: %u pattern matches not sampled, the first '%s': the read's bound (read_pct=, read_cap_us=) admits %u columns, %u cgroups at %llu ns each; they are counted in stats/cgroups_skipped\n",
+				    cfg->nr_skipped, cfg->skipped, cap,
 				    ksnap_follow_cg_limit(old, cap),
 				    ks->run.price_ns);
 	/* Read by the reader with relaxed loads; the timer never writes it. */
@@ -627,6 +695,7 @@ void ksnap_follow_init(struct ksnap *ks)
 {
 	INIT_DELAYED_WORK(&ks->follow_work, ksnap_follow_fn);
 	INIT_WORK(&ks->admit_work, ksnap_follow_admit_fn);
+	INIT_WORK(&ks->release_work, ksnap_follow_release_fn);
 }
 
 /* A collection started: its counters from 0, and the worker queued. */
@@ -649,6 +718,7 @@ void ksnap_follow_uninit(struct ksnap *ks)
 
 	cancel_delayed_work_sync(&ks->follow_work);
 	cancel_work_sync(&ks->admit_work);
+	cancel_work_sync(&ks->release_work);
 	for (i = 0; i < KSNAP_OLD_SETS; i++)
 		ksnap_old_set_free(&ks->old_sets[i]);
 }

@@ -26,6 +26,9 @@
 #include "parse.h"
 #include "ring.h"
 
+/* A skipped match's path in a log line, at most (with its NUL). */
+#define KSNAP_SKIPPED_NAME_MAX	128
+
 /* period_us= and the period_us attribute, microseconds. */
 #define KSNAP_PERIOD_US_MIN	10
 #define KSNAP_PERIOD_US_MAX	1000000
@@ -223,6 +226,8 @@ struct ksnap_config {
 	 */
 	unsigned int cg_limit;	/* KSNAP_CG_NO_LIMIT: an error past the most */
 	unsigned int nr_skipped;
+	/* The first of them, its path cut to fit, for the log; or "" */
+	char skipped[KSNAP_SKIPPED_NAME_MAX];
 	/* Matches without what a selected metric needs, left out (config.c) */
 	unsigned int nr_unreadable;
 	/* Known before the walk (a rebuild): they take none of cg_limit */
@@ -356,7 +361,8 @@ struct ksnap_cpus {
 	 * offline, before mm folded (and zeroed) it; its count since adds.
 	 */
 	u64 vm_offset[KSNAP_MAX_COLUMNS];
-	u64 scratch[KSNAP_MAX_COLUMNS];	/* a CPU's share, under lock */
+	/* a CPU's share (under lock), or the offline CPUs' (at start) */
+	u64 scratch[KSNAP_MAX_COLUMNS];
 	struct work_struct fold_work;
 	int hp_state;		/* our dynamic hotplug state */
 	struct hlist_node node;	/* our instance of it */
@@ -404,6 +410,7 @@ struct ksnap {
 	struct work_struct gone_work;	/* logs removed cgroups */
 	struct work_struct overrun_work;	/* stops on a sustained overrun */
 	struct work_struct admit_work;	/* sheds, or takes back (follow.c) */
+	struct work_struct release_work;	/* lets removed cgroups go */
 	struct delayed_work follow_work;	/* rescans patterns (follow.c) */
 	struct ksnap_follow_stats follow;
 	struct ksnap_old_set old_sets[KSNAP_OLD_SETS];

@@ -260,6 +260,8 @@ static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 			if (bad_tail)
 				ksnap_stat_inc(&st->bad_tail);
 			ksnap_stat_inc(&st->lost);
+			/* Removed cgroups are let go with no reader too. */
+			ksnap_cgroups_check(ks);
 			return 0;
 		}
 	}
@@ -413,7 +415,11 @@ void ksnap_sampler_report_gone(struct ksnap *ks)
 /* ks->cfg cannot change while this is queued or runs: it is stopped first. */
 static void ksnap_gone_fn(struct work_struct *work)
 {
-	ksnap_sampler_report_gone(container_of(work, struct ksnap, gone_work));
+	struct ksnap *ks = container_of(work, struct ksnap, gone_work);
+
+	ksnap_sampler_report_gone(ks);
+	/* follow.c lets them go: it takes ks->lock, which this must not. */
+	queue_work(system_unbound_wq, &ks->release_work);
 }
 
 /*

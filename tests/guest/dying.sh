@@ -2,10 +2,13 @@
 # Guest half of the dying-cgroup test.  A removed cgroup stays "dying"
 # (the root's cgroup.stat counts it in nr_dying_descendants) for as long
 # as anyone holds a reference to it, and so does its memcg.  The module
-# drops its references to a configured cgroup that was removed at the
-# next stop or reconfiguration: a later start or metrics write does not
-# take them again, and the cgroup can go.  Its columns stay frozen and
-# its records flagged stale meanwhile, and in later collections.
+# drops its references to a configured cgroup removed while sampled as
+# soon as its timer sees it gone, while the collection runs, whether it
+# was named by path or matched by a pattern (also when the last match
+# goes and the set would be empty); one removed while stopped at the next
+# reconfiguration.  A later start or metrics write does not take them
+# again.  Its columns stay frozen and its records flagged stale
+# meanwhile, and in later collections.
 #
 # The baseline comes first, without the module: the same cgroups made and
 # removed must stop dying on their own.  They hold no page cache (nothing
@@ -78,17 +81,17 @@ check "module: start" ok "$(guestprobe write $S/enable 1)"
 wait_samples 10
 klog_mark
 check "module: all $N removed while sampled" 0 "$(remove_cgroups)"
-# Sampled after the removals: the sampler has seen them gone.
-wait_samples 10
-# While sampled the module holds their references (the timer may read
-# them until it is cancelled); the stop lets go of them.
-ge "module: while sampled, the $N removed cgroups are held (nr_dying_descendants at least $base + $N)" \
-	"$(dying)" $((base + N))
-check "module: stop" ok "$(guestprobe write $S/enable 0)"
+# Sampled after the removals: the sampler has seen them gone, and lets
+# go of them while the collection runs (their columns keep their values).
 t0=$(uptime_s)
-check_wait "module: nr_dying_descendants back to $base after the stop, before any start" \
+check_wait "module: while the collection runs, nr_dying_descendants back to $base: the removed cgroups are let go" \
 	$WAIT_S dying_at_most "$base" &&
-	info "module: back to $(dying) in about $(secs_since $t0) s after the stop"
+	info "module: back to $(dying) in about $(secs_since $t0) s, running"
+check "module: the collection still runs" running "$(ksnap_stat state)"
+wait_samples 10
+check "module: stop" ok "$(guestprobe write $S/enable 0)"
+check "module: nr_dying_descendants still at $base after the stop" yes \
+	"$([ "$(dying)" -le "$base" ] && echo yes || echo no)"
 check_lines "module: the kernel log names each removed cgroup once" $N \
 	"was removed while sampled" "$(klog_since)"
 klog_mark
@@ -135,6 +138,28 @@ wait_samples 10
 check "module: and stops" ok "$(guestprobe write $S/enable 0)"
 check_lines "module: the removals are not logged again" 0 \
 	"was removed while sampled" "$(klog_since)"
+
+# Matched by a pattern, with only per-cgroup columns: when the last match
+# goes the set would be empty, and is not swapped; the removed cgroups are
+# let go all the same, while the collection runs.
+check "pattern: memory.current of $P/p*" ok \
+	"$(guestprobe write $S/cgroups "$P/p*")"
+check "pattern: only per-cgroup columns" ok \
+	"$(guestprobe write $S/metrics memory.current)"
+i=1
+while [ $i -le $N ]; do mkdir $CG$P/p$i; i=$((i + 1)); done
+check "pattern: start with $N matches" ok "$(guestprobe write $S/enable 1)"
+check "pattern: $N columns" "columns $N" "columns $(ksnap_plan columns)"
+wait_samples 10
+i=1 bad=0
+while [ $i -le $N ]; do rmdir $CG$P/p$i || bad=$((bad + 1)); i=$((i + 1)); done
+check "pattern: the last match and all others removed while sampled" 0 $bad
+t0=$(uptime_s)
+check_wait "pattern: while the collection runs, nr_dying_descendants back to $base" \
+	$WAIT_S dying_at_most "$base" &&
+	info "pattern: back to $(dying) in about $(secs_since $t0) s, running"
+check "pattern: the collection still runs" running "$(ksnap_stat state)"
+check "pattern: stop" ok "$(guestprobe write $S/enable 0)"
 
 # Removed while stopped, never sampled gone: held until the next
 # reconfiguration, which lets go of them.

@@ -1034,6 +1034,47 @@ static void ksnap_follow_capacity(struct kunit *test)
 	kvfree(cfg);
 }
 
+/*
+ * Admission buys cgroups with what the bound leaves after the start set's
+ * estimate, at one cgroup's own price, within the records' room.
+ */
+static void ksnap_follow_admits_by_price(struct kunit *test)
+{
+	struct ksnap *ks = kvzalloc(sizeof(*ks), GFP_KERNEL);
+	struct ksnap_config *cfg = kvzalloc(sizeof(*cfg), GFP_KERNEL);
+	int g = ksnap_metric_lookup("pgfault");
+	int p = ksnap_metric_lookup("memory.current");
+
+	KUNIT_ASSERT_NOT_NULL(test, ks);
+	KUNIT_ASSERT_NOT_NULL(test, cfg);
+	KUNIT_ASSERT_GE(test, g, 0);
+	KUNIT_ASSERT_GE(test, p, 0);
+	cfg->metrics_arg = "pgfault,memory.current";
+	cfg->metric[0] = g;
+	cfg->metric[1] = p;
+	cfg->nr_metrics = 2;
+	cfg->nr_columns = 1;
+	cfg->record_size = KSNAP_RECORD_SIZE(1000);
+	ks->cfg = cfg;
+	/* 2,495,000 ns left at 20,000 ns a cgroup: 124 cgroups. */
+	KUNIT_EXPECT_EQ(test, ksnap_follow_admit_columns(ks, 1, 5000, 20000,
+							 2500000), 125U);
+	/* A dearer class buys fewer. */
+	KUNIT_EXPECT_EQ(test, ksnap_follow_admit_columns(ks, 1, 5000, 200000,
+							 2500000), 13U);
+	/* Never past the records' room. */
+	KUNIT_EXPECT_EQ(test, ksnap_follow_admit_columns(ks, 1, 5000, 10,
+							 2500000), 1000U);
+	/* Nothing left: the start set only. */
+	KUNIT_EXPECT_EQ(test, ksnap_follow_admit_columns(ks, 1, 3000000, 20000,
+							 2500000), 1U);
+	/* No price (no per-cgroup column): the room. */
+	KUNIT_EXPECT_EQ(test, ksnap_follow_admit_columns(ks, 1, 5000, 0,
+							 2500000), 1000U);
+	kvfree(cfg);
+	kvfree(ks);
+}
+
 static struct kunit_case ksnap_sampler_cases[] = {
 	KUNIT_CASE(ksnap_sampler_records_carry_positions),
 	KUNIT_CASE(ksnap_sampler_column_info),
@@ -1055,6 +1096,7 @@ static struct kunit_case ksnap_sampler_cases[] = {
 	KUNIT_CASE(ksnap_cpus_real_sums_match),
 	KUNIT_CASE(ksnap_follow_maps_columns),
 	KUNIT_CASE(ksnap_follow_capacity),
+	KUNIT_CASE(ksnap_follow_admits_by_price),
 	{}
 };
 
