@@ -634,8 +634,8 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 /*
  * The timer judged a second (cost.h): shed a quarter of the set's cgroups
  * (at least one; those last in path order, as a set too large for its
- * cap is cut), or take back as many as were shed last, up to what the
- * bound admitted at start; then expand the patterns at once.
+ * cap is cut), or take back as many as the last shed took, up to what
+ * the bound admitted; then expand the patterns at once.
  */
 static void ksnap_follow_admit_fn(struct work_struct *work)
 {
@@ -655,7 +655,9 @@ static void ksnap_follow_admit_fn(struct work_struct *work)
 	case KSNAP_COST_SHED:
 		if (!ksnap_follow_can_shed(cfg))
 			goto out;
-		cap = cfg->nr_columns - min(n, cfg->nr_columns);
+		n = min(n, cfg->nr_columns);
+		cap = cfg->nr_columns - n;
+		run->shed_columns = n;
 		ks->follow.sheds++;
 		pr_warn_ratelimited("cgroups: most reads of the last second took longer than their bound of %llu ns: %u of %u cgroups shed (the last in path order), counted in stats/cgroups_skipped; taken back once reads leave room\n",
 				    READ_ONCE(ks->ctrl->stats.read_bound_ns),
@@ -664,7 +666,8 @@ static void ksnap_follow_admit_fn(struct work_struct *work)
 	case KSNAP_COST_GROW:
 		if (cap >= run->admit_columns)
 			goto out;
-		cap = min(cap + n, run->admit_columns);
+		/* As many as the last shed took, a cgroup at least. */
+		cap = min(cap + max(run->shed_columns, k), run->admit_columns);
 		ks->follow.regrows++;
 		break;
 	default:

@@ -305,6 +305,7 @@ struct ksnap_run {
 	u64 price_ns;		/* one cgroup's columns' read (follow.c) */
 	bool price_at_root;	/* measured on the namespace's root */
 	unsigned int start_columns;	/* the start set's */
+	unsigned int shed_columns;	/* what the last shed took */
 };
 
 /*

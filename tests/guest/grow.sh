@@ -14,7 +14,11 @@
 #             admission bought; the mean read within the bound (a read
 #             the host preempted makes one long read, not a long mean);
 #             the log line naming a skipped match; every ksnapd stream
-#             verifies and its STATS carry the skipped count.
+#             verifies and its STATS carry the skipped count.  Then
+#             read_cap_us is lowered under the reads while running: the
+#             kernel sheds cgroups (stats/sheds, counted as skipped) and
+#             keeps running; raised again, it takes them back
+#             (stats/regrows).
 #   class     pgfault and cpu.stat.usage on a guest of 64 possible CPUs:
 #             admission prices a cgroup by its own reader (a walk over
 #             CPUs), not by the start set's cheap average column:
@@ -36,6 +40,13 @@ info "grow: $GROW_CGROUPS cgroups on $(nproc) online CPUs of $(cat /sys/devices/
 
 stat_of() { # FILE KEY
 	grep 'STATS	' "$1" | tail -n 1 | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"
+}
+
+# stat_at_least KEY N: stats/KEY is N or more.
+stat_at_least() {
+	_v=$(ksnap_stat "$1")
+	echo "$1 ${_v:-none} (want at least $2)"
+	[ "${_v:-0}" -ge "$2" ]
 }
 
 # accounted N: the set's cgroups (columns beside pgfault) and the skipped
@@ -126,6 +137,26 @@ check "memory: the mean read ($mean ns) is within the bound ($bound ns)" yes \
 	"$([ "$mean" -le "$bound" ] && echo yes || echo no)"
 check "memory: a log line says how many matches are not sampled, naming one" yes \
 	"$(klog_since | grep -q "pattern matches not sampled, the first '$D/c-[0-9]*'" && echo yes || echo no)"
+# Reads outgrow the bound while running (here the bound shrinks under
+# them): the kernel sheds cgroups, never stops; given room, takes them back.
+sum0=$(ksnap_stat read_sum_ns) n0=$(ksnap_stat taken)
+wait_samples 50
+recent=$(( ($(ksnap_stat read_sum_ns) - sum0) / ($(ksnap_stat taken) - n0) ))
+half=$(( recent / 2000 + 1 ))
+check "memory: read_cap_us lowered to ${half} us, half the last 50 reads' mean ($recent ns), while running" ok \
+	"$(guestprobe write $P/read_cap_us $half)"
+check_wait "memory: the kernel sheds cgroups" $WAIT_S stat_at_least sheds 1
+check_wait "memory: the shed cgroups are counted as skipped" $WAIT_S \
+	stat_at_least cgroups_skipped $((skipped + 1))
+check "memory: shedding, the collection still runs" "running none" \
+	"$(ksnap_stat state) $(ksnap_stat stop_reason)"
+check "memory: read_cap_us raised again" ok "$(guestprobe write $P/read_cap_us $cap)"
+check_wait "memory: with room again, shed cgroups are taken back" $WAIT_S \
+	stat_at_least regrows 1
+check "memory: after shedding and taking back, still running" "running none" \
+	"$(ksnap_stat state) $(ksnap_stat stop_reason)"
+check_wait "memory: sampled + skipped = made, after it all" $WAIT_S accounted $made
+info "memory: sheds $(ksnap_stat sheds), regrows $(ksnap_stat regrows), skipped $(ksnap_stat cgroups_skipped)"
 check "memory: stop" ok "$(guestprobe write $S/enable 0)"
 wait_pid $kpid $WAIT_S
 check_st "memory: ksnapd --once writes every set and exits 0" 0 $? /out/$TEST-ksnapd.err
