@@ -58,10 +58,10 @@ unload
 ncg=$((8192 / (percg > 0 ? percg : 1) + 1))
 mkdir -p $CG/kover
 echo +memory > $CG/kover/cgroup.subtree_control
-for i in $(seq $ncg); do mkdir -p $CG/kover/k$i; done
+seq $ncg | sed "s|^|$CG/kover/k|" | xargs mkdir -p
 info "$ncg cgroups of $percg per-cgroup metrics each"
 refused_load "a group giving more columns than a set may have" "metrics=all cgroups=/kover/*" "group 'all' gives" EINVAL
-for i in $(seq $ncg); do rmdir $CG/kover/k$i; done
+seq $ncg | sed "s|^|$CG/kover/k|" | xargs rmdir
 rmdir $CG/kover
 refused_load "the container group without cgroups" "metrics=container" "selects no metric" EINVAL
 refused_load "zero period" "period_us=0" "period_us: 0" EINVAL
