@@ -609,11 +609,8 @@ done
 # --- 10. more columns than the control region once held ------------------------
 mkdir -p $CG/many
 echo +memory > $CG/many/cgroup.subtree_control
-many=""
-for i in $(seq 1 300); do
-	mkdir -p $CG/many/c$i
-	many="$many${many:+,}/many/c$i"
-done
+seq 1 300 | sed "s|^|$CG/many/c|" | xargs mkdir -p
+many=$(seq 1 300 | sed 's|^|/many/c|' | paste -s -d,)
 if load period_us=100000; then
 	check "many-columns: 300 cgroups are taken" ok \
 		"$(guestprobe write $KSNAP_SYS/cgroups "$many")"
@@ -632,9 +629,7 @@ if load period_us=100000; then
 else
 	fail "many-columns: module loads" "modprobe status 0" "failure"
 fi
-for i in $(seq 1 300); do
-	rmdir $CG/many/c$i 2>/dev/null
-done
+seq 1 300 | sed "s|^|$CG/many/c|" | xargs rmdir 2>/dev/null
 rmdir $CG/many 2>/dev/null
 
 finish

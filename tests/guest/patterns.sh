@@ -177,8 +177,9 @@ check "a refused list leaves the configuration" '/none.slice/*' "$(cat $S/cgroup
 # Too many: more cgroups than a configuration may hold.
 MAXCG=2048	# KSNAP_MAX_CGROUPS
 mkdir -p $CG/many
-i=0
-while [ $i -le $MAXCG ]; do mkdir $CG/many/c$i; i=$((i + 1)); done
+# One mkdir for them all: a process per cgroup takes half a minute under TCG.
+seq 0 $MAXCG | sed "s|^|$CG/many/c|" | xargs mkdir
+check "$((MAXCG + 1)) cgroups made" $((MAXCG + 1)) "$(ls -d $CG/many/c*/ | wc -l)"
 klog_mark
 check "a pattern matching $((MAXCG + 1)) cgroups is refused" EINVAL \
 	"$(set_cgroups '/many/*')"
@@ -203,8 +204,7 @@ check "cgroup_depth refuses a word" 1 \
 	"$(echo two > $P/cgroup_depth 2>/dev/null; echo $?)"
 check "and keeps its value" 0 "$(cat $P/cgroup_depth)"
 unload
-i=0
-while [ $i -le $MAXCG ]; do rmdir $CG/many/c$i; i=$((i + 1)); done
+seq 0 $MAXCG | sed "s|^|$CG/many/c|" | xargs rmdir
 rmdir $CG/many
 
 # --- overlapping entries: a cgroup once per metric ------------------------

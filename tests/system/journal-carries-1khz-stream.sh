@@ -1,14 +1,18 @@
 # SPDX-License-Identifier: MIT
-# Test 2: a 1 kHz lossy collection of 60 s through journald, with the
-# unit's rate limit (none): `journalctl -u ksnapd -o cat | ksnap-verify`
-# exits 0, every row ksnapd wrote is in the journal, and the STATS
-# identity holds (taken = rows + lost + ...), as the module's own count.
+# Test 2: a 1 kHz lossy collection through journald, with the unit's rate
+# limit (none): `journalctl -u ksnapd -o cat | ksnap-verify` exits 0,
+# every row ksnapd wrote is in the journal, and the STATS identity holds
+# (taken = rows + lost + ...), as the module's own count.  For 20 s; for
+# 60 s, across two of journald's 30 s rate-limit windows, with
+# KSNAP_TEST_LONG=1 (make check-all).
 TEST=journal-carries-1khz-stream
 . /guest/tests/syslib.sh
 out=/out/unlimited
+secs=20
+[ "${KSNAP_TEST_LONG:-0}" = 1 ] && secs=60
 check "the module samples at 1 kHz" 1000 "$(cat $KSNAP_SYS/period_us)"
 c0=$(journal_cursor)
-collect_to_journal "60 s at 1 kHz" 60 $out || exit 1
+collect_to_journal "$secs s at 1 kHz" $secs $out || exit 1
 check "journalctl -u ksnapd -o cat | ksnap-verify exits 0 (intact)" 0 $verify_status
 [ $verify_status -eq 0 ] || show "$(tail -n 12 $out.verify)"
 rows=$(tsv_rows $out.tsv | wc -l)
