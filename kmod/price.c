@@ -37,10 +37,13 @@ bool ksnap_price_cg_metric(const struct ksnap_config *cfg,
 	return m->by_default && m->per_cgroup && ksnap_metric_offered(m);
 }
 
-/* One cgroup's columns read as the timer reads them, interrupts off. */
-static u64 ksnap_price_read(struct ksnap *ks, const struct ksnap_cgroup *cg)
+/*
+ * One cgroup's columns read as the timer reads them, interrupts off: the
+ * @nr metrics of @ms, chosen before the clock starts.
+ */
+static u64 ksnap_price_read(struct ksnap *ks, const struct ksnap_cgroup *cg,
+			    const struct ksnap_metric **ms, unsigned int nr)
 {
-	const struct ksnap_config *cfg = ks->cfg;
 	unsigned long flags;
 	unsigned int i;
 	u64 t0, t1, sum = 0;
@@ -50,12 +53,9 @@ static u64 ksnap_price_read(struct ksnap *ks, const struct ksnap_cgroup *cg)
 	t0 = ktime_get_ns();
 	/* The timer's per-cgroup checks (sampler.c), then each column. */
 	sum += ksnap_cgroup_dying(cg) + ksnap_cgroup_memory_gone(cg);
-	for (i = 0; i < ksnap_nr_metrics; i++) {
-		const struct ksnap_metric *m = &ksnap_metrics[i];
+	for (i = 0; i < nr; i++) {
+		const struct ksnap_metric *m = ms[i];
 
-		if (!ksnap_price_cg_metric(cfg, m) ||
-		    !ksnap_cgroup_has(cg, m->needs))
-			continue;
 		if (!m->read_cpu) {
 			sum += m->read(m, cg);
 			continue;
@@ -88,28 +88,41 @@ u64 ksnap_follow_price(struct ksnap *ks)
 	const struct ksnap_config *cfg = ks->cfg;
 	u64 t[KSNAP_CALIB_READS], v;
 	struct ksnap_cgroup *probe = NULL;
+	const struct ksnap_metric **ms;
 	const struct ksnap_cgroup *cg;
-	unsigned int i, j, k = 0;
+	unsigned int i, j, nr, k = 0;
 
-	for (i = 0; i < ksnap_nr_metrics; i++)
-		k += ksnap_price_cg_metric(cfg, &ksnap_metrics[i]);
-	if (!cfg->nr_patterns || !k)
+	if (!cfg->nr_patterns)
 		return 0;
+	ms = kcalloc(ksnap_nr_metrics, sizeof(*ms), GFP_KERNEL);
+	if (!ms)
+		return 0;
+	for (i = 0; i < ksnap_nr_metrics; i++)
+		if (ksnap_price_cg_metric(cfg, &ksnap_metrics[i]))
+			ms[k++] = &ksnap_metrics[i];
+	if (!k)
+		goto out;
 	if (cfg->nr_cgroups && !ksnap_cgroup_released(&cfg->cgroups[0])) {
 		cg = &cfg->cgroups[0];
 	} else {
 		struct cgroup *root = cfg->cgns->root_cset->dfl_cgrp;
 
 		probe = kzalloc(sizeof(*probe), GFP_KERNEL);
-		if (!probe)
-			return 0;
+		if (!probe) {
+			k = 0;
+			goto out;
+		}
 		cgroup_get(root);
 		ksnap_cgroup_hold(probe, root, "/");
 		cg = probe;
 	}
+	/* What the probe cannot give (no memory controller), it skips. */
+	for (i = 0, nr = 0; i < k; i++)
+		if (ksnap_cgroup_has(cg, ms[i]->needs))
+			ms[nr++] = ms[i];
 	for (i = 0; i < KSNAP_CALIB_READS; i++) {
 		usleep_range(KSNAP_CALIB_SLEEP_US, 2 * KSNAP_CALIB_SLEEP_US);
-		v = ksnap_price_read(ks, cg);
+		v = ksnap_price_read(ks, cg, ms, nr);
 		/* Insertion sort, ascending. */
 		for (j = i; j > 0 && t[j - 1] > v; j--)
 			t[j] = t[j - 1];
@@ -119,5 +132,7 @@ u64 ksnap_follow_price(struct ksnap *ks)
 		ksnap_cgroup_put(probe);
 		kfree(probe);
 	}
-	return t[KSNAP_CALIB_READS / 2] ?: 1;
+out:
+	kfree(ms);
+	return k ? t[KSNAP_CALIB_READS / 2] ?: 1 : 0;
 }
