@@ -184,7 +184,7 @@ if admit_start 1 2 3 12; then
 		$WAIT_S ring_cgroups_are "$want"
 	check_lines "a log line says that matches are not sampled, and why" ">0" \
 		"pattern matches not sampled: the read's bound" "$(klog_since)"
-	rmdir $CG$D/m*
+	rmdir $CG$D/m[0-9]*
 	check_wait "once they go, the set is the two left" \
 		$WAIT_S ring_cgroups_are "$D/a $D/c"
 	check_wait "stats: cgroups_skipped back to 0" $WAIT_S stat_is cgroups_skipped 0
@@ -276,7 +276,7 @@ if admit_start 1 1 4 12; then
 		"$(cat /out/k.tsv* | grep -c "memory.current\[$last\]")"
 fi
 unload
-rmdir $CG$D/s*
+rmdir $CG$D/s[0-9]*
 
 rmdir $CG$D/c
 unload

@@ -213,7 +213,7 @@ check "and its stream's header names every match" 819 \
 	"$(header_cgroups /out/kstart.tsv | wc -w)"
 check "and the collection is stopped" 0 "$(cat $S/enable)"
 unload
-ls -d $CG$W/c* | xargs rmdir
+ls -d $CG$W/c[0-9]* | xargs rmdir
 rmdir $CG$W
 
 # --- overlapping entries: a cgroup once per metric ------------------------
@@ -285,7 +285,7 @@ if admit_start 0 2 5 12; then
 		"$(ksnap_stat cgroups_skipped)"
 	check "stop" ok "$(guestprobe write $S/enable 0)"
 fi
-rmdir $CG$O/c*.service
+rmdir $CG$O/c[0-9]*.service
 
 rm -f /out/ov.tsv*
 ksnapd --once -o /out/ov.tsv 2> /out/ov.err &
@@ -407,5 +407,5 @@ check_lines "the log names it, says why and what to do" ">0" \
 	"$(klog_since)"
 unload
 rmdir $CG$T/thr/t $CG$T/thr/t2 $CG$T/thr $CG$T/nomem/n $CG$T/nomem \
-	$CG$T/mem/a $CG$T/mem/b* $CG$T/mem $CG$T
+	$CG$T/mem/a $CG$T/mem/b[0-9]* $CG$T/mem $CG$T
 finish
