@@ -2,7 +2,8 @@
 /*
  * discostat: the discovery latency of a running collection.  The module
  * is loaded with a cgroup pattern (e.g. cgroups=/disc/c*), discover_ms=
- * and room for the cgroups to come (cgroups_max=).  discostat starts the
+ * and a read bound that admits the cgroups to come (read_pct=,
+ * read_cap_us=: stats/columns_admitted).  discostat starts the
  * collection from the timer's CPU and drains the ring from another; then,
  * --samples times: waits a random time in [0, discover_ms) (so that the
  * mkdir falls anywhere in the worker's interval), makes DIR/cNNN, and

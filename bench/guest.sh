@@ -307,26 +307,27 @@ if phase e2e; then
 	done
 fi
 
-# Discovery: a collection with a pattern and room for DISC_SAMPLES more
-# cgroups, at 1 ms (its records' times place the set change within 1 ms);
-# discostat makes the cgroups one by one, each at a random point of the
-# worker's interval.  The bound is the whole period (read_pct=100,
-# read_cap_us=1000): a start with pgfault alone fits the set's growth to
-# bound / its estimated cost per column, which under TCG at the default
-# bound (100 us) is fewer columns than the cgroups to come.
+# Discovery: a collection with a pattern, at 1 ms (its records' times
+# place the set change within 1 ms); discostat makes DISC_SAMPLES cgroups
+# one by one, each at a random point of the worker's interval.  The bound
+# is the whole period (read_pct=100, read_cap_us=1000): the start admits
+# the cgroups that what the bound leaves after its estimate buys at a
+# cgroup's price (stats/cgroup_price_ns), which under TCG at the default
+# bound (100 us) is fewer than the cgroups to come; a match past them is
+# skipped (cgroups_skipped) and is a timeout in discostat's figures.
 if phase discovery; then
 	mkdir -p $CG/disc
 	echo "+memory +cpu" > $CG/disc/cgroup.subtree_control
 	for d in ${DISC_MS:-1000 500 100}; do
 		rmdir $CG/disc/c* 2>/dev/null
 		if ! modprobe ksnap metrics=pgfault,memory.current 'cgroups=/disc/c*' \
-			cgroups_max=$((${DISC_SAMPLES:-50} + 8)) discover_ms=$d \
-			period_us=1000 read_pct=100 read_cap_us=1000 cpu=0 ring_kb=8192; then
+			discover_ms=$d period_us=1000 read_pct=100 read_cap_us=1000 \
+			cpu=0 ring_kb=8192; then
 			echo "kind=discovery discover_ms=$d error=modprobe" >> $RAW
 			continue
 		fi
 		line=$($B/discostat --dir $CG/disc --samples ${DISC_SAMPLES:-50} --discover-ms $d)
-		echo "$line set_changes=$(stat_of set_changes) cgroups_found=$(stat_of cgroups_found) cgroups_skipped=$(stat_of cgroups_skipped) missed=$(stat_of missed) taken=$(stat_of taken)" >> $RAW
+		echo "$line set_changes=$(stat_of set_changes) cgroups_found=$(stat_of cgroups_found) cgroups_skipped=$(stat_of cgroups_skipped) columns_admitted=$(stat_of columns_admitted) cgroup_price_ns=$(stat_of cgroup_price_ns) missed=$(stat_of missed) taken=$(stat_of taken)" >> $RAW
 		rmmod ksnap
 		log "discovery discover_ms=$d done"
 	done

@@ -6,7 +6,8 @@
 # 0.2 to 1.4 s.  ksnapd writes a stream per column set.  Checked:
 #   - every cgroup that lived through a whole rescan of the patterns
 #     (stats/rescans grew by 2 between its mkdir and its rmdir) is a
-#     column of some stream, whatever the machine's speed; how many of
+#     column of some stream, whatever the machine's speed, unless the
+#     read's bound left it out (skipped or shed: logged); how many of
 #     those that lived 2 s are columns is printed (the patterns are
 #     expanded every CHURN_DISCOVER_MS, far less than 2 s);
 #   - every stream is accepted by ksnap-verify, its STATS say taken =
@@ -43,17 +44,18 @@ mkdir $CG$D/keep
 base=$(dying)
 info "nr_dying_descendants at the start: $base"
 
-# Room for 400 cgroups (about 180 are alive at once at 100 a second); a
-# ring of 16 MiB (2000 records of 801 columns: 20 s at 10 ms).
+# About 180 cgroups are alive at once at 100 a second: the bound (the
+# period, lib.sh) admits them at the start, at the price of keep's read.
 modprobe ksnap metrics=pgfault,memory.current,cpu.stat.usage "cgroups=$D/*" \
-	period_us=10000 discover_ms=$CHURN_DISCOVER_MS cgroups_max=400 ring_kb=16384
-check "load: a pattern, 10 ms, discover_ms=$CHURN_DISCOVER_MS, cgroups_max=400" 0 $?
+	period_us=10000 discover_ms=$CHURN_DISCOVER_MS
+check "load: a pattern, 10 ms, discover_ms=$CHURN_DISCOVER_MS" 0 $?
 
 ksnapd --once -o $OUT/c.tsv 2> /out/ksnapd.err &
 kpid=$!
 wait_attached
 check "start" ok "$(guestprobe write $S/enable 1)"
 wait_rows $OUT/c.tsv 3
+info "churn: the start admits $(( ($(ksnap_stat columns_admitted) - 1) / 2 )) cgroups at $(ksnap_stat cgroup_price_ns) ns each (estimate $(ksnap_stat read_estimate_ns) ns, bound $(ksnap_stat read_bound_ns) ns)"
 
 klog_mark
 read -r t0 _ < /proc/uptime
@@ -71,6 +73,9 @@ every_found_removed() {
 }
 check_wait "after the churn a rescan drops the last removed cgroups (found = removed)" \
 	$WAIT_S every_found_removed
+# Reads above the bound shed cgroups; they never stop a set that has some.
+check "the collection still runs: no stop for its reads" "running none" \
+	"$(ksnap_stat state) $(ksnap_stat stop_reason)"
 check "stop" ok "$(guestprobe write $S/enable 0)"
 wait_pid $kpid $WAIT_S
 st=$?
@@ -89,7 +94,7 @@ rate=$(awk -v n="$made" -v s="$CHURN_SECS" 'BEGIN { printf "%.1f", n / s }')
 taken=$(ksnap_stat taken)
 changes=$(ksnap_stat set_changes)
 info "churn: $made created, $long lived >= 2 s, rate $rate/s (asked $CHURN_RATE/s for $CHURN_SECS s; the churn took $(( ${t1%.*} - ${t0%.*} )) s)"
-info "churn: set changes $changes, cgroups found $(ksnap_stat cgroups_found), removed $(ksnap_stat cgroups_removed), skipped $(ksnap_stat cgroups_skipped) at the last rescan"
+info "churn: set changes $changes, cgroups found $(ksnap_stat cgroups_found), removed $(ksnap_stat cgroups_removed), skipped $(ksnap_stat cgroups_skipped) at the last rescan, sheds $(ksnap_stat sheds), regrows $(ksnap_stat regrows)"
 # A match removed between the rescan's walk and its check of the metrics
 # (its memory controller already offline) is dropped, not an error that
 # fails the whole rescan.
@@ -119,8 +124,15 @@ for f in $streams; do
 		sed -n "s|^memory\.current\[$D/\(.*\)\]\$|\1|p"
 done | sort -u > /out/seen.txt
 awk 'NR == FNR { seen[$1] = 1; next } !($1 in seen)' /out/seen.txt /out/through.txt > /out/missing.txt
-check "every cgroup that lived through a whole rescan is a column of some stream ($through cgroups; $(wc -l < /out/seen.txt) named in all)" \
-	0 "$(wc -l < /out/missing.txt)"
+# Matches the start did not admit, or the timer shed, are left out, and
+# the kernel logs each time it leaves some out (follow.c).
+left_out=$(klog_since | grep -c -e 'pattern matches not sampled' -e 'cgroups shed')
+if [ "$left_out" -eq 0 ]; then
+	check "every cgroup that lived through a whole rescan is a column of some stream ($through cgroups; $(wc -l < /out/seen.txt) named in all)" \
+		0 "$(wc -l < /out/missing.txt)"
+else
+	info "churn: the read's bound left matches out ($left_out log lines; sheds $(ksnap_stat sheds)): $(wc -l < /out/missing.txt) of $through that lived through a rescan are no column"
+fi
 [ -s /out/missing.txt ] && show "$(cat /out/missing.txt)"
 # The figure the goal is stated in: of those that lived 2 s, how many are
 # columns (all of them unless the guest was starved of CPU for a rescan).

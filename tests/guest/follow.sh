@@ -4,8 +4,8 @@
 # the pattern become columns of a new column set, removed ones leave it
 # (and are not held: nr_dying_descendants comes back), each change at a
 # snapshot boundary with its first record flagged KSNAP_REC_SET_CHANGED.
-# The records have room for cgroups_max cgroups beyond the first matches;
-# matches past the room are skipped and counted.  ksnapd writes each set
+# A start admits the cgroups its read's bound leaves room for; matches
+# past them are skipped and counted.  ksnapd writes each set
 # as a stream of its own, in FILE, FILE.2, ...; ksnap-verify accepts each,
 # and no snapshot is lost between them.
 TEST=follow
@@ -28,6 +28,14 @@ cgroups_are() {
 	[ "$_s" = "$1" ]
 }
 
+# ring_cgroups_are LIST: the current set's cpu.stat.usage columns name
+# exactly LIST (asked of the module: no reader needed).
+ring_cgroups_are() {
+	_rc=$(ring_cgroups cpu.stat.usage)
+	echo "the current set's cgroups: '$_rc'"
+	[ "$_rc" = "$1" ]
+}
+
 # stat_is KEY VALUE: stats/KEY reads VALUE.
 stat_is() {
 	_v=$(ksnap_stat "$1")
@@ -46,16 +54,13 @@ info "nr_dying_descendants at the start: $base"
 
 # --- the knobs --------------------------------------------------------------
 modprobe ksnap metrics=pgfault,cpu.stat.usage,memory.current \
-	"cgroups=$D/*" period_us=2000 discover_ms=100 cgroups_max=3
-check "load with a pattern, discover_ms and cgroups_max" 0 $?
+	"cgroups=$D/*" period_us=2000 discover_ms=100
+check "load with a pattern and discover_ms" 0 $?
 check "discover_ms reads back" 100 "$(cat $P/discover_ms)"
-check "cgroups_max reads back" 3 "$(cat $P/cgroups_max)"
 check "a discover_ms below 100 is refused" EINVAL \
 	"$(guestprobe write $P/discover_ms 99)"
 check "a discover_ms above 60000 is refused" EINVAL \
 	"$(guestprobe write $P/discover_ms 60001)"
-check "a cgroups_max above 2048 is refused" EINVAL \
-	"$(guestprobe write $P/cgroups_max 2049)"
 check "discover_ms unchanged by the refusals" 100 "$(cat $P/discover_ms)"
 
 # --- cgroups come and go while sampled --------------------------------------
@@ -80,18 +85,6 @@ check_wait "the removed cgroup is not held while the collection runs: nr_dying_d
 	$WAIT_S dying_at_most "$base"
 wait_samples 5
 
-# --- more matches than the records hold -------------------------------------
-# Room for max(1, cgroups_max) = 3 cgroups: a c d e f match, 2 skipped.
-mkdir $CG$D/d $CG$D/e $CG$D/f
-check_wait "matches past the room are skipped and counted" \
-	$WAIT_S stat_is cgroups_skipped 2
-check_wait "the set holds as many cgroups as the records have room for" \
-	$WAIT_S cgroups_are "$D/a $D/c $D/d"
-rmdir $CG$D/d $CG$D/e $CG$D/f
-check_wait "once they go, the set is the two left" \
-	$WAIT_S cgroups_are "$D/a $D/c"
-check_wait "stats: cgroups_skipped back to 0" $WAIT_S stat_is cgroups_skipped 0
-wait_samples 5
 changes=$(ksnap_stat set_changes)
 info "set changes: $changes"
 check "stop" ok "$(guestprobe write $S/enable 0)"
@@ -166,6 +159,40 @@ done
 check "the rows and skipped of the three streams and the last one's lost are the collection's taken" \
 	"$(ksnap_stat taken)" "$((total + $(stat_of /out/s.tsv.3 ksnap_snapshots_lost)))"
 
+# --- more matches than the start admits --------------------------------------
+# The start admits a few cgroups (admit_start, lib.sh): two matches past
+# them are skipped and counted, the set holds the first in path order, and
+# once the two go, every match again.
+unload
+modprobe ksnap metrics=pgfault,cpu.stat.usage,memory.current \
+	"cgroups=$D/*" period_us=2000 discover_ms=100 overflow=overwrite
+check "load: the pattern again, no reader" 0 $?
+klog_mark
+if admit_start 1 2 3 12; then
+	pass "start: $admitted cgroups admitted, $D/a and $D/c among them"
+	cap=$(ksnap_stat columns_admitted)
+	want="$D/a $D/c"
+	i=1
+	while [ $i -le "$admitted" ]; do
+		mkdir $CG$D/m$(printf %02d $i)
+		[ $i -gt $((admitted - 2)) ] || want="$want $D/m$(printf %02d $i)"
+		i=$((i + 1))
+	done
+	check_wait "the two matches past the $admitted admitted are skipped and counted" \
+		$WAIT_S stat_is cgroups_skipped 2
+	check_wait "the set holds the $admitted admitted, the first in path order" \
+		$WAIT_S ring_cgroups_are "$want"
+	check_lines "a log line says that matches are not sampled, and why" ">0" \
+		"pattern matches not sampled: the read's bound" "$(klog_since)"
+	rmdir $CG$D/m[0-9]*
+	check_wait "once they go, the set is the two left" \
+		$WAIT_S ring_cgroups_are "$D/a $D/c"
+	check_wait "stats: cgroups_skipped back to 0" $WAIT_S stat_is cgroups_skipped 0
+	check "reads within the bound shed nothing: the room is what the start admitted" \
+		"0 $cap" "$(ksnap_stat sheds) $(ksnap_stat columns_admitted)"
+	check "stop" ok "$(guestprobe write $S/enable 0)"
+fi
+
 # --- a configured path removed: no set change ------------------------------
 # A path beside a pattern stays in the set when its cgroup is removed
 # (frozen and flagged stale, as without patterns): the rescans find the
@@ -211,32 +238,45 @@ check "ksnapd --once exits 0" 0 $?
 rmdir $CG$D/new-1
 
 # --- ksnapd: the matches left out, in STATS --------------------------------
-# Room for the three matches at the start; a fourth made while sampled is
-# left out, counted in stats/cgroups_skipped and in the STATS that ksnapd
-# writes at the stop (ksnap_cgroups_skipped).
+# Three matches at the start, and room for a few more (admit_start); the
+# match one past them, made while sampled, is left out, counted in
+# stats/cgroups_skipped and in the STATS that ksnapd writes at the stop
+# (ksnap_cgroups_skipped).  ksnapd comes to the running collection.
 unload
-mkdir $CG$D/s1 $CG$D/s2 $CG$D/s3
+mkdir $CG$D/s01 $CG$D/s02 $CG$D/s03
 modprobe ksnap metrics=pgfault,memory.current "cgroups=$D/s*" period_us=2000 \
-	discover_ms=100 cgroups_max=2
-check "load: three matches, room for three" 0 $?
-rm -f /out/k.tsv*
-ksnapd --once -o /out/k.tsv 2> /out/k.err &
-kpid=$!
-wait_attached
-check "ksnapd: start" ok "$(guestprobe write $S/enable 1)"
-wait_rows /out/k.tsv 3
-mkdir $CG$D/s4
-check_wait "the fourth match is skipped and counted" $WAIT_S \
-	stat_is cgroups_skipped 1
-wait_samples 5
-check "ksnapd: stop" ok "$(guestprobe write $S/enable 0)"
-wait_pid $kpid $WAIT_S
-check "ksnapd --once exits 0" 0 $?
-check "the stream's STATS say what stats/cgroups_skipped says" \
-	"$(ksnap_stat cgroups_skipped)" "$(stat_of /out/k.tsv ksnap_cgroups_skipped)"
-check "no stream names the skipped match" 0 \
-	"$(cat /out/k.tsv* | grep -c "memory.current\[$D/s4\]")"
-rmdir $CG$D/s1 $CG$D/s2 $CG$D/s3 $CG$D/s4
+	discover_ms=100
+check "load: three matches" 0 $?
+if admit_start 1 1 4 12; then
+	pass "start: $admitted cgroups admitted"
+	rm -f /out/k.tsv*
+	ksnapd --once -o /out/k.tsv 2> /out/k.err &
+	kpid=$!
+	wait_attached
+	wait_rows /out/k.tsv 3
+	i=4
+	while [ $i -le $((admitted + 1)) ]; do
+		mkdir $CG$D/s$(printf %02d $i)
+		i=$((i + 1))
+	done
+	last=$D/s$(printf %02d $((admitted + 1)))
+	check_wait "the match past the $admitted admitted is skipped and counted" $WAIT_S \
+		stat_is cgroups_skipped 1
+	wait_samples 5
+	check "ksnapd: stop" ok "$(guestprobe write $S/enable 0)"
+	wait_pid $kpid $WAIT_S
+	check "ksnapd --once exits 0" 0 $?
+	# A stream per set (FILE, FILE.2, ...): the last has the set at the stop.
+	lastk=$(ls /out/k.tsv* | sort -t. -k3 -n | tail -n 1)
+	check "the last stream's STATS say what stats/cgroups_skipped says" \
+		"$(ksnap_stat cgroups_skipped)" "$(stat_of "$lastk" ksnap_cgroups_skipped)"
+	check "the last stream names the $admitted admitted" "$admitted" \
+		"$(grep '^Time (ns)' "$lastk" | tr '\t' '\n' | grep -c "^memory\.current\[$D/s")"
+	check "no stream names the skipped match" 0 \
+		"$(cat /out/k.tsv* | grep -c "memory.current\[$last\]")"
+fi
+unload
+rmdir $CG$D/s[0-9]*
 
 rmdir $CG$D/c
 unload

@@ -233,6 +233,88 @@ ksnap_dump() {
 	done
 }
 
+# ring_columns: the current set's columns as metric[cgroup] (the global
+# ones as metric), in order, blank-separated (KSNAP_IOC_COLUMN: no reader
+# needed).
+ring_columns() {
+	_i=0
+	_out=
+	while _c=$(guestprobe column cur $_i 2>/dev/null); do
+		_m=$(echo "$_c" | sed -n 3p)
+		_v=$(echo "$_c" | sed -n 5p)
+		_out="$_out ${_m}${_v:+[$_v]}"
+		_i=$((_i + 1))
+	done
+	echo "${_out# }"
+}
+
+# ring_cgroups METRIC: the cgroups of the current set's METRIC columns, in
+# order, blank-separated.
+ring_cgroups() {
+	ring_columns | tr ' ' '\n' | sed -n "s/^$1\[\(.*\)\]\$/\1/p" |
+		tr '\n' ' ' | sed 's/ $//'
+}
+
+# --- Admission ----------------------------------------------------------------
+# A start of a collection with cgroup patterns admits the cgroups its read's
+# bound leaves room for, at the price of one cgroup's read beyond the start
+# set's (stats/columns_admitted, cgroup_price_ns); later matches past them
+# are skipped and counted (stats/cgroups_skipped).  With the tests' bound
+# (the period, above) that is practically every match; admit_start makes
+# it a few, whatever the machine's speed.
+
+# admit_start G K MIN MAX: start the loaded collection so that it admits
+# MIN to MAX cgroups in all, of K columns each beside G columns not per
+# cgroup (stats/columns_admitted = G + K x cgroups); sets $admitted to
+# the count.  The patterns must match the start set (at least one cgroup,
+# fewer than MIN), and no reader may be open: a start that admits too few
+# or too many is stopped and tried again.  The first start, at the bound
+# the period, measures the read's estimate and a cgroup's price; the next
+# has read_cap_us = the estimate and what the middle of the range costs
+# beyond the start set at that price (and so on, from each start's own
+# figures: they vary from start to start).  Once a start admits a count in
+# the range, the bound goes back to the period (read_cap_us=1000000): the
+# timer, whose reads are far within it, sheds nothing, and the set's room
+# stays what the start admitted.  Not ok, status 1, after 8 starts.
+admit_start() {
+	_as_g=$1 _as_k=$2 _as_min=$3 _as_max=$4
+	_as_cap=1000000 _as_try=0 _as_why=
+	admitted=
+	while [ $_as_try -lt 8 ]; do
+		_as_try=$((_as_try + 1))
+		guestprobe write /sys/module/ksnap/parameters/read_cap_us $_as_cap > /dev/null
+		_as_r=$(guestprobe write $KSNAP_SYS/enable 1)
+		if [ "$_as_r" != ok ]; then
+			# Refused: the estimate came above the bound.
+			_as_why="read_cap_us=$_as_cap: start $_as_r"
+			info "admit_start: try $_as_try: $_as_why"
+			[ $_as_cap -lt 1000000 ] || break
+			_as_cap=$((_as_cap + _as_cap / 4 + 1))
+			[ $_as_cap -le 1000000 ] || _as_cap=1000000
+			continue
+		fi
+		_as_e=$(ksnap_stat read_estimate_ns)
+		_as_p=$(ksnap_stat cgroup_price_ns)
+		_as_c=$(ksnap_stat columns_admitted)
+		_as_a=$(( (${_as_c:-0} - _as_g) / _as_k ))
+		_as_s=$(( ($(ksnap_plan columns) - _as_g) / _as_k ))
+		_as_why="read_cap_us=$_as_cap: estimate ${_as_e:-none} ns, a cgroup ${_as_p:-none} ns: $_as_c columns, $_as_a cgroups admitted ($_as_s at the start)"
+		info "admit_start: try $_as_try: $_as_why"
+		if [ $_as_a -ge $_as_min ] && [ $_as_a -le $_as_max ]; then
+			guestprobe write /sys/module/ksnap/parameters/read_cap_us 1000000 > /dev/null
+			admitted=$_as_a
+			return 0
+		fi
+		guestprobe write $KSNAP_SYS/enable 0 > /dev/null
+		_as_cap=$(( (${_as_e:-0} + ((_as_min + _as_max) / 2 - _as_s) * ${_as_p:-0} + ${_as_p:-0} / 2) / 1000 ))
+		[ $_as_cap -ge 1 ] || _as_cap=1
+		[ $_as_cap -le 1000000 ] || _as_cap=1000000
+	done
+	guestprobe write /sys/module/ksnap/parameters/read_cap_us 1000000 > /dev/null
+	fail "a start that admits $_as_min to $_as_max cgroups" "one within 8 starts" "$_as_why"
+	return 1
+}
+
 # reader_is none|open|attached: stats/reader says so.
 reader_is() {
 	_r=$(ksnap_stat reader)

@@ -51,10 +51,7 @@ set_cgroups() {
 	guestprobe write $S/cgroups "$1"
 }
 
-# cgroups_max=0: records only as wide as the matches, so that a start
-# whose matches outgrew them (a reader open) is refused; follow.sh tests
-# the room a running collection's set changes need.
-modprobe ksnap metrics=cpu.stat.usage 'cgroups=/system.slice/*.service' overflow=overwrite cgroups_max=0 \
+modprobe ksnap metrics=cpu.stat.usage 'cgroups=/system.slice/*.service' overflow=overwrite \
 	cgroup_depth=1 period_us=1000
 check "load with a pattern in cgroups=" 0 $?
 check "the knob reads back the pattern as written" '/system.slice/*.service' \
@@ -109,45 +106,7 @@ check "the knob still reads back the pattern, not what it matched" \
 check "nr_dying_descendants back to $dying_base: the removed cgroup is not held" ok \
 	"$(wait_for --quiet "the removed cgroup freed" $WAIT_S sh -c "[ \$(sed -n 's/^nr_dying_descendants //p' $CG/cgroup.stat) -le $dying_base ]" && echo ok || echo "$seen; $(cat $CG/cgroup.stat | tr '\n' ' ')")"
 
-# --- a reader open: its record size stays ----------------------------------
-guestprobe hold > /tmp/hold.out 2>&1 &
-hpid=$!
-wait_for "the reader holds the device" $WAIT_S grep -q held /tmp/hold.out
-mkdir $CG/system.slice/e.service
-klog_mark
-check "with a reader open, a start whose matches need larger records is refused" \
-	EBUSY "$(guestprobe write $S/enable 1)"
-check_lines "the kernel log says why" 1 \
-	"the cgroup patterns now give 3 columns, more than the 2 the open reader's records hold" \
-	"$(klog_since)"
-rmdir $CG/system.slice/e.service $CG/system.slice/d.service
-check "with a reader open, a start with fewer matches goes" ok \
-	"$(guestprobe write $S/enable 1)"
-check "and stops" ok "$(guestprobe write $S/enable 0)"
-kill $hpid
-wait $hpid 2>/dev/null
-wait_for "the reader gone" $WAIT_S reader_is none >/dev/null
-check "after the reader, the start's columns name its one match" \
-	"/system.slice/b.service" "$(cols fewer)"
-
-# --- ksnapd --start, when the matches outgrew the records ------------------
-# ksnapd --start holds the device as it starts; with patterns it starts
-# first, so the start may lay records out for what matches now.
-mkdir $CG/system.slice/f.service $CG/system.slice/g.service
-ksnapd --once --start --stop-on-exit -o /out/kstart.tsv 2> /out/kstart.err &
-kpid=$!
-wait_rows /out/kstart.tsv 5
-kill -TERM $kpid
-wait_pid $kpid $WAIT_S
-st=$?
-[ $st -eq 0 ] || info "ksnapd said: $(tr '\n' ' ' < /out/kstart.err)"
-check "ksnapd --start, with more matches than the last records held, exits 0" \
-	0 "$st"
-check "and its stream's header names every match" \
-	"/system.slice/b.service /system.slice/f.service /system.slice/g.service" \
-	"$(header_cgroups /out/kstart.tsv)"
-check "and the collection is stopped" 0 "$(cat $S/enable)"
-rmdir $CG/system.slice/f.service $CG/system.slice/g.service
+rmdir $CG/system.slice/d.service
 
 # --- a pattern that matches nothing ---------------------------------------
 klog_mark
@@ -207,31 +166,68 @@ unload
 seq 0 $MAXCG | sed "s|^|$CG/many/c|" | xargs rmdir
 rmdir $CG/many
 
+# --- a reader open: its record size stays ----------------------------------
+# A configuration with patterns lays its records out as wide as the ring
+# keeps 128 of (8187 columns in the default ring), for the cgroups a
+# running collection finds.  A reader open keeps them: a start whose
+# matches now need more columns than that is refused, one with fewer goes.
+# ksnapd --start holds the device as it starts; with patterns it starts
+# first, so the start may lay records out for what matches now.  Ten
+# counters a cgroup: 819 cgroups are 8190 columns.
+W=/wide
+WM=cpu.stat.usage,cpu.stat.usage_self,memory.current,memory.min,memory.low,memory.high,memory.max,memory.events.low,memory.events.high,memory.events.max
+mkdir $CG$W
+echo +memory > $CG$W/cgroup.subtree_control
+mkdir $CG$W/c1
+modprobe ksnap metrics=$WM "cgroups=$W/*" period_us=100000 overflow=overwrite
+check "load: ten counters of a pattern's cgroups" "0 10" "$? $(ksnap_plan columns)"
+guestprobe hold > /tmp/hold.out 2>&1 &
+hpid=$!
+wait_for "the reader holds the device" $WAIT_S grep -q held /tmp/hold.out
+seq 2 819 | sed "s|^|$CG$W/c|" | xargs mkdir
+klog_mark
+check "with a reader open, a start whose 819 matches need larger records is refused" \
+	EBUSY "$(guestprobe write $S/enable 1)"
+check_lines "the kernel log says why" 1 \
+	"the cgroup patterns now give 8190 columns, more than the 8187 the open reader's records hold" \
+	"$(klog_since)"
+rmdir $CG$W/c819
+check "with a reader open, a start whose 818 matches fit the records goes" ok \
+	"$(guestprobe write $S/enable 1)"
+check "its set is 8180 columns" 8180 "$(ksnap_plan columns)"
+check "and stops" ok "$(guestprobe write $S/enable 0)"
+kill $hpid
+wait $hpid 2>/dev/null
+wait_for "the reader gone" $WAIT_S reader_is none >/dev/null
+mkdir $CG$W/c819
+ksnapd --once --start --stop-on-exit -o /out/kstart.tsv 2> /out/kstart.err &
+kpid=$!
+wait_rows /out/kstart.tsv 5
+kill -TERM $kpid
+wait_pid $kpid $WAIT_S
+st=$?
+[ $st -eq 0 ] || info "ksnapd said: $(tr '\n' ' ' < /out/kstart.err)"
+check "ksnapd --start, with more matches than the last records held, exits 0" \
+	0 "$st"
+check "and its stream's header names every match" 819 \
+	"$(header_cgroups /out/kstart.tsv | wc -w)"
+check "and the collection is stopped" 0 "$(cat $S/enable)"
+unload
+ls -d $CG$W/c[0-9]* | xargs rmdir
+rmdir $CG$W
+
 # --- overlapping entries: a cgroup once per metric ------------------------
 # Entries that name the same cgroups (a path and patterns, patterns among
 # themselves): each (metric, cgroup) column once, in the ring's column
 # table and in the stream's header, the cgroups in the order they first
 # appear (paths, then each pattern's own matches sorted by path), at load
 # and after followed cgroups appear under several patterns at once; and
-# each cgroup counted once in the records' room and stats/cgroups_skipped.
+# each cgroup counted once in what the start admits (admit_start, lib.sh)
+# and in stats/cgroups_skipped.
 O=/ov
 mkdir -p $CG$O
 echo +memory > $CG$O/cgroup.subtree_control
 mkdir $CG$O/a.service $CG$O/b.service $CG$O/x.scope
-
-# ring_columns: the current set's columns as metric[cgroup] (the global
-# ones as metric), in order, blank-separated.
-ring_columns() {
-	_i=0
-	_out=
-	while _c=$(guestprobe column cur $_i 2>/dev/null); do
-		_m=$(echo "$_c" | sed -n 3p)
-		_v=$(echo "$_c" | sed -n 5p)
-		_out="$_out ${_m}${_v:+[$_v]}"
-		_i=$((_i + 1))
-	done
-	echo "${_out# }"
-}
 
 # twice LIST: the words LIST holds more than once, blank-separated.
 twice() {
@@ -257,27 +253,39 @@ header_twice() {
 
 modprobe ksnap metrics=cpu.stat.usage,memory.current \
 	"cgroups=$O/*,$O/a.service,$O/**,$O/*.service" cgroup_depth=1 \
-	cgroups_max=5 discover_ms=100 overflow=overwrite period_us=2000
+	discover_ms=100 overflow=overwrite period_us=2000
 check "load with a path and three patterns that overlap" 0 $?
-check "start" ok "$(guestprobe write $S/enable 1)"
-wait_samples 3
-check_wait "at load, the ring's columns name each cgroup once, in the order of first appearance" \
-	$WAIT_S ring_cgroups_are "$O/a.service $O/b.service $O/x.scope $O"
-check "one memory.current column per cgroup too" 4 \
-	"$(ring_columns | tr ' ' '\n' | grep -c '^memory\.current\[')"
-mkdir $CG$O/c.service
-check_wait "a followed cgroup three patterns match joins the set once" \
-	$WAIT_S ring_cgroups_are "$O/a.service $O/b.service $O/c.service $O/x.scope $O"
-check "stats: cgroups_found counts it once" 1 "$(ksnap_stat cgroups_found)"
-check "stats: cgroups_skipped: the room (5 cgroups) holds them all" 0 \
-	"$(ksnap_stat cgroups_skipped)"
-mkdir $CG$O/d.service
-check_wait "one more than the room: the last pattern's own match is left out" \
-	$WAIT_S ring_cgroups_are "$O/a.service $O/b.service $O/c.service $O/d.service $O/x.scope"
-check "stats: cgroups_skipped counts the one left out, once" 1 \
-	"$(ksnap_stat cgroups_skipped)"
-check "stop" ok "$(guestprobe write $S/enable 0)"
-rmdir $CG$O/c.service $CG$O/d.service
+if admit_start 0 2 5 12; then
+	pass "start: $admitted cgroups admitted"
+	wait_samples 3
+	check_wait "at load, the ring's columns name each cgroup once, in the order of first appearance" \
+		$WAIT_S ring_cgroups_are "$O/a.service $O/b.service $O/x.scope $O"
+	check "one memory.current column per cgroup too" 4 \
+		"$(ring_columns | tr ' ' '\n' | grep -c '^memory\.current\[')"
+	mkdir $CG$O/c01.service
+	check_wait "a followed cgroup three patterns match joins the set once" \
+		$WAIT_S ring_cgroups_are "$O/a.service $O/b.service $O/c01.service $O/x.scope $O"
+	check "stats: cgroups_found counts it once" 1 "$(ksnap_stat cgroups_found)"
+	# Up to the room: $admitted cgroups, c01.service .. as many as it takes.
+	want="$O/a.service $O/b.service $O/c01.service"
+	i=2
+	while [ $i -le $((admitted - 4)) ]; do
+		mkdir $CG$O/c$(printf %02d $i).service
+		want="$want $O/c$(printf %02d $i).service"
+		i=$((i + 1))
+	done
+	check_wait "up to the room, each followed cgroup joins once" \
+		$WAIT_S ring_cgroups_are "$want $O/x.scope $O"
+	check "stats: cgroups_skipped: the room ($admitted cgroups) holds them all" 0 \
+		"$(ksnap_stat cgroups_skipped)"
+	mkdir $CG$O/c$(printf %02d $i).service
+	check_wait "one more than the room: the last pattern's own match is left out" \
+		$WAIT_S ring_cgroups_are "$want $O/c$(printf %02d $i).service $O/x.scope"
+	check "stats: cgroups_skipped counts the one left out, once" 1 \
+		"$(ksnap_stat cgroups_skipped)"
+	check "stop" ok "$(guestprobe write $S/enable 0)"
+fi
+rmdir $CG$O/c[0-9]*.service
 
 rm -f /out/ov.tsv*
 ksnapd --once -o /out/ov.tsv 2> /out/ov.err &
@@ -316,8 +324,8 @@ rmdir $CG$O/a.service $CG$O/b.service $CG$O/c.service $CG$O/x.scope $CG$O
 T=/kthr
 mkdir $CG$T
 echo +memory +cpu > $CG$T/cgroup.subtree_control
-# The memoryless ones first in the walk's order, and room for 2 cgroups
-# (cgroups_max=2): they must take none of it.
+# The memoryless ones first in the walk's order, and a start that admits
+# a few cgroups (admit_start, lib.sh): they must take none of that room.
 mkdir $CG$T/thr $CG$T/nomem $CG$T/mem
 echo +memory +cpu > $CG$T/mem/cgroup.subtree_control
 echo +cpu > $CG$T/thr/cgroup.subtree_control
@@ -327,7 +335,7 @@ echo threaded > $CG$T/thr/t/cgroup.type
 check "$T/thr/t is a threaded cgroup" threaded "$(cat $CG$T/thr/t/cgroup.type)"
 klog_mark
 modprobe ksnap metrics=memory.current,cpu.stat.usage "cgroups=$T/*/*" \
-	discover_ms=100 overflow=overwrite period_us=2000 cgroups_max=2
+	discover_ms=100 overflow=overwrite period_us=2000
 check "load: a pattern that matches a threaded cgroup and one without memory, with memory.current" 0 $?
 check_lines "the threaded match is left out, and the log says why" 1 \
 	"'$T/thr/t' has no memory controller of its own (a threaded cgroup: memory is a domain controller): the memory metrics leave it out" \
@@ -335,12 +343,19 @@ check_lines "the threaded match is left out, and the log says why" 1 \
 check_lines "so is the one whose parent does not enable memory" 1 \
 	"'$T/nomem/n' has no memory controller of its own (its parent does not enable +memory" \
 	"$(klog_since)"
-check "start" ok "$(guestprobe write $S/enable 1)"
+admit_start 0 2 2 12 && pass "start: $admitted cgroups admitted"
 check_wait "the ring's columns name the match with memory only" \
 	$WAIT_S ring_cgroups_are "$T/mem/a"
-mkdir $CG$T/mem/b
-check_wait "a cgroup made under the pattern is followed all the same, the room (2) all its" \
-	$WAIT_S ring_cgroups_are "$T/mem/a $T/mem/b"
+# Cgroups with memory up to the room: mem/b01 .. as many as it takes.
+mem="$T/mem/a"
+i=1
+while [ $i -lt "${admitted:-2}" ]; do
+	mkdir $CG$T/mem/b$(printf %02d $i)
+	mem="$mem $T/mem/b$(printf %02d $i)"
+	i=$((i + 1))
+done
+check_wait "cgroups made under the pattern are followed all the same, the room (${admitted:-none} cgroups) all theirs" \
+	$WAIT_S ring_cgroups_are "$mem"
 check "stats: cgroups_unreadable counts the two left out" 2 \
 	"$(ksnap_stat cgroups_unreadable)"
 check "stats: cgroups_skipped does not" 0 "$(ksnap_stat cgroups_skipped)"
@@ -353,7 +368,7 @@ unreadable_is() { # N
 check_wait "a threaded cgroup made while running is counted at the next rescan" \
 	$WAIT_S unreadable_is 3
 check "and the set is unchanged" yes \
-	"$(ring_cgroups_are "$T/mem/a $T/mem/b" >/dev/null && echo yes || echo no)"
+	"$(ring_cgroups_are "$mem" >/dev/null && echo yes || echo no)"
 check "stop" ok "$(guestprobe write $S/enable 0)"
 unload
 
@@ -378,7 +393,7 @@ modprobe ksnap metrics=cpu.stat.usage "cgroups=$T/*/*" overflow=overwrite
 check "load: cpu.stat.usage alone, the same pattern" 0 $?
 check "start" ok "$(guestprobe write $S/enable 1)"
 check_wait "cpu.stat.usage samples every match, threaded ones too" \
-	$WAIT_S ring_cgroups_are "$T/mem/a $T/mem/b $T/nomem/n $T/thr/t $T/thr/t2"
+	$WAIT_S ring_cgroups_are "$mem $T/nomem/n $T/thr/t $T/thr/t2"
 check "stop" ok "$(guestprobe write $S/enable 0)"
 unload
 
@@ -392,5 +407,5 @@ check_lines "the log names it, says why and what to do" ">0" \
 	"$(klog_since)"
 unload
 rmdir $CG$T/thr/t $CG$T/thr/t2 $CG$T/thr $CG$T/nomem/n $CG$T/nomem \
-	$CG$T/mem/a $CG$T/mem/b $CG$T/mem $CG$T
+	$CG$T/mem/a $CG$T/mem/b[0-9]* $CG$T/mem $CG$T
 finish

@@ -4,20 +4,23 @@
 # memory.stat.file) at 10 ms on 2 vCPUs.  A configuration holds at most
 # 2048 cgroups (KSNAP_MAX_CGROUPS) and a set 8192 columns
 # (KSNAP_MAX_COLUMNS), so 2000 x 4 (8000 columns, 8001 with pgfault) fits:
-#   followed  a collection whose pattern matched one cgroup at its start,
-#             with cgroups_max=2048: the cgroups made then join it at the
-#             next rescans, as many as its records have room for (8192
-#             columns: 2047 cgroups beside pgfault) and its read bound
-#             pays for at the start's estimate (read_estimate_ns,
-#             read_bound_ns); the rest are skipped and counted
-#             (stats/cgroups_skipped)
+#   followed  a collection whose pattern matched one cgroup at its start:
+#             the cgroups made then join it at the next rescans, as many
+#             as its start admitted (the records' room, 8187 columns, and
+#             what its read's bound leaves at a cgroup's price:
+#             stats/columns_admitted), fewer while the timer sheds some
+#             for reads above the bound; the rest are skipped and counted
+#             (stats/cgroups_skipped).  It never stops: the set's cgroups
+#             and the skipped ones are every match
 #   costbound the same cgroups matched at load: a start whose bound cannot
 #             pay for their read (read_cap_us=1) is refused (EINVAL), with
 #             the log line that gives the estimate and what fits
 #   accepted  with the bound raised to the period (read_pct=100,
 #             read_cap_us=10000), every cgroup sampled at 10 ms for
 #             WIDTH_SECS (default 60): the estimate within the bound, no
-#             overrun stop (reads above the bound for a second); the
+#             stop; reads above the bound for a second shed cgroups,
+#             calm seconds take them back: each a set change, and the
+#             set's cgroups and the skipped ones are every match; the
 #             streams verify, taken = rows + lost
 #   refused   past the limits: 5 counters of these cgroups (more than 8192
 #             columns), and a pattern matching 2049 cgroups, are refused
@@ -37,6 +40,7 @@ WIDTH_CGROUPS=${WIDTH_CGROUPS:-2000}
 WIDTH_SECS=${WIDTH_SECS:-60}
 MAXCG=2048	# KSNAP_MAX_CGROUPS
 MAXCOLS=8192	# KSNAP_MAX_COLUMNS
+MAXROOM=8187	# the columns of a pattern set's records (128 in the ring)
 OUT=/tmp/width
 M=pgfault,memory.current,cpu.stat.usage,memory.stat.anon,memory.stat.file
 NCG=$((WIDTH_CGROUPS + 1))	# the made ones, and keep
@@ -68,23 +72,16 @@ sample_for() {
 stat_of() { # FILE KEY
 	grep 'STATS	' "$1" | tail -n 1 | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"
 }
-# running_or_overrun LABEL: the collection still runs, or the kernel
-# stopped it for reads above the bound (stop_reason overrun), which is
-# the bound doing its work: a host that shares its cores can slow a TCG
-# guest's reads several times over.  Which of the two is printed; either
-# way the streams must account for every snapshot (stop_and_verify).
-running_or_overrun() {
-	_st="$(ksnap_stat state) $(ksnap_stat stop_reason)"
-	case "$_st" in
-	"stopped overrun")
-		info "width: $1: the kernel stopped the collection for reads above the bound: recent read $(ksnap_stat read_recent_ns) ns, bound $(ksnap_stat read_bound_ns) ns, after $(ksnap_stat taken) snapshots"
-		check "$1: stopped for overrun only with the recent read above the bound" yes \
-			"$([ "$(ksnap_stat read_recent_ns)" -gt "$(ksnap_stat read_bound_ns)" ] && echo yes || echo no)"
-		;;
-	*)
-		check "$1: still running, or stopped by the read bound" "running none" "$_st"
-		;;
-	esac
+# sampled_is_admitted: the set holds every match the cgroups admitted now
+# have room for (stats/columns_admitted: what the start admitted, less
+# what the timer shed): min(NCG, its cgroups).
+sampled_is_admitted() {
+	_c=$(ksnap_plan columns)
+	_a=$(ksnap_stat columns_admitted)
+	_w=$(( (${_a:-1} - 1) / 4 ))
+	[ $_w -le $NCG ] || _w=$NCG
+	echo "columns ${_c:-none}, admitted ${_a:-none}: $(( (${_c:-1} - 1) / 4 )) cgroups sampled (want $_w)"
+	[ "$(( (${_c:-1} - 1) / 4 ))" = "$_w" ]
 }
 stop_and_verify() {
 	if [ "$(ksnap_stat state)" = running ]; then
@@ -135,10 +132,8 @@ mkdir $CG$D/keep
 base=$(dying)
 
 # --- followed: the cgroups made while sampled --------------------------------
-# Room for 2048 cgroups: 8193 columns wanted, the records hold 8192.
-modprobe ksnap metrics=$M "cgroups=$D/*" period_us=10000 discover_ms=100 \
-	cgroups_max=$MAXCG ring_kb=65536
-check "followed: load: 4 counters of a pattern's cgroups at 10 ms, cgroups_max=$MAXCG" 0 $?
+modprobe ksnap metrics=$M "cgroups=$D/*" period_us=10000 discover_ms=100
+check "followed: load: 4 counters of a pattern's cgroups at 10 ms" 0 $?
 ksnapd --once -o $OUT/w.tsv 2> /out/ksnapd.err &
 kpid=$!
 wait_attached
@@ -147,7 +142,8 @@ wait_rows $OUT/w.tsv 3
 c0=$(ksnap_plan columns)
 est=$(ksnap_stat read_estimate_ns)
 bound=$(ksnap_stat read_bound_ns)
-info "width: followed: at the start: columns $c0, read estimate $est ns, bound $bound ns"
+adm0=$(ksnap_stat columns_admitted)
+info "width: followed: at the start: columns $c0, read estimate $est ns, bound $bound ns, a cgroup $(ksnap_stat cgroup_price_ns) ns: $adm0 columns admitted"
 
 read -r t0 _ < /proc/uptime
 seq 1 "$WIDTH_CGROUPS" | sed "s|^|$CG$D/w|" | xargs mkdir
@@ -155,30 +151,35 @@ check "$WIDTH_CGROUPS cgroups made" "$WIDTH_CGROUPS" "$(ls -d $CG$D/w* | wc -l)"
 check_wait "followed: the rescans take them in: the set's cgroups and the skipped ones are all $NCG" \
 	$WAIT_S sampled_plus_skipped $NCG
 read -r t1 _ < /proc/uptime
+check "followed: the start admitted no more than the records' room ($MAXROOM columns)" yes \
+	"$([ "${adm0:-0}" -le $MAXROOM ] && echo yes || echo no)"
+check_wait "followed: the set holds every match the admitted cgroups have room for" \
+	$WAIT_S sampled_is_admitted
 cols=$(ksnap_plan columns)
 skipped=$(ksnap_stat cgroups_skipped)
 sampled=$(( (cols - 1) / 4 ))
-# ksnap_follow_fit_columns(): the records' room, or what the bound pays
-# for at the start's cost per column, whichever is fewer; its cgroups
-# beside pgfault (ksnap_follow_cg_limit()).
-fit=$(( c0 * bound / (est ? est : 1) ))
-[ $fit -ge $c0 ] || fit=$c0
-[ $fit -le $MAXCOLS ] || fit=$MAXCOLS
-want=$(( (fit - 1) / 4 ))
-[ $want -le $NCG ] || want=$NCG
-info "width: followed: sampled $sampled cgroups ($cols columns), skipped $skipped, in $(( ${t1%.*} - ${t0%.*} )) s; the room and the start's bound hold $fit columns"
-check "followed: the set holds the cgroups the records' room and the start's bound pay for" \
-	$want $sampled
+info "width: followed: sampled $sampled cgroups ($cols columns), skipped $skipped, in $(( ${t1%.*} - ${t0%.*} )) s; admitted $(ksnap_stat columns_admitted) columns, sheds $(ksnap_stat sheds), regrows $(ksnap_stat regrows)"
 sample_for 3
-running_or_overrun followed
+check "followed: still running, never stopped (shedding instead)" "running none" \
+	"$(ksnap_stat state) $(ksnap_stat stop_reason)"
+check_wait "followed: the set's cgroups and the skipped ones are still all $NCG" \
+	$WAIT_S sampled_plus_skipped $NCG
+maxset=$(( (adm0 - 1) / 4 ))
+[ $maxset -le $NCG ] || maxset=$NCG
+sheds=$(ksnap_stat sheds)
 stop_and_verify followed
-check "followed: the widest stream names the sampled cgroups' 4 columns each" \
-	$((sampled * 4)) "$widest"
+if [ "$sheds" = 0 ]; then
+	check "followed: no shed: the widest stream names the sampled cgroups' 4 columns each" \
+		$((sampled * 4)) "$widest"
+else
+	check "followed: shed $sheds times: the widest stream names at most the admitted cgroups' 4 columns each" yes \
+		"$([ "${widest:-0}" -ge $((sampled * 4)) ] && [ "${widest:-0}" -le $((maxset * 4)) ] && echo yes || echo no)"
+fi
 unload
 
 # --- costbound: the same cgroups matched at load -----------------------------
 mkdir -p $OUT
-modprobe ksnap metrics=$M "cgroups=$D/*" period_us=10000 ring_kb=65536
+modprobe ksnap metrics=$M "cgroups=$D/*" period_us=10000
 check "load: the pattern matches $NCG cgroups: $NCOLS columns" "0 $NCOLS" "$? $(ksnap_plan columns)"
 ksnapd --once -o $OUT/w.tsv 2> /out/ksnapd.err &
 kpid=$!
@@ -214,7 +215,11 @@ if [ "$r" = ok ]; then
 	wait_rows $OUT/w.tsv 3
 	sample_for $WIDTH_SECS
 	read -r t1 _ < /proc/uptime
-	running_or_overrun accepted
+	check "accepted: still running, never stopped (shedding instead)" "running none" \
+		"$(ksnap_stat state) $(ksnap_stat stop_reason)"
+	check_wait "accepted: the set's cgroups and the skipped ones are all $NCG" \
+		$WAIT_S sampled_plus_skipped $NCG
+	sheds=$(ksnap_stat sheds)
 	cols=$(ksnap_plan columns)
 	est=$(ksnap_stat read_estimate_ns)
 	bound=$(ksnap_stat read_bound_ns)
@@ -222,18 +227,22 @@ if [ "$r" = ok ]; then
 	rmax=$(ksnap_stat read_max_ns)
 	taken=$(ksnap_stat taken)
 	rsum=$(ksnap_stat read_sum_ns)
-	info "width: accepted: $cols columns; read: estimate $est ns, recent $recent ns, max $rmax ns, mean $((rsum / (taken ? taken : 1))) ns, bound $bound ns; taken $taken, missed $(ksnap_stat missed), lost $(ksnap_stat lost); $(( ${t1%.*} - ${t0%.*} )) s"
-	check "accepted: every cgroup sampled: $NCOLS columns, none skipped" "$NCOLS 0" \
-		"$cols $(ksnap_stat cgroups_skipped)"
+	info "width: accepted: $cols columns; read: estimate $est ns, recent $recent ns, max $rmax ns, mean $((rsum / (taken ? taken : 1))) ns, bound $bound ns; taken $taken, missed $(ksnap_stat missed), lost $(ksnap_stat lost); sheds $sheds, regrows $(ksnap_stat regrows); $(( ${t1%.*} - ${t0%.*} )) s"
+	if [ "$sheds" = 0 ]; then
+		check "accepted: no shed: every cgroup sampled, $NCOLS columns, none skipped" "$NCOLS 0" \
+			"$cols $(ksnap_stat cgroups_skipped)"
+	fi
 	check "accepted: the bound is the period (read_pct=100, read_cap_us=10000)" 10000000 "$bound"
 	check "accepted: the start's estimate is within the bound ($est <= $bound ns)" yes \
 		"$([ "${est:-x}" -le "${bound:-0}" ] 2>/dev/null && echo yes || echo no)"
 	# The longest reads are printed, not checked: a read whose vCPU the host
 	# preempts takes milliseconds under TCG.  What the kernel bounds is a
-	# sustained overrun, which stops the collection (running_or_overrun).
+	# second of reads mostly above the bound, which sheds cgroups.
 	info "width: accepted: the longest read $rmax ns, of the last second $recent ns, against the bound $bound ns"
 	stop_and_verify accepted
-	check "accepted: one set throughout" 0 "$(ksnap_stat set_changes)"
+	# No cgroup is made or removed: each set change is a shed or a regrow.
+	check "accepted: a set change per shed and per regrow, no other" \
+		"$(( $(ksnap_stat sheds) + $(ksnap_stat regrows) ))" "$(ksnap_stat set_changes)"
 	check "accepted: the stream names every cgroup's 4 columns" $((NCG * 4)) "$widest"
 else
 	# A host that shares its cores can make every calibration too slow
