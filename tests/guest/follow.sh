@@ -183,7 +183,7 @@ if admit_start 1 2 3 12; then
 	check_wait "the set holds the $admitted admitted, the first in path order" \
 		$WAIT_S ring_cgroups_are "$want"
 	check_lines "a log line says that matches are not sampled, and why" ">0" \
-		"pattern matches not sampled: the read's bound" "$(klog_since)"
+		"pattern matches not sampled, the first '" "$(klog_since)"
 	rmdir $CG$D/m[0-9]*
 	check_wait "once they go, the set is the two left" \
 		$WAIT_S ring_cgroups_are "$D/a $D/c"
