@@ -558,6 +558,23 @@ struct ksnap_config *ksnap_config_build(const char *metrics,
 }
 
 /**
+ * ksnap_config_offered() - is every metric of @cfg offered now?
+ * @cfg: a configuration
+ *
+ * A configuration built before ksnap_memcg_prove() (every metric offered
+ * then) may hold a memory.stat.* metric whose slot the proof dropped.
+ */
+bool ksnap_config_offered(const struct ksnap_config *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_metrics; i++)
+		if (!ksnap_metric_offered(&ksnap_metrics[cfg->metric[i]]))
+			return false;
+	return true;
+}
+
+/**
  * ksnap_config_rebuild() - @cur with its cgroup patterns expanded again
  * @cur: the current configuration, with patterns
  * @l: as for ksnap_config_build()

@@ -252,6 +252,7 @@ struct ksnap_config *ksnap_config_rebuild(const struct ksnap_config *cur,
 					  const struct ksnap_layout *l,
 					  unsigned int cg_limit);
 void ksnap_config_free(const struct ksnap_config *cfg);
+bool ksnap_config_offered(const struct ksnap_config *cfg);
 
 /* cgexpand.c: cgroup patterns expanded (cgpattern.h). */
 struct cgroup_namespace *ksnap_cgpattern_ns_get(const struct ksnap_config *from);

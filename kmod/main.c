@@ -99,11 +99,25 @@ static int __init ksnap_init(void)
 		return ret;
 	ks->cpu = cpu;
 
-	/* Before anything is offered: memory.stat.* where it needs a check. */
-	ksnap_memcg_prove();
+	/*
+	 * The lists first, each metric offered then: a bad name fails the load
+	 * at once, not after the proof's seconds of sleep.  The proof (before
+	 * anything is offered: memory.stat.* where it needs a check) may drop
+	 * a metric of the set; the set is built again then, its cgroups kept.
+	 */
 	ks->cfg = ksnap_config_build(metrics, cgroups, &ks->layout, NULL);
 	if (IS_ERR(ks->cfg))
 		return PTR_ERR(ks->cfg);
+	ksnap_memcg_prove();
+	if (!ksnap_config_offered(ks->cfg)) {
+		const struct ksnap_config *first = ks->cfg;
+
+		ks->cfg = ksnap_config_build(metrics, cgroups, &ks->layout,
+					     first);
+		ksnap_config_free(first);
+		if (IS_ERR(ks->cfg))
+			return PTR_ERR(ks->cfg);
+	}
 	ret = ksnap_ring_init(ks);
 	if (ret)
 		goto err_config;

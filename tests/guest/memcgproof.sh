@@ -133,6 +133,30 @@ check "memory.stat.anon is refused" EINVAL "$e"
 e=$(guestprobe write $KSNAP_SYS/metrics "memory.current")
 check "memory.current is still accepted" ok "$e"
 
+# The lists are parsed before the proof, so that a bad name fails the load
+# at once: a load that names a metric the proof then drops is refused, and
+# a group loses the members the proof dropped.
+if load memcg_table_skew=1 metrics=memory.stat.anon cgroups=$CGROUP; then
+	fail "a load with metrics=memory.stat.anon, which the proof drops, fails" "nonzero status" "status 0"
+else
+	pass "a load with metrics=memory.stat.anon, which the proof drops, fails"
+fi
+check_lines "its log names memory.stat.anon" ">0" "unknown metric or group 'memory.stat.anon'" "$(cat $W/log)"
+check "no module is left loaded" 1 "$(module_loaded && echo 0 || echo 1)"
+if ! load memcg_table_skew=1 metrics=container cgroups=$CGROUP; then
+	fail "a load with metrics=container loads" "modprobe status 0" "failure"
+else
+	ncol=$(ksnap_plan columns) stat=0 i=0
+	while [ "$i" -lt "${ncol:-0}" ]; do
+		guestprobe column cur $i | sed -n 3p | grep -q '^memory\.stat\.' &&
+			stat=$((stat + 1))
+		i=$((i + 1))
+	done
+	info "metrics=container: $ncol columns"
+	check "metrics=container: the set has columns" yes "$([ "${ncol:-0}" -gt 0 ] && echo yes || echo no)"
+	check "metrics=container: no column is a memory.stat.* metric the proof dropped" 0 "$stat"
+fi
+
 unload
 check "unloaded" 1 "$(module_loaded && echo 0 || echo 1)"
 kill $hog 2>/dev/null
