@@ -456,6 +456,12 @@ struct ksnap_enable {
 #define KSNAP_GROUP_VMSTAT	(1U << 0)	/* "vmstat": /proc/vmstat */
 #define KSNAP_GROUP_CPU		(1U << 1)	/* "cpu": /proc/stat cpu line */
 #define KSNAP_GROUP_CONTAINER	(1U << 2)	/* "container": per cgroup */
+/*
+ * "pod": the per-cgroup counters a container node watches first (memory
+ * use and limit, OOM kills, CPU usage, pressure): about 12 columns a
+ * cgroup, so a set of KSNAP_MAX_COLUMNS holds some 680 cgroups.
+ */
+#define KSNAP_GROUP_POD		(1U << 3)
 /* "all" is every metric, and has no bit. */
 
 struct ksnap_metric_info {

@@ -284,7 +284,7 @@ static int ksnap_config_metrics(struct ksnap_config *cfg, const char *arg,
 	ret = ksnap_parse_metrics(buf, ksnap_metric_lookup, ksnap_group_lookup,
 				  list, cfg->metric, cfg->metric_cpu, &err);
 	if (ret == -ENOENT) {
-		pr_err_ratelimited("metrics: unknown metric or group '%.*s': ksnapd --list-metrics lists the metrics (groups: all, vmstat, cpu, container)\n",
+		pr_err_ratelimited("metrics: unknown metric or group '%.*s': ksnapd --list-metrics lists the metrics (groups: all, vmstat, cpu, container, pod)\n",
 				   min(err.bad_len, 64), err.bad);
 		ret = -EINVAL;
 		goto out;

@@ -100,7 +100,7 @@ extern const unsigned int ksnap_nr_metrics;
 int ksnap_metric_lookup(const char *name);
 u32 ksnap_metric_groups(const struct ksnap_metric *m);
 /* The named groups: "all" is number 0, then one per KSNAP_GROUP_* bit. */
-#define KSNAP_NR_GROUPS	4
+#define KSNAP_NR_GROUPS	5
 int ksnap_group_lookup(const char *name);
 const char *ksnap_group_name(unsigned int group);
 bool ksnap_metric_in_group(const struct ksnap_metric *m, unsigned int group);

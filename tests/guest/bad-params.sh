@@ -55,7 +55,7 @@ also_logged() {
 refused_load "unknown metric" "metrics=nosuch" "nosuch" EINVAL
 refused_load "unknown metric among good ones" "metrics=pgfault,nosuch2" "nosuch2" EINVAL
 refused_load "a misspelt group" "metrics=vmstats" "unknown metric or group 'vmstats'" EINVAL
-also_logged "a misspelt group names the groups" "groups: all, vmstat, cpu, container"
+also_logged "a misspelt group names the groups" "groups: all, vmstat, cpu, container, pod"
 refused_load "a group with a CPU selector" "metrics=vmstat[cpu]" "a group takes no selector: 'vmstat[cpu]'" EINVAL
 # all's per-cgroup metrics for enough cgroups to give more columns than a
 # set may have (KSNAP_MAX_COLUMNS, 8192): how many depends on the kernel's

@@ -102,9 +102,20 @@ check "--list-metrics=container: the per-cgroup metrics" \
 check "--list-metrics=cpu: the /proc/stat cpu line's" \
 	"$(awk -F'\t' '$1 ~ /^cpu\./ && $5 == "cpu" { print $1 }' $W/available.txt)" \
 	"$(ksnapd --list-metrics=cpu | cut -f1)"
+# pod: the dozen a node watches first, those this kernel offers, in the
+# catalogue's order; memory use and CPU usage on every kernel.
+pod="memory.current memory.max memory.swap.current memory.events.high
+memory.events.oom_kill memory.stat.anon memory.stat.file cpu.stat.usage
+cpu.pressure.some memory.pressure.some memory.pressure.full io.pressure.some"
+check "--list-metrics=pod: those of the 12 this kernel offers" \
+	"$(awk -F'\t' -v pod="$pod" 'BEGIN { split(pod, p, /[ \n]/); for (i in p) want[p[i]] = 1 }
+		$1 in want { print $1 }' $W/available.txt)" \
+	"$(ksnapd --list-metrics=pod | cut -f1)"
+check_lines "--list-metrics=pod has memory.current" 1 "memory.current	" "$(ksnapd --list-metrics=pod)"
+check_lines "--list-metrics=pod has cpu.stat.usage" 1 "cpu.stat.usage	" "$(ksnapd --list-metrics=pod)"
 ksnapd --list-metrics=bogus 2> $W/badgroup.err
 check "--list-metrics=bogus is a usage error" 2 $?
-check_lines "--list-metrics=bogus names the groups" 1 "no group 'bogus' (all, vmstat, cpu, container)" "$(cat $W/badgroup.err)"
+check_lines "--list-metrics=bogus names the groups" 1 "no group 'bogus' (all, vmstat, cpu, container, pod)" "$(cat $W/badgroup.err)"
 [ "$n" -gt 150 ] && pass "more than 150 metrics offered ($n)" ||
 	fail "more than 150 metrics offered" "> 150" "$n"
 
@@ -388,6 +399,13 @@ run system "$system,pgfault[cpu]" "" 5
 
 cgm=$(awk -F'\t' '$5 == "cgroup" { printf "%s%s", s, $1; s = "," }' $W/available.txt)
 run cgroup "$cgm" "$CGROUP" 2
+
+# metrics=pod on one cgroup: a column for each metric the group lists.
+echo 0 > $KSNAP_SYS/enable
+guestprobe write $KSNAP_SYS/cgroups "$CGROUP" > /dev/null
+check "metrics=pod is accepted" ok "$(guestprobe write $KSNAP_SYS/metrics pod)"
+check "metrics=pod: one column per metric of --list-metrics=pod" \
+	"$(ksnapd --list-metrics=pod | wc -l)" "$(ksnap_plan columns)"
 
 kill $hog $spin 2>/dev/null
 wait $hog $spin 2>/dev/null

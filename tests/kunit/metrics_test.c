@@ -315,6 +315,9 @@ static void ksnap_metrics_groups(struct kunit *test)
 		if (ksnap_metric_in_group(m, 2))
 			KUNIT_EXPECT_TRUE_MSG(test, !strncmp(m->name, "cpu.", 4),
 					      "%s in cpu", m->name);
+		if (ksnap_metric_in_group(m, 4))
+			KUNIT_EXPECT_TRUE_MSG(test, m->per_cgroup,
+					      "%s in pod is per cgroup", m->name);
 		if (ksnap_metric_in_group(m, 1))
 			KUNIT_EXPECT_TRUE_MSG(test, !strchr(m->name, '.'),
 					      "%s in vmstat is a /proc/vmstat name",
@@ -326,6 +329,45 @@ static void ksnap_metrics_groups(struct kunit *test)
 	KUNIT_EXPECT_GT(test, nr[3], 30U);
 	i = ksnap_metric_lookup("pgfault");
 	KUNIT_EXPECT_TRUE(test, ksnap_metric_in_group(&ksnap_metrics[i], 1));
+}
+
+/*
+ * The pod group: a dozen per cgroup at most (fewer without swap, PSI or
+ * memory.stat), so that a node's cgroups fit in a set; memory use and
+ * CPU usage always, memory.stat's long tail never.
+ */
+static void ksnap_metrics_pod_group_is_lean(struct kunit *test)
+{
+	static const char *const in[] = { "memory.current", "memory.max",
+		"memory.events.oom_kill", "cpu.stat.usage" };
+	static const char *const out[] = { "memory.stat.slab_reclaimable",
+		"memory.stat.file_dirty", "cpu.stat.usage_self", "memory.min",
+		"pgfault" };
+	unsigned int i, nr = 0;
+	int idx;
+
+	KUNIT_EXPECT_EQ(test, ksnap_group_lookup("pod"), 4);
+	for (i = 0; i < ksnap_nr_metrics; i++)
+		nr += ksnap_metric_in_group(&ksnap_metrics[i], 4);
+	KUNIT_EXPECT_GE_MSG(test, nr, 4U, "pod has %u metrics", nr);
+	KUNIT_EXPECT_LE_MSG(test, nr, 12U, "pod has %u metrics", nr);
+	/* 680 cgroups of it fit in the widest set. */
+	KUNIT_EXPECT_GE(test, KSNAP_MAX_COLUMNS / 12, 680U);
+	for (i = 0; i < ARRAY_SIZE(in); i++) {
+		idx = ksnap_metric_lookup(in[i]);
+		KUNIT_ASSERT_GE_MSG(test, idx, 0, "%s in the catalogue", in[i]);
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      ksnap_metric_in_group(&ksnap_metrics[idx], 4),
+				      "%s in pod", in[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(out); i++) {
+		idx = ksnap_metric_lookup(out[i]);
+		if (idx < 0)
+			continue;
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       ksnap_metric_in_group(&ksnap_metrics[idx], 4),
+				       "%s not in pod", out[i]);
+	}
 }
 
 struct ksnap_timer_probe {
@@ -566,6 +608,7 @@ static struct kunit_case ksnap_metrics_cases[] = {
 	KUNIT_CASE(ksnap_metrics_memcg_proof_zero),
 	KUNIT_CASE(ksnap_metrics_catalogue),
 	KUNIT_CASE(ksnap_metrics_groups),
+	KUNIT_CASE(ksnap_metrics_pod_group_is_lean),
 	KUNIT_CASE(ksnap_metrics_read_in_hardirq),
 	KUNIT_CASE(ksnap_metrics_cgroup_root),
 	KUNIT_CASE(ksnap_metrics_cgroup_child),

@@ -16,6 +16,7 @@ static const struct {
 	{ "vmstat", KSNAP_GROUP_VMSTAT },
 	{ "cpu", KSNAP_GROUP_CPU },
 	{ "container", KSNAP_GROUP_CONTAINER },
+	{ "pod", KSNAP_GROUP_POD },
 };
 
 #define NR_GROUPS	(sizeof(groups) / sizeof(groups[0]))

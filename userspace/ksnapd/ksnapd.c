@@ -280,7 +280,7 @@ static void set_option(int c, char **argv, struct options *o)
 					  CATALOGUE_GROUP_ALL;
 		if (!o->list_groups)
 			usage_error("--list-metrics: no group '%s' (all, "
-				    "vmstat, cpu, container)", optarg);
+				    "vmstat, cpu, container, pod)", optarg);
 		break;
 	case OPT_HEADER:
 		o->header = true;

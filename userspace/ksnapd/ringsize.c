@@ -50,7 +50,7 @@ static unsigned int items(const char *v, size_t len)
 static int has_group(const char *v, size_t len)
 {
 	static const char *const groups[] = { "all", "vmstat", "cpu",
-					      "container" };
+					      "container", "pod" };
 	size_t i, n, g;
 
 	for (i = 0; i < len; i += n + 1) {
