@@ -725,7 +725,12 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		fprintf(stderr, "ksnapd: %s\n", d.err);
 		return status;
 	}
-	if (o->start && !o->started &&
+	/*
+	 * Started before the open (patterns): a start while running changes
+	 * nothing but asks, for --stop-on-exit, that the stop come when this
+	 * session ends (a SIGKILLed pod's).
+	 */
+	if (o->start && (!o->started || o->stop_on_exit) &&
 	    ring_enable(ring, true, o->stop_on_exit))
 		goto out;
 	ret = ksnapd_run(&d, sigfd);
