@@ -544,6 +544,16 @@ static int end(struct ksnapd_collect *c, uint32_t state)
 			(unsigned long long)c->stale);
 	c->state = KSNAPD_END;
 	collection_stats(c, &e.stats);
+	/*
+	 * A stop signal while the collection runs: the timer goes on taking
+	 * snapshots after the drain, and one may be counted in taken before
+	 * its record is published.  The stream ends where ksnapd read: its
+	 * positions, and the module's losses so far (split_set()'s rule).
+	 */
+	if (state != KSNAP_STATE_STOPPED)
+		e.stats.ksnap_snapshots_taken =
+			c->tail - c->coll.start_position +
+			e.stats.ksnap_snapshots_lost;
 	ret = each_end(c, &e);
 	if (ret < 0)
 		return ret;
