@@ -9,7 +9,7 @@
 # in the fold window and while a per-CPU column's CPU is offline carry
 # KSNAP_REC_CPU_FOLD (4) and KSNAP_REC_CPU_OFFLINE (8).
 #
-# CPU 1 goes offline and online CYCLES times (10; 40 in the long version,
+# CPU 1 goes offline and online CYCLES times (6; 40 in the long version,
 # KSNAP_TEST_LONG=1, make check-all) while every VM event is
 # sampled at 100 us (pgfault per CPU, the others summed).  Without the
 # hold, pgfault[1] fell to 0 in 3 runs of 3; the sums' race with the fold
@@ -30,7 +30,7 @@ CPU1=/sys/devices/system/cpu/cpu1/online
 if [ "${KSNAP_TEST_LONG:-}" = 1 ]; then
 	CYCLES=${CYCLES:-40}
 else
-	CYCLES=${CYCLES:-10}
+	CYCLES=${CYCLES:-6}
 fi
 WAIT_S=${WAIT_S:-60}
 
