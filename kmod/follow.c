@@ -30,6 +30,12 @@
  * of reads (cost.h): over ones shed cgroups, calm ones take them back
  * (ksnap_follow_admit_fn()).
  *
+ * A cgroup made or removed starts a rescan sooner (cgevents.c):
+ * settle_ms after the first such event, so that a burst of them makes one
+ * set change, and at most one every KSNAP_FOLLOW_KICK_GAP_MS, so that
+ * churn cannot swap sets faster than a reader names them.  The periodic
+ * rescan begins its interval again after it.
+ *
  * The last KSNAP_OLD_SETS sets swapped out keep their columns' names for
  * KSNAP_IOC_COLUMN, so that a reader behind by a few set changes can name
  * their records.
@@ -56,6 +62,13 @@
  * keeps this many of them: with the default ring_kb, a set's most columns.
  */
 #define KSNAP_FOLLOW_MIN_RECORDS	128
+#define KSNAP_SETTLE_MS_MIN		1
+#define KSNAP_SETTLE_MS_MAX		1000
+#define KSNAP_SETTLE_MS_DEFAULT		10
+/* Rescans started by events: at most one in this many ms (settle_ms's text) */
+#define KSNAP_FOLLOW_KICK_GAP_MS	200
+/* ks->kick_pending: a rescan started by events is queued. */
+#define KSNAP_FOLLOW_KICK_QUEUED	0
 
 static unsigned int ksnap_discover_ms = KSNAP_DISCOVER_MS_DEFAULT;
 
@@ -75,7 +88,26 @@ static const struct kernel_param_ops ksnap_discover_ms_ops = {
 module_param_cb(discover_ms, &ksnap_discover_ms_ops, &ksnap_discover_ms,
 		0644);
 MODULE_PARM_DESC(discover_ms,
-		 "how often a running collection expands its cgroup patterns again, milliseconds (100..60000, default 500); at most one set change per interval");
+		 "how often a running collection expands its cgroup patterns again, milliseconds (100..60000, default 500); cgroup events start one sooner (settle_ms)");
+
+static unsigned int ksnap_settle_ms = KSNAP_SETTLE_MS_DEFAULT;
+
+static int ksnap_settle_ms_set(const char *val, const struct kernel_param *kp)
+{
+	return ksnap_param_set_range(val, kp, KSNAP_SETTLE_MS_MIN,
+				  KSNAP_SETTLE_MS_MAX,
+				  "number of milliseconds");
+}
+
+static const struct kernel_param_ops ksnap_settle_ms_ops = {
+	.set = ksnap_settle_ms_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(settle_ms, &ksnap_settle_ms_ops, &ksnap_settle_ms, 0644);
+MODULE_PARM_DESC(settle_ms,
+		 "how long after a cgroup is made or removed a running collection expands its patterns again, milliseconds (1..1000, default 10); at most one such rescan every 200 ms");
+
 /* The per-cgroup metrics of @cfg, or the default ones when it has none. */
 static unsigned int ksnap_follow_per_cgroup(const struct ksnap_config *cfg)
 {
@@ -694,11 +726,73 @@ static void ksnap_follow_fn(struct work_struct *work)
 	mutex_unlock(&ks->lock);
 }
 
+/*
+ * Cgroup events asked for a rescan (ksnap_follow_kick()): no event before
+ * the bit was cleared is missed by it, and the next waits for kick_next.
+ */
+static void ksnap_follow_kick_fn(struct work_struct *work)
+{
+	struct ksnap *ks = container_of(to_delayed_work(work), struct ksnap,
+					kick_work);
+
+	WRITE_ONCE(ks->kick_next,
+		   jiffies + msecs_to_jiffies(KSNAP_FOLLOW_KICK_GAP_MS));
+	/*
+	 * Orders kick_next before the bit's clearing, for the probe that
+	 * then sets it: pairs with its test_and_set_bit(), fully ordered
+	 * before its read of kick_next (ksnap_follow_kick()).
+	 */
+	smp_mb__before_atomic();
+	clear_bit(KSNAP_FOLLOW_KICK_QUEUED, &ks->kick_pending);
+	/*
+	 * Orders the clearing before the rescan's walk: a probe whose
+	 * test_and_set_bit() saw the bit still set ran after its cgroup was
+	 * linked, so the walk finds that cgroup.
+	 */
+	smp_mb__after_atomic();
+
+	mutex_lock(&ks->lock);
+	if (ks->running && ks->cfg->nr_patterns) {
+		ks->follow.event_rescans++;
+		ksnap_follow_rescan(ks);
+		mod_delayed_work(system_unbound_wq, &ks->follow_work,
+				 msecs_to_jiffies(READ_ONCE(ksnap_discover_ms)));
+	}
+	mutex_unlock(&ks->lock);
+}
+
+/**
+ * ksnap_follow_kick() - a cgroup was made or removed
+ * @ks: the device
+ *
+ * Called by the tracepoint probes (cgevents.c), under cgroup_mutex with
+ * preemption off: queues one rescan, settle_ms on, or when kick_next has
+ * come, whichever is later; does nothing while one is queued, or when no
+ * collection with patterns runs.
+ */
+void ksnap_follow_kick(struct ksnap *ks)
+{
+	unsigned long delay, next;
+
+	if (!READ_ONCE(ks->following) ||
+	    test_and_set_bit(KSNAP_FOLLOW_KICK_QUEUED, &ks->kick_pending))
+		return;
+	/* Pairs with the barrier before ksnap_follow_kick_fn()'s clear_bit() */
+	next = READ_ONCE(ks->kick_next);
+	delay = msecs_to_jiffies(READ_ONCE(ksnap_settle_ms));
+	if (time_before(jiffies + delay, next))
+		delay = next - jiffies;
+	queue_delayed_work(system_unbound_wq, &ks->kick_work, delay);
+}
+
 void ksnap_follow_init(struct ksnap *ks)
 {
 	INIT_DELAYED_WORK(&ks->follow_work, ksnap_follow_fn);
+	INIT_DELAYED_WORK(&ks->kick_work, ksnap_follow_kick_fn);
 	INIT_WORK(&ks->admit_work, ksnap_follow_admit_fn);
 	INIT_WORK(&ks->release_work, ksnap_follow_release_fn);
+	ks->kick_next = jiffies;
+	ksnap_cgevents_init(ks);
 }
 
 /* A collection started: its counters from 0, and the worker queued. */
@@ -712,6 +806,21 @@ void ksnap_follow_start(struct ksnap *ks)
 	if (ks->cfg->nr_patterns)
 		mod_delayed_work(system_unbound_wq, &ks->follow_work,
 				 msecs_to_jiffies(READ_ONCE(ksnap_discover_ms)));
+	/* Read by the probes: set last, when the worker can rescan. */
+	WRITE_ONCE(ks->following, !!ks->cfg->nr_patterns);
+}
+
+/*
+ * A collection stopped: events queue no rescan.  One queued already finds
+ * it stopped (it takes ks->lock, held here: no waiting for it).
+ */
+void ksnap_follow_stop(struct ksnap *ks)
+{
+	lockdep_assert_held(&ks->lock);
+	WRITE_ONCE(ks->following, false);
+	/* Cancelled before it ran: it would have cleared the bit. */
+	if (cancel_delayed_work(&ks->kick_work))
+		clear_bit(KSNAP_FOLLOW_KICK_QUEUED, &ks->kick_pending);
 }
 
 /* Stopped for good (unload): the worker gone, the old sets freed. */
@@ -719,6 +828,9 @@ void ksnap_follow_uninit(struct ksnap *ks)
 {
 	unsigned int i;
 
+	/* No probe runs after this: none queues the kick again. */
+	ksnap_cgevents_uninit(ks);
+	cancel_delayed_work_sync(&ks->kick_work);
 	cancel_delayed_work_sync(&ks->follow_work);
 	cancel_work_sync(&ks->admit_work);
 	cancel_work_sync(&ks->release_work);

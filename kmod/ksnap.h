@@ -24,6 +24,8 @@
 #include "cost.h"
 #include "ksnap_abi.h"
 #include "parse.h"
+
+struct tracepoint;
 #include "ring.h"
 
 /* A skipped match's path in a log line, at most (with its NUL). */
@@ -321,6 +323,7 @@ struct ksnap_follow_stats {
 	u64 cgroups_skipped;	/* matches past the capacity, at the last */
 	u64 cgroups_unreadable;	/* matches a metric cannot read, the last */
 	u64 rescans;		/* rescans whose whole set is the running one */
+	u64 event_rescans;	/* rescans started by cgroup events */
 	u64 sheds;		/* times the sampler shed cgroups */
 	u64 regrows;		/* times it took shed cgroups back */
 	u64 columns_admitted;	/* a set change's most columns now */
@@ -345,6 +348,8 @@ struct ksnap_old_set {
 
 /* The sets swapped out that KSNAP_IOC_COLUMN still answers for. */
 #define KSNAP_OLD_SETS	4
+/* cgroup_mkdir and cgroup_rmdir (cgevents.c) */
+#define KSNAP_NR_CGEVENTS	2
 
 /*
  * cpus.c: the CPUs a running collection reads live and what the others
@@ -414,6 +419,17 @@ struct ksnap {
 	struct work_struct admit_work;	/* sheds, or takes back (follow.c) */
 	struct work_struct release_work;	/* lets removed cgroups go */
 	struct delayed_work follow_work;	/* rescans patterns (follow.c) */
+	/*
+	 * A rescan started by cgroup events (cgevents.c, follow.c): the
+	 * probes' tracepoints, whether a running collection has patterns,
+	 * a bit set while one is queued, and the jiffies before which the
+	 * next may not run.
+	 */
+	struct tracepoint *cgevent_tp[KSNAP_NR_CGEVENTS];
+	bool following;
+	unsigned long kick_pending;
+	unsigned long kick_next;
+	struct delayed_work kick_work;
 	struct ksnap_follow_stats follow;
 	struct ksnap_old_set old_sets[KSNAP_OLD_SETS];
 	unsigned int old_next;		/* the slot the next one takes */
@@ -467,7 +483,13 @@ unsigned int ksnap_follow_cap_columns(const struct ksnap_config *cfg,
 				      const struct ksnap_layout *l);
 void ksnap_follow_init(struct ksnap *ks);
 void ksnap_follow_start(struct ksnap *ks);
+void ksnap_follow_stop(struct ksnap *ks);
 void ksnap_follow_uninit(struct ksnap *ks);
+void ksnap_follow_kick(struct ksnap *ks);
+
+/* cgevents.c: cgroup events start a rescan (ksnap_follow_kick()). */
+void ksnap_cgevents_init(struct ksnap *ks);
+void ksnap_cgevents_uninit(struct ksnap *ks);
 int ksnap_follow_column(const struct ksnap *ks, struct ksnap_column_info *col);
 /* price.c: one more cgroup's read. */
 bool ksnap_price_cg_metric(const struct ksnap_config *cfg,

@@ -707,6 +707,7 @@ void ksnap_sampler_stop(struct ksnap *ks)
 	if (!ks->running)
 		return;
 	WRITE_ONCE(ks->running, false);
+	ksnap_follow_stop(ks);
 	hrtimer_cancel(&ks->timer);
 
 	/* The timer's code path, with interrupts off as in the timer. */

@@ -584,6 +584,7 @@ static KSNAP_FOLLOW_ATTR(cgroups_removed);
 static KSNAP_FOLLOW_ATTR(cgroups_skipped);
 static KSNAP_FOLLOW_ATTR(cgroups_unreadable);
 static KSNAP_FOLLOW_ATTR(rescans);
+static KSNAP_FOLLOW_ATTR(event_rescans);
 static KSNAP_FOLLOW_ATTR(sheds);
 static KSNAP_FOLLOW_ATTR(regrows);
 static KSNAP_FOLLOW_ATTR(columns_admitted);
@@ -613,6 +614,7 @@ static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_cgroups_skipped.attr.attr,
 	&ksnap_stat_attr_cgroups_unreadable.attr.attr,
 	&ksnap_stat_attr_rescans.attr.attr,
+	&ksnap_stat_attr_event_rescans.attr.attr,
 	&ksnap_stat_attr_sheds.attr.attr,
 	&ksnap_stat_attr_regrows.attr.attr,
 	&ksnap_stat_attr_columns_admitted.attr.attr,

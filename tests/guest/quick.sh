@@ -2,7 +2,8 @@
 # Guest half of the quick test (make check-quick): the core behaviours in
 # one collection, in seconds.
 #   load       ksnap loads with a summed VM event, a gauge and a cgroup's
-#              page counter, on a test cgroup
+#              page counter, on a test cgroup, its cgroup event probes
+#              attached
 #   sample     ksnapd --lossy records while a process in the cgroup faults
 #              pages in and frees them
 #   stop       writing 0 to enable stops; the stream gets its STATS line
@@ -31,6 +32,10 @@ if ! modprobe ksnap metrics=$METRICS cgroups=$CGROUP period_us=1000; then
 	exit
 fi
 pass "module loads with metrics=$METRICS cgroups=$CGROUP"
+# The cgroup events that start a rescan (discover.sh): the module finds its
+# tracepoints by name on every kernel, or logs that it falls back.
+check "the module attached its cgroup event probes (no fallback in the log)" "" \
+	"$(dmesg | grep -o 'no probe on the tracepoint [a-z_]*')"
 
 ksnapd --lossy -o /out/quick.log 2> /out/quick.err &
 kpid=$!

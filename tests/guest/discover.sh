@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: MIT
+# Guest half of the discovery test: a cgroup made or removed under a
+# running collection's pattern starts a rescan at once (the module's
+# probes on the cgroup tracepoints), long before the periodic one
+# (discover_ms=60000 here: its first rescan is due a minute after the
+# start).  A burst of mkdirs makes a few set changes, not one each, and a
+# reader names every set it meets.  A collection stopped and started again
+# still hears the events.  (cgroup v2 refuses rename(2): EPERM, checked
+# below, so a followed cgroup keeps its name.)
+TEST=discover
+. /guest/tests/lib.sh
+S=$KSNAP_SYS
+P=/sys/module/ksnap/parameters
+WAIT_S=${WAIT_S:-40}
+DISC_MS=60000
+D=/ksd
+
+# now_ms: milliseconds since boot, from /proc/uptime (no process).
+now_ms() {
+	read -r _up _rest < /proc/uptime
+	echo $(( ${_up%.*} * 1000 + 10 * 1${_up#*.} - 1000 ))
+}
+
+# reader_set_is LIST: the last set the running reader (guestprobe sets)
+# met in a record names exactly LIST in its cpu.stat.usage columns.
+reader_set_is() {
+	_rs=$(sed -n 's/^set [0-9]* cgroups *//p' /out/discover.sets | tail -n 1)
+	echo "the reader's last set names '$_rs'"
+	[ "$_rs" = "$1" ]
+}
+
+# set_is LIST: the current set's cpu.stat.usage columns name exactly LIST
+# (asked of the module: no reader open).
+set_is() {
+	_rc=$(ring_cgroups cpu.stat.usage)
+	echo "the current set's cgroups: '$_rc'"
+	[ "$_rc" = "$1" ]
+}
+
+# stat_is KEY VALUE: stats/KEY reads VALUE.
+stat_is() {
+	_v=$(ksnap_stat "$1")
+	echo "$1 ${_v:-none} (want $2)"
+	[ "$_v" = "$2" ]
+}
+
+# found_by_events WHAT LIST [HOW]: the set comes to name LIST (HOW: set_is,
+# or reader_set_is while a reader runs), from an event's rescan: before
+# the periodic one was due (the start at $t0), and counted in
+# stats/event_rescans.
+found_by_events() {
+	if ! check_wait "$1: the set comes to name '$2'" $WAIT_S ${3:-set_is} "$2"; then
+		return
+	fi
+	_el=$(( $(now_ms) - t0 ))
+	if [ $_el -lt $DISC_MS ]; then
+		pass "$1: in a set installed before the periodic rescan was due (${_el} ms after the start)"
+	else
+		fail "$1: in a set installed before the periodic rescan was due" \
+			"within $DISC_MS ms of the start" "after $_el ms"
+	fi
+	check "$1: stats/rescans counts no periodic rescan" yes \
+		"$([ "$(ksnap_stat rescans)" -le "$(ksnap_stat event_rescans)" ] && echo yes || echo "no ($(ksnap_stat rescans) rescans, $(ksnap_stat event_rescans) by events)")"
+}
+
+unload
+mkdir -p $CG$D
+mkdir $CG$D/a
+
+# --- the knob ------------------------------------------------------------------
+modprobe ksnap metrics=pgfault,cpu.stat.usage "cgroups=$D/*" \
+	period_us=10000 discover_ms=$DISC_MS settle_ms=5
+check "load with a pattern, discover_ms and settle_ms" 0 $?
+check "settle_ms reads back" 5 "$(cat $P/settle_ms)"
+check "a settle_ms of 0 is refused" EINVAL "$(guestprobe write $P/settle_ms 0)"
+check "a settle_ms above 1000 is refused" EINVAL \
+	"$(guestprobe write $P/settle_ms 1001)"
+check "settle_ms unchanged by the refusals" 5 "$(cat $P/settle_ms)"
+check "the module attached its probes (no fallback line in the log)" "" \
+	"$(dmesg | grep 'no probe on the tracepoint')"
+
+# --- made, removed, renamed ------------------------------------------------------
+guestprobe sets 900 > /out/discover.sets 2> /out/discover.sets.err &
+rpid=$!
+wait_attached
+t0=$(now_ms)
+check "start" ok "$(guestprobe write $S/enable 1)"
+wait_samples 3
+check_wait "the first set names the one match" $WAIT_S reader_set_is "$D/a"
+mkdir $CG$D/b
+found_by_events "made" "$D/a $D/b" reader_set_is
+rmdir $CG$D/b
+found_by_events "removed" "$D/a" reader_set_is
+check "a rename on cgroup v2 is refused: a followed cgroup keeps its name" \
+	"Operation not permitted" \
+	"$(mv $CG$D/a $CG$D/r 2>&1 | grep -o 'Operation not permitted')"
+check "no set change came without an event" yes \
+	"$([ "$(ksnap_stat set_changes)" -le "$(ksnap_stat event_rescans)" ] && echo yes || echo no)"
+
+# --- a burst (cgroups_found: b above, and these 200) ----------------------------
+# 200 mkdirs from one process: the rescans the events start are at most
+# one every 200 ms (and one settle_ms after the first), so the set
+# changes are bounded by the burst's length, not by its size.
+c0=$(ksnap_stat set_changes)
+b0=$(now_ms)
+names=
+i=1
+while [ $i -le 200 ]; do
+	names="$names m$(printf %03d $i)"
+	i=$((i + 1))
+done
+(cd $CG$D && mkdir $names)
+b1=$(now_ms)
+check_wait "burst: every one of the 200 is found" $WAIT_S \
+	stat_is cgroups_found 201
+changes=$(( $(ksnap_stat set_changes) - c0 ))
+bound=$(( (b1 - b0) / 200 + 2 ))
+info "burst: 200 mkdirs in $((b1 - b0)) ms made $changes set changes"
+check "burst: at most $bound set changes (one per 200 ms of the burst, plus two)" \
+	yes "$([ $changes -le $bound ] && [ $changes -ge 1 ] && echo yes || echo "no ($changes)")"
+check "burst: nothing skipped" 0 "$(ksnap_stat cgroups_skipped)"
+rmdir $CG$D/m[0-9]*
+check_wait "burst: once removed, the set is the one left" $WAIT_S \
+	reader_set_is "$D/a"
+check "stop" ok "$(guestprobe write $S/enable 0)"
+wait_pid $rpid $WAIT_S
+check "the reader ends after the stop" 0 $?
+check "the reader named every set's columns when it met the set (none behind the old sets kept)" 0 \
+	"$(grep '^set ' /out/discover.sets | grep -vc ' cgroups\( /[^ ]*\)*$')"
+check "every snapshot taken is a record (none lost)" "$(ksnap_stat taken)" \
+	"$(grep -c '^[0-9]' /out/discover.sets)"
+
+# --- stopped, started again ----------------------------------------------------------
+# A start after a stop hears the events again.
+mkdir $CG$D/s
+check "start again" ok "$(guestprobe write $S/enable 1)"
+t0=$(now_ms)
+check_wait "the start's set names both" $WAIT_S set_is "$D/a $D/s"
+mkdir $CG$D/t
+found_by_events "made after a restart" "$D/a $D/s $D/t"
+check "stop" ok "$(guestprobe write $S/enable 0)"
+unload
+rmdir $CG$D/a $CG$D/s $CG$D/t $CG$D
+finish
