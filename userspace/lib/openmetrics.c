@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "identity.h"
 #include "openmetrics.h"
 
 /* --- names -------------------------------------------------------------- */
@@ -254,76 +255,14 @@ int om_escape(const char *v, char *out, size_t outlen)
 	return (int)n;
 }
 
-/* The id after prefix in component c ending in suffix, into out. */
-static bool id_between(const char *c, size_t clen, const char *prefix,
-		       const char *suffix, char *out, size_t outlen)
-{
-	size_t pl = strlen(prefix), sl = strlen(suffix), il;
-
-	if (clen <= pl + sl || strncmp(c, prefix, pl) ||
-	    strncmp(c + clen - sl, suffix, sl))
-		return false;
-	il = clen - pl - sl;
-	if (il + 1 > outlen)
-		return false;
-	memcpy(out, c + pl, il);
-	out[il] = '\0';
-	return true;
-}
-
 void om_cgroup_ids(const char *p, char *cid, size_t cidlen, char *pod,
 		   size_t podlen)
 {
-	static const char *const scopes[] = {
-		"libpod-", "docker-", "crio-", "cri-containerd-",
-	};
-	bool kube = strstr(p, "kubepods") != NULL;
-	const char *c = p;
+	struct ksnap_identity id;
 
-	cid[0] = pod[0] = '\0';
-	while (*c) {
-		size_t len, i;
-		const char *pu;
-
-		while (*c == '/')
-			c++;
-		len = strcspn(c, "/");
-		if (!len)
-			break;
-		for (i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++)
-			if (id_between(c, len, scopes[i], ".scope", cid,
-				       cidlen))
-				break;
-		/* kubepods: the cgroupfs driver's .../pod<uid>/<id> */
-		if (kube && !cid[0] && pod[0] && len == 64 &&
-		    strspn(c, "0123456789abcdef") == 64 && len + 1 <= cidlen) {
-			memcpy(cid, c, len);
-			cid[len] = '\0';
-		}
-		/* "pod<uid>" or "...-pod<uid>.slice" */
-		pu = NULL;
-		if (kube && len > 3 && !strncmp(c, "pod", 3))
-			pu = c;
-		for (i = 1; kube && i + 3 < len; i++)
-			if (c[i - 1] == '-' && !strncmp(c + i, "pod", 3))
-				pu = c + i;
-		if (pu) {
-			char tmp[OM_LABEL_MAX];
-			size_t ul;
-
-			pu += 3;
-			ul = (size_t)(c + len - pu);
-			if (ul > 6 && !strncmp(pu + ul - 6, ".slice", 6))
-				ul -= 6;
-			if (ul >= 32 && ul < sizeof(tmp) && ul + 1 <= podlen) {
-				for (i = 0; i < ul; i++)
-					tmp[i] = pu[i] == '_' ? '-' : pu[i];
-				tmp[ul] = '\0';
-				memcpy(pod, tmp, ul + 1);
-			}
-		}
-		c += len;
-	}
+	ksnap_id_parse(p, &id);
+	snprintf(cid, cidlen, "%s", id.container_id);
+	snprintf(pod, podlen, "%s", id.pod_uid);
 }
 
 /* --- the layout --------------------------------------------------------- */
@@ -383,23 +322,43 @@ static int label_cat(char *buf, size_t len, const char *name, const char *v)
 	return ret < 0 || (size_t)ret >= len - n ? -ENOSPC : 0;
 }
 
+/* The labels a cgroup's identity gives it (identity.h), those it has. */
+static int identity_labels(const char *cgroup, char *buf, size_t len)
+{
+	struct ksnap_identity id;
+	const char *role;
+	int ret = 0;
+
+	ksnap_identity_of(cgroup, &id);
+	role = ksnap_id_role_name(id.role);
+	if (id.container_id[0])
+		ret = label_cat(buf, len, "container_id", id.container_id);
+	if (!ret && id.pod_uid[0])
+		ret = label_cat(buf, len, "pod_uid", id.pod_uid);
+	if (!ret && id.namespace[0])
+		ret = label_cat(buf, len, "namespace", id.namespace);
+	if (!ret && id.pod[0])
+		ret = label_cat(buf, len, "pod", id.pod);
+	if (!ret && id.container[0])
+		ret = label_cat(buf, len, "container", id.container);
+	if (!ret && id.image[0])
+		ret = label_cat(buf, len, "image", id.image);
+	if (!ret && role)
+		ret = label_cat(buf, len, "container_role", role);
+	return ret;
+}
+
 /* The labels of column c with name n, into buf. */
 static int series_labels(const struct ksnap_column *c,
 			 const struct om_name *n, char *buf, size_t len)
 {
-	char cid[OM_LABEL_MAX * 2], pod[OM_LABEL_MAX];
 	int ret = 0;
 
 	buf[0] = '\0';
 	if (c->field[0])
 		ret = label_cat(buf, len, c->field, c->value);
-	if (!ret && !strcmp(c->field, "cgroup")) {
-		om_cgroup_ids(c->value, cid, sizeof(cid), pod, sizeof(pod));
-		if (cid[0])
-			ret = label_cat(buf, len, "container_id", cid);
-		if (!ret && pod[0])
-			ret = label_cat(buf, len, "pod_uid", pod);
-	}
+	if (!ret && !strcmp(c->field, "cgroup"))
+		ret = identity_labels(c->value, buf, len);
 	if (!ret && n->label[0])
 		ret = label_cat(buf, len, n->label, n->label_value);
 	return ret;
@@ -491,11 +450,13 @@ int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 		    unsigned int n, const char *patterns)
 {
 	struct col_ref *refs;
-	char labels[3 * KSNAP_FIELD_VALUE_MAX + 4 * OM_LABEL_MAX];
+	char labels[3 * KSNAP_FIELD_VALUE_MAX + 4 * OM_LABEL_MAX +
+		    4 * KSNAP_ID_NAME_MAX + 2 * KSNAP_ID_IMAGE_MAX];
 	unsigned int i, nr = 0;
 	int ret = 0;
 
 	memset(l, 0, sizeof(*l));
+	ksnap_identity_begin();
 	refs = calloc(n ? n : 1, sizeof(*refs));
 	l->fam = calloc(n ? n : 1, sizeof(*l->fam));
 	l->series = calloc(n ? n : 1, sizeof(*l->series));
@@ -552,6 +513,7 @@ int om_layout_build(struct om_layout *l, const struct ksnap_column *cols,
 		f->nr++;
 	}
 out:
+	ksnap_identity_end();
 	free(refs);
 	if (ret)
 		om_layout_free(l);

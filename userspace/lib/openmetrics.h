@@ -75,10 +75,10 @@ bool om_utf8_valid(const char *s);
 int om_escape(const char *v, char *out, size_t outlen);
 
 /*
- * The container id and pod uid in cgroup path p, "" when none: the
- * <id> of libpod-<id>.scope, docker-<id>.scope, crio-<id>.scope and
- * cri-containerd-<id>.scope; the uid of a kubepods "pod<uid>" component
- * (systemd's pod<a_b_c>.slice with _ as -).
+ * The container id and pod uid in cgroup path p, "" when none, as
+ * ksnap_id_parse() finds them (identity.h: every runtime's and cgroup
+ * driver's shape; a conmon scope has no container id).  The endpoint's
+ * series have these and the rest of the cgroup's identity as labels.
  */
 void om_cgroup_ids(const char *p, char *cid, size_t cidlen, char *pod,
 		   size_t podlen);
