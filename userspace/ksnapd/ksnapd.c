@@ -20,6 +20,7 @@
 #include "daemon.h"
 #include "devwait.h"
 #include "flightopt.h"
+#include "identity.h"
 #include "kmodload.h"
 #include "output.h"
 #include "ring.h"
@@ -80,6 +81,10 @@ struct options {
 	int64_t textfile_interval_ns;
 	const char *web_config;		/* --web.config.file, or NULL */
 	bool web_systemd;		/* --web.systemd-socket */
+	/* --web.identity-root: where the node's files are (identity.h);
+	 * NULL: no lookups. */
+	const char *identity_root;
+	bool identity_root_set;
 };
 
 /* --history's default: Sentry's 30 s. */
@@ -95,7 +100,7 @@ enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_WEB_WINDOW, OPT_WEB_METRICS, OPT_TEXTFILE,
        OPT_TEXTFILE_INTERVAL, OPT_WEB_HISTOGRAM, OPT_WEB_HIST_BUCKETS,
        OPT_WEB_CONFIG, OPT_WEB_SYSTEMD, OPT_OUTPUT_MAX_SIZE,
-       OPT_OUTPUT_MAX_AGE };
+       OPT_OUTPUT_MAX_AGE, OPT_WEB_IDENTITY_ROOT };
 
 /* The flight recorder's options (set_option() has the others). */
 static bool set_flight_option(int c, struct options *o)
@@ -206,6 +211,15 @@ static bool set_web_option(int c, char **argv, struct options *o)
 		return true;
 	case OPT_WEB_SYSTEMD:
 		o->web_systemd = true;
+		return true;
+	case OPT_WEB_IDENTITY_ROOT:
+		if (!*optarg)
+			usage_error("--web.identity-root: empty path", "");
+		if (strcmp(optarg, "none") && *optarg != '/')
+			usage_error("--web.identity-root: '%s': expected an "
+				    "absolute path or none", optarg);
+		o->identity_root = strcmp(optarg, "none") ? optarg : NULL;
+		o->identity_root_set = true;
 		return true;
 	}
 	return false;
@@ -357,9 +371,10 @@ static void check_options(struct options *o)
 			    "address)");
 	if (o->web_systemd)
 		o->web_listen = "";
-	if ((o->web_window_ns || o->web_metrics || o->web_histograms) &&
-	    !o->web_listen && !o->textfile)
-		usage_error("--web.window, --web.metrics, --web.histogram: %s",
+	if ((o->web_window_ns || o->web_metrics || o->web_histograms ||
+	     o->identity_root_set) && !o->web_listen && !o->textfile)
+		usage_error("--web.window, --web.metrics, --web.histogram, "
+			    "--web.identity-root: %s",
 			    "they go with --web.listen-address, "
 			    "--web.systemd-socket or --textfile");
 	if (o->web_config && !o->web_listen)
@@ -426,6 +441,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "web.config.file", required_argument, NULL,
 		  OPT_WEB_CONFIG },
 		{ "web.systemd-socket", no_argument, NULL, OPT_WEB_SYSTEMD },
+		{ "web.identity-root", required_argument, NULL,
+		  OPT_WEB_IDENTITY_ROOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -438,6 +455,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->history_ns = DEFAULT_HISTORY_NS;
 	o->retain.max_size = KSNAPD_RETAIN_MAX_SIZE;
 	o->retain.max_age_ns = KSNAPD_RETAIN_MAX_AGE_NS;
+	o->identity_root = "/";
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1)
 		set_option(c, argv, o);
@@ -816,6 +834,12 @@ int main(int argc, char **argv)
 	}
 	if (opt.dump_dir && check_dump_dir(opt.dump_dir))
 		return EXIT_RUNTIME;
+	if ((opt.web_listen || opt.textfile) &&
+	    ksnap_identity_root(opt.identity_root)) {
+		fprintf(stderr, "ksnapd: --web.identity-root: %s\n",
+			strerror(ENAMETOOLONG));
+		return EXIT_USAGE;
+	}
 	sigfd = signals_setup();
 	if (sigfd < 0) {
 		fprintf(stderr, "ksnapd: signalfd: %s\n", strerror(-sigfd));
