@@ -37,6 +37,11 @@ struct web_layout {
 	const char **cgroup;		/* its cgroup's path, or NULL */
 	bool *gone;			/* its cgroup was removed, or its set
 					 * no longer has it: not fed */
+	bool *removed;			/* its cgroup was removed: no current
+					 * value either */
+	/* The series of a cgroup, sorted by its path (by_cgroup_cmp()). */
+	unsigned int *by_cgroup;
+	unsigned int nr_by_cgroup;
 	struct web_key *key;
 	char *strings;			/* key[]'s */
 	/* A histogram family's series' histograms (in hists), else NULL;
@@ -195,6 +200,8 @@ static void layout_free(struct web_layout *l)
 	free(l->interval_ns);
 	free(l->cgroup);
 	free(l->gone);
+	free(l->removed);
+	free(l->by_cgroup);
 	free(l->key);
 	free(l->strings);
 	free(l->hist);
@@ -274,6 +281,38 @@ static int layout_keys(struct web_layout *l, const struct ksnap_column *cols)
 	return 0;
 }
 
+/* A series and its cgroup's path, to sort by_cgroup[]. */
+struct cg_ref {
+	const char *path;
+	unsigned int series;
+};
+
+static int by_path(const void *a, const void *b)
+{
+	const struct cg_ref *x = a, *y = b;
+	int r = strcmp(x->path, y->path);
+
+	return r ? r : (x->series > y->series) - (x->series < y->series);
+}
+
+/* l->by_cgroup sorted by the series' cgroup path.  Returns 0 or -ENOMEM. */
+static int sort_by_cgroup(struct web_layout *l)
+{
+	struct cg_ref *r = calloc(l->nr_by_cgroup + 1, sizeof(*r));
+	unsigned int k;
+
+	if (!r)
+		return -ENOMEM;
+	for (k = 0; k < l->nr_by_cgroup; k++)
+		r[k] = (struct cg_ref){ l->cgroup[l->by_cgroup[k]],
+					l->by_cgroup[k] };
+	qsort(r, l->nr_by_cgroup, sizeof(*r), by_path);
+	for (k = 0; k < l->nr_by_cgroup; k++)
+		l->by_cgroup[k] = r[k].series;
+	free(r);
+	return 0;
+}
+
 /*
  * The layout of n columns, the records' nr_values first (the others are
  * an earlier set's: their series are not fed).
@@ -299,13 +338,15 @@ static int layout_new(struct web *w, const struct ksnap_column *cols,
 	l->interval_ns = calloc(l->om.nr_series + 1, sizeof(*l->interval_ns));
 	l->cgroup = calloc(l->om.nr_series + 1, sizeof(*l->cgroup));
 	l->gone = calloc(l->om.nr_series + 1, sizeof(*l->gone));
+	l->removed = calloc(l->om.nr_series + 1, sizeof(*l->removed));
+	l->by_cgroup = calloc(l->om.nr_series + 1, sizeof(*l->by_cgroup));
 	l->hist = calloc(l->om.nr_series + 1, sizeof(*l->hist));
 	nr_hist = om_layout_histograms(&l->om, w->cfg.histograms,
 				       &w->cfg.hist_spec);
 	if (nr_hist)
 		l->hists = calloc(l->om.nr_series + 1, sizeof(*l->hists));
 	if (!l->scale || !l->interval_ns || !l->cgroup || !l->gone ||
-	    !l->hist || (nr_hist && !l->hists) || layout_keys(l, cols)) {
+	    !l->removed || !l->by_cgroup || !l->hist || (nr_hist && !l->hists) || layout_keys(l, cols)) {
 		layout_free(l);
 		return -ENOMEM;
 	}
@@ -323,10 +364,55 @@ static int layout_new(struct web *w, const struct ksnap_column *cols,
 			l->gone[j] = l->om.series[j].column >= nr_values;
 			if (f->hist)
 				l->hist[j] = &l->hists[j];
+			if (l->cgroup[j])
+				l->by_cgroup[l->nr_by_cgroup++] = j;
 		}
+	}
+	if (sort_by_cgroup(l)) {
+		layout_free(l);
+		return -ENOMEM;
 	}
 	*out = l;
 	return 0;
+}
+
+/*
+ * The series of cgroup path in l: *first in l->by_cgroup, and how many
+ * (0: none).
+ */
+static unsigned int cgroup_series(const struct web_layout *l,
+				  const char *path, unsigned int *first)
+{
+	unsigned int lo = 0, hi = l->nr_by_cgroup, end;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (strcmp(l->cgroup[l->by_cgroup[mid]], path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < l->nr_by_cgroup &&
+	     !strcmp(l->cgroup[l->by_cgroup[end]], path); end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
+/* Mark the n series of a cgroup from by_cgroup[first] removed (true: not
+ * fed, no current value) or there again (fed if their set has them). */
+static void mark_removed(struct web_layout *l, unsigned int first,
+			 unsigned int n, bool removed)
+{
+	unsigned int k;
+
+	for (k = first; k < first + n; k++) {
+		unsigned int j = l->by_cgroup[k];
+
+		l->removed[j] = removed;
+		l->gone[j] = removed || l->om.series[j].column >= l->nr_values;
+	}
 }
 
 /* --- a column set change ------------------------------------------------ */
@@ -383,7 +469,6 @@ static void carry(const struct web *w, const struct web_layout *old,
 		  const struct web_key **sorted, struct web_layout *l,
 		  struct window *win, uint64_t *last)
 {
-	char path[KSNAP_FIELD_VALUE_MAX + sizeof(WEB_CGROUP_ROOT)];
 	unsigned int j, nr_slot = win->nr_slot;
 
 	for (j = 0; j < l->om.nr_series; j++) {
@@ -399,13 +484,37 @@ static void carry(const struct web *w, const struct web_layout *old,
 		last[j] = w->last[i];
 		if (l->hist[j] && old->hist[i])
 			*l->hist[j] = *old->hist[i];
-		/* Removed while its set had it (not only left out). */
-		if (old->gone[i] && old->om.series[i].column < old->nr_values &&
-		    !l->gone[j] && l->cgroup[j]) {
-			snprintf(path, sizeof(path), "%s%s", WEB_CGROUP_ROOT,
-				 l->cgroup[j]);
-			l->gone[j] = ksnap_sys_access(path, F_OK) == -ENOENT;
+		/* watch() looks whether it is back. */
+		l->removed[j] = old->removed[i];
+		l->gone[j] = l->gone[j] || l->removed[j];
+	}
+}
+
+/*
+ * Watch the cgroups of the new layout l that the old one (or NULL) did
+ * not watch: a new cgroup, or one removed (looked for: it may be back).
+ * With look (the records already say a sampled cgroup is gone), a new
+ * one is looked for too.  One that is gone has its series marked
+ * removed.
+ */
+static void watch(struct web *w, const struct web_layout *old,
+		  struct web_layout *l, bool look)
+{
+	unsigned int k, n, first, ofirst;
+
+	for (k = 0; k < l->nr_by_cgroup; k += n) {
+		const char *path = l->cgroup[l->by_cgroup[k]];
+		bool was = false;
+
+		n = cgroup_series(l, path, &first);
+		if (old && cgroup_series(old, path, &ofirst)) {
+			was = old->removed[old->by_cgroup[ofirst]];
+			if (!was)
+				continue;
 		}
+		mark_removed(l, first, n, cgwatch_add(&w->cgw, path) ==
+				-ENOENT || ((look || was) &&
+					    !cgwatch_exists(&w->cgw, path)));
 	}
 }
 
@@ -566,6 +675,7 @@ static int layout_for(struct web *w, const struct ksnap_coll *c, bool split,
 		goto out;
 	if (old)
 		carry(w, old, sorted, l, win, last);
+	watch(w, old, l, old && w->stale);
 	*lp = l;
 	*lastp = last;
 	l = NULL;
@@ -619,6 +729,7 @@ static int web_begin(void *self, const struct ksnap_coll *c,
 		w->self.read_sum_ns = w->self.read_max_ns = 0;
 		w->self.lateness_sum_ns = w->self.lateness_max_ns = 0;
 		w->stale = false;
+		w->stale_looked = false;
 		w->stale_checked_ns = 0;
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -665,34 +776,61 @@ static int web_row(void *self, const struct ksnap_record *rec)
 	return 0;
 }
 
+/* A removal the watcher saw: its cgroup's series are marked removed. */
+static void cgroup_gone(void *arg, const char *path)
+{
+	struct web *w = arg;
+	struct web_layout *l = w->layout;
+	unsigned int first, n;
+
+	n = l ? cgroup_series(l, path, &first) : 0;
+	if (!n || l->removed[l->by_cgroup[first]])
+		return;
+	pthread_mutex_lock(&w->lock);
+	mark_removed(l, first, n, true);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Each cgroup of l not yet removed looked for. */
+static void look_for_gone(struct web *w, const struct web_layout *l)
+{
+	unsigned int k, n, first;
+
+	for (k = 0; k < l->nr_by_cgroup; k += n) {
+		const char *path = l->cgroup[l->by_cgroup[k]];
+
+		n = cgroup_series(l, path, &first);
+		if (!l->removed[l->by_cgroup[first]] &&
+		    !cgwatch_exists(&w->cgw, path))
+			cgroup_gone(w, path);
+	}
+}
+
 /*
- * The records say a sampled cgroup is gone (KSNAP_REC_STALE), not which:
- * its directory is looked for, at most once a second, and the series of
- * a removed one stop feeding the window, so that they are no longer
- * exported once the window has passed.  Only the drain writes gone[].
+ * The series of a removed cgroup stop feeding the window and lose their
+ * current value at once; their window aggregates leave once the window
+ * has passed.  The watcher's events say which cgroup went (cgwatch.h).
+ * The records say only that a sampled cgroup is gone (KSNAP_REC_STALE):
+ * the first such record of a collection has each cgroup looked for once
+ * (one removed before its watch was set); after that, nothing is looked
+ * at, unless the watcher is blind (inotify's limits): then each cgroup
+ * is looked for at most once a second while the records say so.  Only
+ * the drain writes removed[] and gone[].
  */
 static void find_gone(struct web *w)
 {
 	struct web_layout *l = w->layout;
-	char path[KSNAP_FIELD_VALUE_MAX + sizeof(WEB_CGROUP_ROOT)];
 	uint64_t now = web_now_ns();
-	unsigned int i;
 
-	if (!w->stale || !l || now - w->stale_checked_ns < 1000000000ULL)
+	cgwatch_read(&w->cgw, cgroup_gone, w);
+	if (!w->stale || !l)
 		return;
+	if (w->stale_looked && (!w->cgw.blind ||
+				now - w->stale_checked_ns < 1000000000ULL))
+		return;
+	w->stale_looked = true;
 	w->stale_checked_ns = now;
-	for (i = 0; i < l->om.nr_series; i++) {
-		if (!l->cgroup[i] || l->gone[i])
-			continue;
-		/* Series of one cgroup are apart: each is looked up. */
-		snprintf(path, sizeof(path), "%s%s", WEB_CGROUP_ROOT,
-			 l->cgroup[i]);
-		if (ksnap_sys_access(path, F_OK) == -ENOENT) {
-			pthread_mutex_lock(&w->lock);
-			l->gone[i] = true;
-			pthread_mutex_unlock(&w->lock);
-		}
-	}
+	look_for_gone(w, l);
 }
 
 static int web_flush(void *self)
@@ -830,6 +968,7 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 		v[i].alive = window_query(&w->win, i, now, &v[i].wmax,
 					  &v[i].wmin, &have);
 		v[i].have_window = have;
+		v[i].removed = l->removed[i];
 		v[i].last = w->last[i];
 		if (l->hist[i]) {
 			h[i] = *l->hist[i];
@@ -1268,6 +1407,7 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 	int fd = -1, ret;
 
 	memset(w, 0, sizeof(*w));
+	w->cgw.fd = -1;
 	w->cfg = *cfg;
 	if (!w->cfg.window_ns)
 		w->cfg.window_ns = WEB_DEFAULT_WINDOW_NS;
@@ -1289,6 +1429,12 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->conns_cond, &ca);
 	pthread_condattr_destroy(&ca);
+	ret = cgwatch_init(&w->cgw, cfg->cgroup_root ? cfg->cgroup_root :
+				    WEB_CGROUP_ROOT);
+	if (ret) {
+		snprintf(err, errlen, "web: %s", strerror(-ret));
+		goto fail;
+	}
 	if (cfg->no_server)
 		return 0;
 	if (cfg->config_file) {
@@ -1378,6 +1524,7 @@ void web_fini(struct web *w)
 		layout_free(w->layout);
 		w->layout = NULL;
 	}
+	cgwatch_fini(&w->cgw);
 	window_fini(&w->win);
 	free(w->last);
 	w->last = NULL;

@@ -37,9 +37,11 @@
  * (LISTEN_FDS, one socket) instead of opening one.
  * It answers before the first collection and between collections, with
  * ksnap_collection_running 0: a collection's series stay until their
- * window has passed without a sample.  So do a removed cgroup's: the
- * module freezes its columns and flags the records stale, and ksnapd,
- * finding its directory gone, stops feeding their window.
+ * window has passed without a sample.  A removed cgroup's (the module
+ * freezes its columns and flags the records stale) lose their current
+ * value at once, ksnapd stops feeding their window, and their window
+ * aggregates stay until it has passed: the removal is an inotify event
+ * (cgwatch.h), not a look at each cgroup.
  *
  * A column set change (consumer.h: an end() with split, then begin())
  * is the same collection under other columns: the self counters, the
@@ -62,6 +64,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cgwatch.h"
 #include "consumer.h"
 #include "openmetrics.h"
 #include "ring.h"
@@ -124,6 +127,9 @@ struct web_config {
 	 * tests' seam: a layout change there). */
 	void (*between_hook)(void *arg);
 	void *between_arg;
+	/* The cgroup2 root the columns' cgroup paths are under; NULL:
+	 * WEB_CGROUP_ROOT (the tests' seam). */
+	const char *cgroup_root;
 };
 
 struct web_layout;
@@ -138,9 +144,10 @@ struct web {
 	uint64_t *last;			/* raw last values */
 	struct om_self self;
 	uint64_t start_mono_ns;
-	/* The drain's: a record said a cgroup is gone, and when ksnapd
-	 * last looked for the removed ones. */
-	bool stale;
+	/* The drain's: removed cgroups' watcher; a record said a cgroup is
+	 * gone, the cgroups were looked for since, and when (find_gone()). */
+	struct cgwatch cgw;
+	bool stale, stale_looked;
 	uint64_t stale_checked_ns;
 	/* The drain's: the collection begun last, whether its stream ended
 	 * at a column set change (its next begin() goes on with it), and

@@ -796,17 +796,16 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 	unsigned int i, alive = 0, win = 0;
 
 	for (i = f->first; i < f->first + f->nr; i++) {
-		alive += v[i].alive;
+		alive += v[i].alive && !v[i].removed;
 		win += v[i].alive && v[i].have_window;
 	}
-	if (!alive)
-		return;
-	meta(b, fmt, f->name, f->counter ? "counter" : "gauge", f->unit,
-	     f->help);
-	for (i = f->first; i < f->first + f->nr; i++) {
+	if (alive)
+		meta(b, fmt, f->name, f->counter ? "counter" : "gauge",
+		     f->unit, f->help);
+	for (i = f->first; alive && i < f->first + f->nr; i++) {
 		const struct om_series *s = &l->series[i];
 
-		if (!v[i].alive)
+		if (!v[i].alive || v[i].removed)
 			continue;
 		if (f->counter && f->scale != 1)
 			sample(b, f->name, "_total", s->labels,

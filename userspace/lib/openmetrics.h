@@ -163,6 +163,8 @@ struct om_value {
 	uint64_t last;			/* raw, as the ring has it */
 	bool alive;			/* sampled within the window */
 	bool have_window;		/* wmax, wmin set (a counter: a rate) */
+	bool removed;			/* its cgroup was removed: no current
+					 * value, the window's only */
 	double wmax, wmin;		/* scaled; a counter: rate per second */
 	const struct om_hist *hist;	/* a histogram family's, or NULL */
 };

@@ -5,8 +5,9 @@
  * collection, a collection's rows through the consumer (the window
  * maximum of a gauge, the peak rate of a counter, the same answer to
  * every scrape), content negotiation, gzip, the end of the collection;
- * a column set change (the same collection under other columns); and the
- * listen address's parsing.
+ * a column set change (the same collection under other columns); a
+ * removed cgroup (a directory removed under a cgroup root of the test's
+ * own); and the listen address's parsing.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -33,6 +35,21 @@ static struct web w;
 static char err[256];
 static unsigned int port;
 static char resp[1 << 20];
+/* The cgroup root of the columns' paths: a directory of x and y. */
+static char cgroot[64];
+
+static void cg_path(char *p, size_t len, const char *name)
+{
+	snprintf(p, len, "%s/%s", cgroot, name);
+}
+
+static void cg_remove(const char *name)
+{
+	char p[128];
+
+	cg_path(p, sizeof(p), name);
+	assert_int_equal(rmdir(p), 0);
+}
 
 static int setup(void **state)
 {
@@ -40,9 +57,17 @@ static int setup(void **state)
 		.listen = "127.0.0.1:0",
 		.window_ns = 60000 * MS,
 		.version = "test",
+		.cgroup_root = cgroot,
 	};
+	char p[128];
 
 	fake_sys_reset();
+	snprintf(cgroot, sizeof(cgroot), "/tmp/ksnap-cgroot-XXXXXX");
+	assert_non_null(mkdtemp(cgroot));
+	cg_path(p, sizeof(p), "x");
+	assert_int_equal(mkdir(p, 0755), 0);
+	cg_path(p, sizeof(p), "y");
+	assert_int_equal(mkdir(p, 0755), 0);
 	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
 	port = web_port(&w);
 	assert_true(port > 0);
@@ -51,7 +76,14 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	char p[128];
+
 	web_fini(&w);
+	cg_path(p, sizeof(p), "x");
+	rmdir(p);
+	cg_path(p, sizeof(p), "y");
+	rmdir(p);
+	rmdir(cgroot);
 	return 0;
 }
 
@@ -392,6 +424,7 @@ static void test_filter(void **state)
 		.window_ns = 10000 * MS,
 		.patterns = "ksnap_cgroup_*",
 		.version = "test",
+		.cgroup_root = cgroot,
 	};
 	struct om_buf a = { 0 };
 
@@ -427,6 +460,7 @@ static void test_removed_cgroup(void **state)
 {
 	const struct web_config cfg = {
 		.listen = "127.0.0.1:0", .window_ns = 600 * MS,
+		.cgroup_root = cgroot,
 	};
 	struct ksnap_coll c = {
 		.generation = 1, .state = KSNAP_STATE_RUNNING,
@@ -591,6 +625,7 @@ static void a_series_gone_at_a_set_change_leaves_after_the_window(void **s)
 {
 	const struct web_config cfg = {
 		.listen = "127.0.0.1:0", .window_ns = 600 * MS,
+		.cgroup_root = cgroot,
 	};
 	struct ksnap_coll c = {
 		.generation = 2, .state = KSNAP_STATE_RUNNING,
@@ -771,6 +806,163 @@ static void endless_layout_changes_still_leave_a_scrape_whole(void **state)
 	changes_left = 0;
 }
 
+/* --- a removed cgroup ---------------------------------------------------- */
+
+/* One row of n values at the monotonic time now, with record flags. */
+static void row_flags(const struct ksnap_coll *c, unsigned int n,
+		      const uint64_t *v, uint32_t flags)
+{
+	struct ksnap_record *rec = calloc(1, KSNAP_RECORD_SIZE(n));
+
+	assert_non_null(rec);
+	rec->time_ns = web_now_ns() - c->start_mono_ns;
+	rec->flags = flags;
+	memcpy(rec->values, v, n * sizeof(*v));
+	assert_int_equal(web_ops.row(&w, rec), 0);
+	assert_int_equal(web_ops.flush(&w), 0);
+	free(rec);
+}
+
+static bool render_holds(const char *want)
+{
+	struct om_buf a = { 0 };
+	bool there;
+
+	assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+	there = strstr(a.p, want) != NULL;
+	om_buf_free(&a);
+	return there;
+}
+
+/*
+ * A cgroup removed: its current value leaves at once (a sum() of current
+ * values never counts a removed pod and its successor), its window
+ * maximum stays; the other series go on.
+ */
+static void a_removed_cgroup_loses_its_current_value_at_removal(void **s)
+{
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 2, .period_ns = 10 * MS, .columns = cols,
+		.start_mono_ns = web_now_ns(),
+	};
+	const uint64_t before[2] = { 5000, 10 }, after[2] = { 5000, 20 };
+	struct om_buf a = { 0 };
+
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	row_flags(&c, 2, before, 0);
+	render_has("\nksnap_cgroup_memory_current_bytes{cgroup=\"/x\"} "
+		   "5000\n");
+	cg_remove("x");
+	/* The module freezes its columns and flags the records stale. */
+	row_flags(&c, 2, after, KSNAP_REC_STALE);
+	assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+	if (strstr(a.p, "\nksnap_cgroup_memory_current_bytes{cgroup=\"/x\"}"))
+		fail_msg("/x removed: expected no ksnap_cgroup_memory_current_"
+			 "bytes{cgroup=\"/x\"}, got:\n%s", a.p);
+	om_buf_free(&a);
+	render_has("\nksnap_cgroup_memory_current_window_max_bytes"
+		   "{cgroup=\"/x\"} 5000\n");
+	render_has("\nksnap_vmstat_pgfault_total 20\n");
+}
+
+/* Three cgroups: /y, /x and /z, which stays. */
+static struct ksnap_column cols4[4] = {
+	{ .metric = "memory.current", .field = "cgroup", .value = "/y",
+	  .description = "memory.current of the cgroup, bytes" },
+	{ .metric = "memory.current", .field = "cgroup", .value = "/x",
+	  .description = "memory.current of the cgroup, bytes" },
+	{ .metric = "memory.current", .field = "cgroup", .value = "/z",
+	  .description = "memory.current of the cgroup, bytes" },
+	{ .metric = "pgfault", .description = "vm event counter, count",
+	  .flags = KSNAP_COL_CUMULATIVE, .freshness = KSNAP_FRESH_LIVE },
+};
+
+/*
+ * Once a removal has been seen, records stay stale; a second removal is
+ * found by its event alone: over more than a second of stale records,
+ * no cgroup's directory is looked at, not even the one that stays.
+ */
+static void a_removal_is_found_without_a_look_per_second(void **state)
+{
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 4, .period_ns = 10 * MS, .columns = cols4,
+		.start_mono_ns = web_now_ns(),
+	};
+	const uint64_t v[4] = { 1000, 2000, 3000, 10 };
+	char z[128];
+	const char *y = "\nksnap_cgroup_memory_current_bytes{cgroup=\"/y\"} ";
+	uint64_t start, deadline;
+	bool y_there = true;
+
+	cg_path(z, sizeof(z), "z");
+	assert_int_equal(mkdir(z, 0755), 0);
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	row_flags(&c, 4, v, 0);
+	cg_remove("x");
+	row_flags(&c, 4, v, KSNAP_REC_STALE);
+	if (render_holds("\nksnap_cgroup_memory_current_bytes{cgroup=\"/x\"}"))
+		fail_msg("/x removed: expected its current value gone, got it");
+	fake_sys.access_calls = 0;
+	cg_remove("y");
+	start = web_now_ns();
+	deadline = start + 20000 * MS;
+	while ((y_there || web_now_ns() - start < 1100 * MS) &&
+	       web_now_ns() < deadline) {
+		row_flags(&c, 4, v, KSNAP_REC_STALE);
+		y_there = render_holds(y);
+		usleep(10000);
+	}
+	if (y_there)
+		fail_msg("/y removed: expected its current value gone, got it");
+	if (fake_sys.access_calls)
+		fail_msg("%.1f s of stale records after the first: expected 0 "
+			 "looks at a directory, got %u",
+			 (double)(web_now_ns() - start) * 1e-9,
+			 fake_sys.access_calls);
+	render_has("\nksnap_cgroup_memory_current_window_max_bytes"
+		   "{cgroup=\"/y\"} 1000\n");
+	render_has("\nksnap_cgroup_memory_current_bytes{cgroup=\"/z\"} "
+		   "3000\n");
+	cg_remove("z");
+}
+
+/*
+ * Without inotify (its limits reached), removals are still found: each
+ * cgroup is looked for while the records are stale.
+ */
+static void a_blind_watcher_still_finds_a_removal(void **state)
+{
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 3, .period_ns = 10 * MS, .columns = cols3,
+		.start_mono_ns = web_now_ns(),
+	};
+	const uint64_t v[3] = { 1000, 2000, 10 };
+	const char *y = "\nksnap_cgroup_memory_current_bytes{cgroup=\"/y\"} ";
+	uint64_t deadline;
+	bool y_there = true;
+
+	close(w.cgw.fd);
+	w.cgw.fd = -1;
+	w.cgw.blind = true;
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	row_flags(&c, 3, v, 0);
+	cg_remove("x");
+	row_flags(&c, 3, v, KSNAP_REC_STALE);
+	cg_remove("y");
+	deadline = web_now_ns() + 20000 * MS;
+	while (y_there && web_now_ns() < deadline) {
+		row_flags(&c, 3, v, KSNAP_REC_STALE);
+		y_there = render_holds(y);
+		usleep(10000);
+	}
+	if (y_there)
+		fail_msg("/y removed, no watcher: expected its current value "
+			 "gone within 20 s, got it");
+}
+
 static void test_bind_error(void **state)
 {
 	struct web w2;
@@ -828,6 +1020,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			endless_layout_changes_still_leave_a_scrape_whole,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			a_removed_cgroup_loses_its_current_value_at_removal,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			a_removal_is_found_without_a_look_per_second, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			a_blind_watcher_still_finds_a_removal, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

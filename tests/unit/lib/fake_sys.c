@@ -94,6 +94,7 @@ int __wrap_ksnap_sys_stat(const char *path, struct stat *st)
 int __wrap_ksnap_sys_access(const char *path, int mode)
 {
 	snprintf(fake_sys.accessed, sizeof(fake_sys.accessed), "%s", path);
+	fake_sys.access_calls++;
 	if (fake_sys.access_err)
 		return fake_sys.access_err;
 	return __real_ksnap_sys_access(path, mode);

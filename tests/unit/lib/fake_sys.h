@@ -29,9 +29,11 @@ struct fake_sys {
 	size_t opened_at[8];
 	int nr_opened;
 
-	/* access: fail with this -errno, else the real one; last path */
+	/* access: fail with this -errno, else the real one; last path,
+	 * and how many calls */
 	int access_err;
 	char accessed[128];
+	unsigned int access_calls;
 
 	/* stat: when set, any path is the file FAKE_DEV_FD is open on */
 	bool stat_same;
