@@ -78,6 +78,7 @@ static int add_web(struct ksnapd *d, struct ksnap_ring *r,
 	const struct web_config wc = {
 		.listen = cfg->web_listen,
 		.window_ns = cfg->web_window_ns,
+		.max_requests = cfg->web_max_requests,
 		.patterns = cfg->web_metrics,
 		.histograms = cfg->web_histograms,
 		.hist_spec = cfg->web_hist_spec,

@@ -74,6 +74,7 @@ struct options {
 	/* The OpenMetrics endpoint (web.h). */
 	const char *web_listen;		/* NULL: none; "": the default */
 	int64_t web_window_ns;
+	unsigned int web_max_requests;	/* 0: the default */
 	const char *web_metrics;	/* NULL: all */
 	const char *web_histograms;	/* --web.histogram, or NULL */
 	struct om_hist_spec web_hist_spec;
@@ -99,8 +100,8 @@ enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_LIST_METRICS, OPT_HEADER, OPT_METRICS, OPT_WEB_LISTEN,
        OPT_WEB_WINDOW, OPT_WEB_METRICS, OPT_TEXTFILE,
        OPT_TEXTFILE_INTERVAL, OPT_WEB_HISTOGRAM, OPT_WEB_HIST_BUCKETS,
-       OPT_WEB_CONFIG, OPT_WEB_SYSTEMD, OPT_OUTPUT_MAX_SIZE,
-       OPT_OUTPUT_MAX_AGE, OPT_WEB_IDENTITY_ROOT };
+       OPT_WEB_CONFIG, OPT_WEB_SYSTEMD, OPT_WEB_MAX_REQUESTS,
+       OPT_OUTPUT_MAX_SIZE, OPT_OUTPUT_MAX_AGE, OPT_WEB_IDENTITY_ROOT };
 
 /* The flight recorder's options (set_option() has the others). */
 static bool set_flight_option(int c, struct options *o)
@@ -172,6 +173,20 @@ static bool set_web_option(int c, char **argv, struct options *o)
 			usage_error("--web.window: '%s' is not a duration of "
 				    "1s or more (60s, 5m)", optarg);
 		return true;
+	case OPT_WEB_MAX_REQUESTS: {
+		unsigned long n;
+		char *end;
+
+		errno = 0;
+		n = strtoul(optarg, &end, 10);
+		if (!*optarg || *end || errno || optarg[0] == '-' ||
+		    n >= WEB_NO_MAX_REQUESTS)
+			usage_error("--web.max-requests: '%s' is not a number "
+				    "(0: no bound)", optarg);
+		o->web_max_requests = n ? (unsigned int)n :
+				      WEB_NO_MAX_REQUESTS;
+		return true;
+	}
 	case OPT_WEB_METRICS:
 		if (!*optarg)
 			usage_error("--web.metrics: empty list", "");
@@ -377,6 +392,9 @@ static void check_options(struct options *o)
 			    "--web.identity-root: %s",
 			    "they go with --web.listen-address, "
 			    "--web.systemd-socket or --textfile");
+	if (o->web_max_requests && !o->web_listen)
+		usage_error("--web.max-requests: %s", "it goes with "
+			    "--web.listen-address or --web.systemd-socket");
 	if (o->web_config && !o->web_listen)
 		usage_error("--web.config.file: %s", "it goes with "
 			    "--web.listen-address or --web.systemd-socket");
@@ -430,6 +448,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "web.listen-address", optional_argument, NULL,
 		  OPT_WEB_LISTEN },
 		{ "web.window", required_argument, NULL, OPT_WEB_WINDOW },
+		{ "web.max-requests", required_argument, NULL,
+		  OPT_WEB_MAX_REQUESTS },
 		{ "web.metrics", required_argument, NULL, OPT_WEB_METRICS },
 		{ "web.histogram", required_argument, NULL,
 		  OPT_WEB_HISTOGRAM },
@@ -726,6 +746,7 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		.web = o->web_listen != NULL,
 		.web_listen = o->web_listen,
 		.web_window_ns = (uint64_t)o->web_window_ns,
+		.web_max_requests = o->web_max_requests,
 		.web_metrics = o->web_metrics,
 		.web_histograms = o->web_histograms,
 		.web_hist_spec = o->web_hist_spec,

@@ -1055,14 +1055,60 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (code == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	if (code == MHD_HTTP_TOO_MANY_REQUESTS)
+	if (code == MHD_HTTP_TOO_MANY_REQUESTS ||
+	    code == MHD_HTTP_SERVICE_UNAVAILABLE)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	ret = MHD_queue_response(conn, code, r);
 	MHD_destroy_response(r);
 	return ret;
 }
 
-/* /metrics; a HEAD's answer has the same headers, but is not a scrape. */
+/* The answer to /metrics in format f, gzipped or not; NULL when out of
+ * memory. */
+static struct MHD_Response *metrics_answer(struct web *w, enum om_format f,
+					   bool gz)
+{
+	struct om_buf b = { 0 };
+	struct MHD_Response *r;
+	char *body, *z = NULL;
+	size_t len, zl = 0;
+
+	if (render(w, f, &b, false)) {
+		om_buf_free(&b);
+		return NULL;
+	}
+	body = b.p;
+	len = b.len;
+	if (gz)
+		zl = gzip(b.p, b.len, &z);
+	if (zl) {
+		om_buf_free(&b);
+		body = z;
+		len = zl;
+	}
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return NULL;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				f == OM_OPENMETRICS ? OM_CT_OPENMETRICS :
+						      OM_CT_PROMETHEUS);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
+				"Accept, Accept-Encoding");
+	if (zl)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
+					"gzip");
+	return r;
+}
+
+/*
+ * /metrics; a HEAD's answer has the same headers, but is not a scrape.
+ * The answer is shared (w->share): one rendered less than the sharing
+ * interval ago, or the one a render under way makes, is queued as it
+ * is; else this request renders it for the others.  At most
+ * max_requests are answered at once, the others get 503.
+ */
 static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn,
 			       bool head)
 {
@@ -1071,46 +1117,63 @@ static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn,
 	const char *enc = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 			MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	enum om_format f = om_negotiate(accept);
-	struct om_buf b = { 0 };
+	bool gz = om_wants_gzip(enc);
+	struct web_share *s = &w->share[f == OM_OPENMETRICS][gz];
+	enum MHD_Result ret = MHD_NO;
 	struct MHD_Response *r;
-	enum MHD_Result ret;
-	bool gz = false;
-	char *body;
-	size_t len;
+	uint64_t seen, at;
+	bool failed = false;
 
-	if (render(w, f, &b, !head)) {
-		om_buf_free(&b);
+	pthread_mutex_lock(&w->share_lock);
+	if (w->in_flight >= w->cfg.max_requests) {
+		w->refused++;
+		pthread_mutex_unlock(&w->share_lock);
+		return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+			     "too many requests at once "
+			     "(--web.max-requests): try again later\n");
+	}
+	w->in_flight++;
+	seen = s->gen;
+	for (;;) {
+		if (s->r && (s->gen != seen ||
+			     web_now_ns() - s->at_ns < w->cfg.share_ns))
+			break;
+		if (s->busy) {
+			pthread_cond_wait(&w->share_cond, &w->share_lock);
+			continue;
+		}
+		s->busy = true;
+		w->renders++;
+		pthread_mutex_unlock(&w->share_lock);
+		at = web_now_ns();
+		r = metrics_answer(w, f, gz);
+		pthread_mutex_lock(&w->share_lock);
+		s->busy = false;
+		pthread_cond_broadcast(&w->share_cond);
+		if (!r) {
+			failed = true;
+			break;
+		}
+		if (s->r)
+			MHD_destroy_response(s->r);
+		s->r = r;
+		s->at_ns = at;
+		s->gen++;
+		break;
+	}
+	/* Queued under the lock: the next render may replace s->r. */
+	if (!failed)
+		ret = MHD_queue_response(conn, MHD_HTTP_OK, s->r);
+	w->in_flight--;
+	pthread_mutex_unlock(&w->share_lock);
+	if (failed)
 		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     "text/plain", "out of memory\n");
+	if (!head) {
+		pthread_mutex_lock(&w->lock);
+		w->self.scrapes++;
+		pthread_mutex_unlock(&w->lock);
 	}
-	body = b.p;
-	len = b.len;
-	if (om_wants_gzip(enc)) {
-		char *z = NULL;
-		size_t zl = gzip(b.p, b.len, &z);
-
-		if (zl) {
-			om_buf_free(&b);
-			body = z;
-			len = zl;
-			gz = true;
-		}
-	}
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!r) {
-		free(body);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-				f == OM_OPENMETRICS ? OM_CT_OPENMETRICS :
-						      OM_CT_PROMETHEUS);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY,
-				"Accept, Accept-Encoding");
-	if (gz)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING,
-					"gzip");
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
 	return ret;
 }
 
@@ -1411,6 +1474,10 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 	w->cfg = *cfg;
 	if (!w->cfg.window_ns)
 		w->cfg.window_ns = WEB_DEFAULT_WINDOW_NS;
+	if (!w->cfg.max_requests)
+		w->cfg.max_requests = WEB_DEFAULT_MAX_REQUESTS;
+	if (!w->cfg.share_ns)
+		w->cfg.share_ns = WEB_SHARE_NS;
 	if (!w->cfg.hist_spec.count)
 		w->cfg.hist_spec = (struct om_hist_spec){ WEB_HIST_START,
 			WEB_HIST_FACTOR, WEB_HIST_COUNT };
@@ -1425,6 +1492,8 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 	}
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_mutex_init(&w->conns_lock, NULL);
+	pthread_mutex_init(&w->share_lock, NULL);
+	pthread_cond_init(&w->share_cond, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->conns_cond, &ca);
@@ -1503,6 +1572,8 @@ unsigned int web_port(struct web *w)
 
 void web_fini(struct web *w)
 {
+	unsigned int i;
+
 	if (w->mhd) {
 		MHD_stop_daemon(w->mhd);
 		w->mhd = NULL;
@@ -1517,6 +1588,15 @@ void web_fini(struct web *w)
 	}
 	pthread_cond_destroy(&w->conns_cond);
 	pthread_mutex_destroy(&w->conns_lock);
+	for (i = 0; i < 4; i++) {
+		struct web_share *s = &w->share[i / 2][i % 2];
+
+		if (s->r)
+			MHD_destroy_response(s->r);
+		s->r = NULL;
+	}
+	pthread_cond_destroy(&w->share_cond);
+	pthread_mutex_destroy(&w->share_lock);
 	web_auth_fini(&w->auth);
 	webconf_free(&w->conf);
 	pthread_mutex_destroy(&w->lock);

@@ -59,6 +59,7 @@
 #ifndef KSNAPD_WEB_H
 #define KSNAPD_WEB_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -96,6 +97,13 @@
 #define WEB_MEMORY_LIMIT	(32 * 1024)
 #define WEB_HEADER_DEADLINE_S	10
 #define WEB_ANSWER_DEADLINE_S	60
+/* A rendered answer to /metrics serves the requests that arrive within
+ * WEB_SHARE_NS of its render's start, and those that waited for it. */
+#define WEB_SHARE_NS		(1000ULL * 1000000ULL)
+/* --web.max-requests's default (exporter-toolkit's): /metrics requests
+ * answered at once, the others 503; WEB_NO_MAX_REQUESTS: no bound. */
+#define WEB_DEFAULT_MAX_REQUESTS	40
+#define WEB_NO_MAX_REQUESTS	UINT_MAX
 /* A scrape's attempts to copy the values under the layout it took: the
  * last one copies under the lock it took the layout with. */
 #define WEB_RENDER_TRIES	4
@@ -130,6 +138,19 @@ struct web_config {
 	/* The cgroup2 root the columns' cgroup paths are under; NULL:
 	 * WEB_CGROUP_ROOT (the tests' seam). */
 	const char *cgroup_root;
+	/* --web.max-requests: 0 is WEB_DEFAULT_MAX_REQUESTS. */
+	unsigned int max_requests;
+	/* How long a rendered answer is shared; 0: WEB_SHARE_NS (the
+	 * tests' seam). */
+	uint64_t share_ns;
+};
+
+/* A rendered answer to /metrics in one format and encoding. */
+struct web_share {
+	struct MHD_Response *r;		/* or NULL */
+	uint64_t at_ns;			/* when its render began */
+	uint64_t gen;			/* renders of it that were made */
+	bool busy;			/* a render of it is under way */
 };
 
 struct web_layout;
@@ -161,6 +182,14 @@ struct web {
 	struct MHD_Daemon *mhd;
 	struct webconf conf;
 	struct web_auth auth;		/* with conf.nr_users */
+	/* The shared answers, by format and gzip, and the /metrics
+	 * requests being answered (under share_lock). */
+	pthread_mutex_t share_lock;
+	pthread_cond_t share_cond;
+	struct web_share share[2][2];
+	unsigned int in_flight;
+	uint64_t renders;		/* answers rendered */
+	uint64_t refused;		/* answered 503: too many at once */
 	/* Its connections, for the header deadline (under conns_lock). */
 	pthread_mutex_t conns_lock;
 	pthread_cond_t conns_cond;

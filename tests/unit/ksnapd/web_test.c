@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -58,6 +59,7 @@ static int setup(void **state)
 		.window_ns = 60000 * MS,
 		.version = "test",
 		.cgroup_root = cgroot,
+		.share_ns = 1,		/* each GET's count in its answer */
 	};
 	char p[128];
 
@@ -963,6 +965,186 @@ static void a_blind_watcher_still_finds_a_removal(void **state)
 			 "gone within 20 s, got it");
 }
 
+/* --- shared renders, and their bound ------------------------------------ */
+
+/* A request on its own connection, answered within timeout_s: its whole
+ * response in out (outlen bytes at most); returns its length, 0 when no
+ * answer came in time. */
+static size_t http_to(const char *req, unsigned int timeout_s, char *out,
+		      size_t outlen)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct timeval tv = { .tv_sec = timeout_s };
+	char buf[512];
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	out[0] = '\0';
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return 0;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	snprintf(buf, sizeof(buf), "%s\r\nHost: localhost\r\n"
+		 "Connection: close\r\n\r\n", req);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    write(fd, buf, strlen(buf)) != (ssize_t)strlen(buf)) {
+		close(fd);
+		return 0;
+	}
+	while (got < outlen - 1 &&
+	       (n = read(fd, out + got, outlen - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	out[got] = '\0';
+	return got;
+}
+
+#define NR_SCRAPERS	6
+
+struct scraper {
+	pthread_t t;
+	char resp[1 << 16];
+};
+
+static struct scraper scrapers[NR_SCRAPERS];
+
+static void *scrape(void *arg)
+{
+	struct scraper *sc = arg;
+
+	http_to("GET /metrics HTTP/1.1", 10, sc->resp, sizeof(sc->resp));
+	return NULL;
+}
+
+static unsigned int in_flight(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&w.share_lock);
+	n = w.in_flight;
+	pthread_mutex_unlock(&w.share_lock);
+	return n;
+}
+
+/* A render held until hold_for requests are in flight, or until released
+ * (10 s at most). */
+static unsigned int hold_for;
+static volatile bool released;
+
+static void hold_render(void *arg)
+{
+	uint64_t deadline = web_now_ns() + 10000 * MS;
+
+	(void)arg;
+	while (!released && (!hold_for || in_flight() < hold_for) &&
+	       web_now_ns() < deadline)
+		usleep(1000);
+}
+
+static void start_held(unsigned int max_requests, uint64_t share_ns)
+{
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0", .window_ns = 60000 * MS,
+		.version = "test", .cgroup_root = cgroot,
+		.between_hook = hold_render,
+		.max_requests = max_requests, .share_ns = share_ns,
+	};
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	port = web_port(&w);
+	collection();
+	released = false;
+	hold_for = 0;
+}
+
+/*
+ * Scrapes that arrive while a render is under way wait for it: however
+ * many they are, one render answers them all, each with the whole
+ * exposition.
+ */
+static void concurrent_scrapes_share_one_render(void **state)
+{
+	unsigned int i;
+
+	start_held(0, 1);
+	hold_for = NR_SCRAPERS;
+	for (i = 0; i < NR_SCRAPERS; i++)
+		assert_int_equal(pthread_create(&scrapers[i].t, NULL, scrape,
+						&scrapers[i]), 0);
+	for (i = 0; i < NR_SCRAPERS; i++)
+		pthread_join(scrapers[i].t, NULL);
+	for (i = 0; i < NR_SCRAPERS; i++)
+		if (!strstr(scrapers[i].resp, "HTTP/1.1 200") ||
+		    !strstr(scrapers[i].resp, "\nksnap_vmstat_pgfault_total "
+						"1490\n"))
+			fail_msg("scraper %u: expected 200 with the series, "
+				 "got:\n%.300s", i, scrapers[i].resp);
+	if (w.renders != 1)
+		fail_msg("%d concurrent scrapes: expected 1 render, got %llu",
+			 NR_SCRAPERS, (unsigned long long)w.renders);
+}
+
+/* A scrape within the sharing interval of a render takes its answer; an
+ * answer in another encoding is a render of its own. */
+static void a_scrape_within_the_sharing_interval_is_not_rendered_again(
+	void **state)
+{
+	static char out[1 << 16];
+
+	start_held(0, 3600000 * MS);
+	released = true;
+	http_to("GET /metrics HTTP/1.1", 10, out, sizeof(out));
+	assert_non_null(strstr(out, "HTTP/1.1 200"));
+	http_to("GET /metrics HTTP/1.1", 10, out, sizeof(out));
+	assert_non_null(strstr(out, "HTTP/1.1 200"));
+	if (w.renders != 1)
+		fail_msg("two scrapes within the sharing interval: expected 1 "
+			 "render, got %llu", (unsigned long long)w.renders);
+	http_to("GET /metrics HTTP/1.1\r\nAccept-Encoding: gzip", 10, out,
+		sizeof(out));
+	assert_non_null(strstr(out, "Content-Encoding: gzip"));
+	if (w.renders != 2)
+		fail_msg("then a gzip scrape: expected 2 renders, got %llu",
+			 (unsigned long long)w.renders);
+}
+
+/*
+ * --web.max-requests 2: with two requests in flight (one rendering, one
+ * waiting for it), a third is answered 503 at once; the two get their
+ * answer.
+ */
+static void requests_beyond_max_requests_get_503(void **state)
+{
+	static char out[4096];
+	uint64_t deadline;
+	unsigned int i;
+
+	start_held(2, 1);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&scrapers[i].t, NULL, scrape,
+						&scrapers[i]), 0);
+	deadline = web_now_ns() + 10000 * MS;
+	while (in_flight() < 2 && web_now_ns() < deadline)
+		usleep(1000);
+	assert_int_equal(in_flight(), 2);
+	http_to("GET /metrics HTTP/1.1", 5, out, sizeof(out));
+	released = true;
+	for (i = 0; i < 2; i++)
+		pthread_join(scrapers[i].t, NULL);
+	if (!strstr(out, "HTTP/1.1 503") || !strstr(out, "Retry-After: 1"))
+		fail_msg("a third request with 2 in flight: expected 503 with "
+			 "Retry-After, got:\n%.300s", *out ? out :
+			 "(no answer in 5 s)");
+	for (i = 0; i < 2; i++)
+		if (!strstr(scrapers[i].resp, "HTTP/1.1 200"))
+			fail_msg("request %u in flight: expected 200, got:\n"
+				 "%.300s", i, scrapers[i].resp);
+}
+
 static void test_bind_error(void **state)
 {
 	struct web w2;
@@ -1029,6 +1211,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			a_blind_watcher_still_finds_a_removal, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			concurrent_scrapes_share_one_render, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			a_scrape_within_the_sharing_interval_is_not_rendered_again,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			requests_beyond_max_requests_get_503, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
