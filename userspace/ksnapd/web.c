@@ -1217,6 +1217,7 @@ static void conn_notify(void *cls, struct MHD_Connection *conn, void **sc,
 			c->next->pprev = &c->next;
 		c->pprev = &w->conns;
 		w->conns = c;
+		w->nr_conns++;
 		pthread_mutex_unlock(&w->conns_lock);
 		return;
 	}
@@ -1228,6 +1229,7 @@ static void conn_notify(void *cls, struct MHD_Connection *conn, void **sc,
 	*c->pprev = c->next;
 	if (c->next)
 		c->next->pprev = c->pprev;
+	w->nr_conns--;
 	pthread_mutex_unlock(&w->conns_lock);
 	free(c);
 	*sc = NULL;
@@ -1425,10 +1427,13 @@ int web_systemd_socket(char *err, size_t errlen)
 
 /*
  * The server on fd, TLS with a certificate.  A thread for each connection
- * (at most WEB_MAX_CONNECTIONS of them): a bcrypt, or a slow client, holds
- * up its own connection only, never a scrape on another.  The limits are
- * the daemon's own, so global; the watchdog shuts down a connection's fd
- * and its thread sees the end of the stream.
+ * (at most WEB_MAX_CONNECTIONS of them): a bcrypt, a slow client, or a
+ * request waiting for the shared render holds up its own connection
+ * only, never a scrape on another.  The bound is on the work
+ * (--web.max-requests, the shared render, the deadlines), not on who
+ * connects: no limit per address, so that idle connections from the
+ * scraper's own address do not lock it out.  The watchdog shuts down a
+ * connection's fd and its thread sees the end of the stream.
  */
 static int serve(struct web *w, int fd)
 {
@@ -1450,8 +1455,6 @@ static int serve(struct web *w, int fd)
 				  MHD_OPTION_LISTEN_SOCKET, fd,
 				  MHD_OPTION_CONNECTION_LIMIT,
 				  (unsigned int)WEB_MAX_CONNECTIONS,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				  (unsigned int)WEB_MAX_PER_IP,
 				  MHD_OPTION_CONNECTION_TIMEOUT,
 				  (unsigned int)WEB_TIMEOUT_S,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT,

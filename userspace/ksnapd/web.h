@@ -20,8 +20,10 @@
  * carries the series.
  *
  * The server gives each connection a thread of its own (a bcrypt holds up
- * its connection only) and has bounded connections (WEB_MAX_CONNECTIONS, and
- * WEB_MAX_PER_IP from one address), a timeout (WEB_TIMEOUT_S without a
+ * its connection only) and has bounded connections (WEB_MAX_CONNECTIONS
+ * from any address: none per address, so that idle connections do not
+ * lock a scraper out), bounded work (requests for /metrics share one
+ * render, WEB_SHARE_NS; at most --web.max-requests at once), a timeout (WEB_TIMEOUT_S without a
  * byte), a request header limit (WEB_MEMORY_LIMIT bytes for one
  * connection) and a deadline for a request's line and headers (a TLS
  * handshake's too): WEB_HEADER_DEADLINE_S from the connection or from the
@@ -87,12 +89,14 @@
 /* Where a column's cgroup path is, to see that it was removed. */
 #define WEB_CGROUP_ROOT		"/sys/fs/cgroup"
 
-#define WEB_MAX_CONNECTIONS	32
+/* The connections the server holds, from any address: a thread and a
+ * file descriptor each (the default soft limit of 1024 descriptors
+ * leaves room for ksnapd's own). */
+#define WEB_MAX_CONNECTIONS	512
 /* A flood of connections waits in the kernel's accept queue, to be taken
  * and closed at once past the limits, not dropped to come back later
  * (a SYN retried after 1, 3, 7 ... s): a scrape behind it gets in. */
 #define WEB_LISTEN_BACKLOG	1024
-#define WEB_MAX_PER_IP		8
 #define WEB_TIMEOUT_S		10
 #define WEB_MEMORY_LIMIT	(32 * 1024)
 #define WEB_HEADER_DEADLINE_S	10
@@ -194,6 +198,7 @@ struct web {
 	pthread_mutex_t conns_lock;
 	pthread_cond_t conns_cond;
 	struct web_conn *conns;
+	unsigned int nr_conns;
 	bool stop, have_watchdog;
 	pthread_t watchdog;
 	uint64_t nr_cut;		/* past the deadline, shut down */

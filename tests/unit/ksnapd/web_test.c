@@ -1145,6 +1145,58 @@ static void requests_beyond_max_requests_get_503(void **state)
 				 "%.300s", i, scrapers[i].resp);
 }
 
+/* --- idle connections ----------------------------------------------------- */
+
+#define NR_IDLE	300
+
+/* The connections the server holds. */
+static unsigned int held(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&w.conns_lock);
+	n = w.nr_conns;
+	pthread_mutex_unlock(&w.conns_lock);
+	return n;
+}
+
+/*
+ * Hundreds of connections from the scraper's own address, opened and
+ * left idle: once the server holds them all, a scrape from that address
+ * is still answered.
+ */
+static void a_scrape_is_answered_while_hundreds_of_connections_idle(
+	void **state)
+{
+	static char out[1 << 16];
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd[NR_IDLE];
+	uint64_t deadline;
+	unsigned int i, n;
+
+	collection();
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (i = 0; i < NR_IDLE; i++) {
+		fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+		assert_true(fd[i] >= 0);
+		assert_int_equal(connect(fd[i], (struct sockaddr *)&sa,
+					 sizeof(sa)), 0);
+	}
+	deadline = web_now_ns() + 5000 * MS;
+	while (held() < NR_IDLE && web_now_ns() < deadline)
+		usleep(1000);
+	n = held();
+	http_to("GET /metrics HTTP/1.1", 5, out, sizeof(out));
+	for (i = 0; i < NR_IDLE; i++)
+		close(fd[i]);
+	if (!strstr(out, "HTTP/1.1 200") ||
+	    !strstr(out, "\nksnap_vmstat_pgfault_total 1490\n"))
+		fail_msg("a scrape with %d idle connections open (%u held): "
+			 "expected 200 with the series, got:\n%.300s", NR_IDLE,
+			 n, *out ? out : "(no answer in 5 s)");
+}
+
 static void test_bind_error(void **state)
 {
 	struct web w2;
@@ -1218,6 +1270,9 @@ int main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			requests_beyond_max_requests_get_503, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			a_scrape_is_answered_while_hundreds_of_connections_idle,
+			setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
