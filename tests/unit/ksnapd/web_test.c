@@ -85,6 +85,8 @@ static int teardown(void **state)
 	rmdir(p);
 	cg_path(p, sizeof(p), "y");
 	rmdir(p);
+	cg_path(p, sizeof(p), "z");
+	rmdir(p);
 	rmdir(cgroot);
 	return 0;
 }
