@@ -723,6 +723,7 @@ static int web_begin(void *self, const struct ksnap_coll *c,
 	if (!split) {
 		w->start_mono_ns = c->start_mono_ns;
 		w->self.running = true;
+		__atomic_add_fetch(&w->epoch, 1, __ATOMIC_RELEASE);
 		w->self.period_seconds = (double)c->period_ns * 1e-9;
 		w->self.taken = w->self.lost = w->self.missed = 0;
 		w->self.cgroups_skipped = 0;
@@ -880,6 +881,7 @@ static int web_end(void *self, const struct ksnapd_end *e)
 	w->self.lateness_sum_ns = e->stats.ksnap_lateness_sum_nanos;
 	w->self.lateness_max_ns = e->stats.ksnap_max_lateness_nanos;
 	w->self.running = false;
+	__atomic_add_fetch(&w->epoch, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&w->lock);
 	return 0;
 }
@@ -1106,7 +1108,8 @@ static struct MHD_Response *metrics_answer(struct web *w, enum om_format f,
  * /metrics; a HEAD's answer has the same headers, but is not a scrape.
  * The answer is shared (w->share): one rendered less than the sharing
  * interval ago, or the one a render under way makes, is queued as it
- * is; else this request renders it for the others.  At most
+ * is, unless a collection began or ended since its render began
+ * (w->epoch); else this request renders it for the others.  At most
  * max_requests are answered at once, the others get 503.
  */
 static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn,
@@ -1135,8 +1138,11 @@ static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn,
 	w->in_flight++;
 	seen = s->gen;
 	for (;;) {
-		if (s->r && (s->gen != seen ||
-			     web_now_ns() - s->at_ns < w->cfg.share_ns))
+		uint64_t epoch = __atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE);
+
+		if (s->r && s->epoch == epoch &&
+		    (s->gen != seen ||
+		     web_now_ns() - s->at_ns < w->cfg.share_ns))
 			break;
 		if (s->busy) {
 			pthread_cond_wait(&w->share_cond, &w->share_lock);
@@ -1146,6 +1152,7 @@ static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn,
 		w->renders++;
 		pthread_mutex_unlock(&w->share_lock);
 		at = web_now_ns();
+		epoch = __atomic_load_n(&w->epoch, __ATOMIC_ACQUIRE);
 		r = metrics_answer(w, f, gz);
 		pthread_mutex_lock(&w->share_lock);
 		s->busy = false;
@@ -1158,6 +1165,7 @@ static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn,
 			MHD_destroy_response(s->r);
 		s->r = r;
 		s->at_ns = at;
+		s->epoch = epoch;
 		s->gen++;
 		break;
 	}
@@ -1431,8 +1439,9 @@ int web_systemd_socket(char *err, size_t errlen)
  * request waiting for the shared render holds up its own connection
  * only, never a scrape on another.  The bound is on the work
  * (--web.max-requests, the shared render, the deadlines), not on who
- * connects: no limit per address, so that idle connections from the
- * scraper's own address do not lock it out.  The watchdog shuts down a
+ * connects: a limit per address high enough that idle connections
+ * from the scraper's own address do not lock it out, low enough that one
+ * address cannot take every connection.  The watchdog shuts down a
  * connection's fd and its thread sees the end of the stream.
  */
 static int serve(struct web *w, int fd)
@@ -1455,6 +1464,8 @@ static int serve(struct web *w, int fd)
 				  MHD_OPTION_LISTEN_SOCKET, fd,
 				  MHD_OPTION_CONNECTION_LIMIT,
 				  (unsigned int)WEB_MAX_CONNECTIONS,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				  (unsigned int)WEB_MAX_PER_IP,
 				  MHD_OPTION_CONNECTION_TIMEOUT,
 				  (unsigned int)WEB_TIMEOUT_S,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT,

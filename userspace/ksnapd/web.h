@@ -20,9 +20,9 @@
  * carries the series.
  *
  * The server gives each connection a thread of its own (a bcrypt holds up
- * its connection only) and has bounded connections (WEB_MAX_CONNECTIONS
- * from any address: none per address, so that idle connections do not
- * lock a scraper out), bounded work (requests for /metrics share one
+ * its connection only) and has bounded connections (WEB_MAX_CONNECTIONS,
+ * WEB_MAX_PER_IP from one address: enough that a few hundred idle ones
+ * do not lock a scraper out), bounded work (requests for /metrics share one
  * render, WEB_SHARE_NS; at most --web.max-requests at once), a timeout (WEB_TIMEOUT_S without a
  * byte), a request header limit (WEB_MEMORY_LIMIT bytes for one
  * connection) and a deadline for a request's line and headers (a TLS
@@ -89,10 +89,13 @@
 /* Where a column's cgroup path is, to see that it was removed. */
 #define WEB_CGROUP_ROOT		"/sys/fs/cgroup"
 
-/* The connections the server holds, from any address: a thread and a
- * file descriptor each (the default soft limit of 1024 descriptors
- * leaves room for ksnapd's own). */
-#define WEB_MAX_CONNECTIONS	512
+/* The connections the server holds: a thread and a file descriptor each
+ * (the default soft limit of 1024 descriptors leaves room for ksnapd's
+ * own); from one address, a third of them, so that one client cannot
+ * take them all, while a scraper sharing an address with a few hundred
+ * idle connections is still answered. */
+#define WEB_MAX_CONNECTIONS	768
+#define WEB_MAX_PER_IP		256
 /* A flood of connections waits in the kernel's accept queue, to be taken
  * and closed at once past the limits, not dropped to come back later
  * (a SYN retried after 1, 3, 7 ... s): a scrape behind it gets in. */
@@ -154,6 +157,7 @@ struct web_share {
 	struct MHD_Response *r;		/* or NULL */
 	uint64_t at_ns;			/* when its render began */
 	uint64_t gen;			/* renders of it that were made */
+	uint64_t epoch;			/* w->epoch when its render began */
 	bool busy;			/* a render of it is under way */
 };
 
@@ -191,6 +195,9 @@ struct web {
 	pthread_mutex_t share_lock;
 	pthread_cond_t share_cond;
 	struct web_share share[2][2];
+	/* A collection began or ended: a shared answer from before it is
+	 * not served after it (written under lock, read with atomics). */
+	uint64_t epoch;
 	unsigned int in_flight;
 	uint64_t renders;		/* answers rendered */
 	uint64_t refused;		/* answered 503: too many at once */

@@ -1115,6 +1115,30 @@ static void a_scrape_within_the_sharing_interval_is_not_rendered_again(
 }
 
 /*
+ * A scrape after the collection ended, within the sharing interval of an
+ * earlier one, says that it ended: a shared answer outlives no beginning
+ * or end of a collection.
+ */
+static void a_scrape_after_the_end_is_not_the_shared_answer_from_before(
+	void **state)
+{
+	static char out[1 << 16];
+	struct ksnapd_end e = { 0 };
+
+	start_held(0, 3600000 * MS);
+	released = true;
+	http_to("GET /metrics HTTP/1.1", 10, out, sizeof(out));
+	assert_non_null(strstr(out, "\nksnap_collection_running 1\n"));
+	e.stats.ksnap_snapshots_taken = 100;
+	assert_int_equal(web_ops.end(&w, &e), 0);
+	http_to("GET /metrics HTTP/1.1", 10, out, sizeof(out));
+	if (!strstr(out, "\nksnap_collection_running 0\n"))
+		fail_msg("a scrape after the end, within the sharing interval: "
+			 "expected ksnap_collection_running 0, got:\n%.300s",
+			 strstr(out, "ksnap_collection_running") ?: out);
+}
+
+/*
  * --web.max-requests 2: with two requests in flight (one rendering, one
  * waiting for it), a third is answered 503 at once; the two get their
  * answer.
@@ -1149,7 +1173,7 @@ static void requests_beyond_max_requests_get_503(void **state)
 
 /* --- idle connections ----------------------------------------------------- */
 
-#define NR_IDLE	300
+#define NR_IDLE	200
 
 /* The connections the server holds. */
 static unsigned int held(void)
@@ -1269,6 +1293,9 @@ int main(void)
 			concurrent_scrapes_share_one_render, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			a_scrape_within_the_sharing_interval_is_not_rendered_again,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			a_scrape_after_the_end_is_not_the_shared_answer_from_before,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			requests_beyond_max_requests_get_503, setup, teardown),
