@@ -13,8 +13,8 @@
  * an event in another namespace can start a rescan but not direct it.
  *
  * The rescans the events start are coalesced (ksnap_follow_kick()): one
- * runs settle_ms after the first event, at most one every
- * KSNAP_FOLLOW_KICK_GAP_MS.  The periodic rescan (discover_ms) stays, for a
+ * runs settle_ms after the first event; after KSNAP_FOLLOW_KICK_BURST back
+ * to back, one every KSNAP_FOLLOW_KICK_GAP_MS.  The periodic rescan (discover_ms) stays, for a
  * kernel without the tracepoints and for what a rescan skipped.
  */
 #include <linux/cgroup.h>

@@ -32,8 +32,11 @@
  *
  * A cgroup made or removed starts a rescan sooner (cgevents.c):
  * settle_ms after the first such event, so that a burst of them makes one
- * set change, and at most one every KSNAP_FOLLOW_KICK_GAP_MS, so that
- * churn cannot swap sets faster than a reader names them.  The periodic
+ * set change.  Those rescans are rate-limited as a token bucket (the
+ * generic cell rate algorithm): KSNAP_FOLLOW_KICK_BURST back to back, then
+ * one every KSNAP_FOLLOW_KICK_GAP_MS, so that churn cannot swap sets
+ * faster than a reader names them (it names KSNAP_OLD_SETS behind), while
+ * events apart from each other wait only settle_ms.  The periodic
  * rescan begins its interval again after it.
  *
  * The last KSNAP_OLD_SETS sets swapped out keep their columns' names for
@@ -52,6 +55,7 @@
 #include <linux/workqueue.h>
 
 #include "cost.h"
+#include "kick.h"
 #include "ksnap.h"
 
 #define KSNAP_DISCOVER_MS_MIN		100
@@ -65,8 +69,11 @@
 #define KSNAP_SETTLE_MS_MIN		1
 #define KSNAP_SETTLE_MS_MAX		1000
 #define KSNAP_SETTLE_MS_DEFAULT		10
-/* Rescans started by events: at most one in this many ms (settle_ms's text) */
+/* Rescans started by events: one in this many ms (settle_ms's text) ... */
 #define KSNAP_FOLLOW_KICK_GAP_MS	200
+/* ... after this many back to back: fewer than the old sets kept */
+#define KSNAP_FOLLOW_KICK_BURST		3
+static_assert(KSNAP_FOLLOW_KICK_BURST < KSNAP_OLD_SETS);
 /* ks->kick_pending: a rescan started by events is queued. */
 #define KSNAP_FOLLOW_KICK_QUEUED	0
 
@@ -106,7 +113,7 @@ static const struct kernel_param_ops ksnap_settle_ms_ops = {
 
 module_param_cb(settle_ms, &ksnap_settle_ms_ops, &ksnap_settle_ms, 0644);
 MODULE_PARM_DESC(settle_ms,
-		 "how long after a cgroup is made or removed a running collection expands its patterns again, milliseconds (1..1000, default 10); at most one such rescan every 200 ms");
+		 "how long after a cgroup is made or removed a running collection expands its patterns again, milliseconds (1..1000, default 10); 3 such rescans back to back, then one every 200 ms");
 
 /* The per-cgroup metrics of @cfg, or the default ones when it has none. */
 static unsigned int ksnap_follow_per_cgroup(const struct ksnap_config *cfg)
@@ -728,7 +735,8 @@ static void ksnap_follow_fn(struct work_struct *work)
 
 /*
  * Cgroup events asked for a rescan (ksnap_follow_kick()): no event before
- * the bit was cleared is missed by it, and the next waits for kick_next.
+ * the bit was cleared is missed by it, and the next waits for kick_next
+ * (kick.h).
  */
 static void ksnap_follow_kick_fn(struct work_struct *work)
 {
@@ -736,7 +744,9 @@ static void ksnap_follow_kick_fn(struct work_struct *work)
 					kick_work);
 
 	WRITE_ONCE(ks->kick_next,
-		   jiffies + msecs_to_jiffies(KSNAP_FOLLOW_KICK_GAP_MS));
+		   ksnap_kick_take(&ks->kick_tat, jiffies,
+				   msecs_to_jiffies(KSNAP_FOLLOW_KICK_GAP_MS),
+				   KSNAP_FOLLOW_KICK_BURST));
 	/*
 	 * Orders kick_next before the bit's clearing, for the probe that
 	 * then sets it: pairs with its test_and_set_bit(), fully ordered
@@ -792,6 +802,7 @@ void ksnap_follow_init(struct ksnap *ks)
 	INIT_WORK(&ks->admit_work, ksnap_follow_admit_fn);
 	INIT_WORK(&ks->release_work, ksnap_follow_release_fn);
 	ks->kick_next = jiffies;
+	ks->kick_tat = jiffies;
 	ksnap_cgevents_init(ks);
 }
 

@@ -422,13 +422,14 @@ struct ksnap {
 	/*
 	 * A rescan started by cgroup events (cgevents.c, follow.c): the
 	 * probes' tracepoints, whether a running collection has patterns,
-	 * a bit set while one is queued, and the jiffies before which the
-	 * next may not run.
+	 * a bit set while one is queued, the jiffies before which the next
+	 * may not run, and the rate limit's state (follow.c).
 	 */
 	struct tracepoint *cgevent_tp[KSNAP_NR_CGEVENTS];
 	bool following;
 	unsigned long kick_pending;
 	unsigned long kick_next;
+	unsigned long kick_tat;		/* the worker's alone */
 	struct delayed_work kick_work;
 	struct ksnap_follow_stats follow;
 	struct ksnap_old_set old_sets[KSNAP_OLD_SETS];
