@@ -31,10 +31,10 @@ if grep -q 'kind=discovery' "$t"; then
 	sect "### Discovery (2-vCPU guest)
 
 mkdir of a cgroup under \`/disc/c*\` to the first record of the set that has its column (the record's time, CLOCK_MONOTONIC), sampling at 1 ms."
-	echo "| kernel | discover_ms | samples | timeouts | set grew | p50 ms | p99 ms | max ms | mean ms |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| kernel | discover_ms | settle_ms | samples | timeouts | set grew | p50 ms | p99 ms | max ms | mean ms |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	grep ' kind=discovery' "$t" | while read -r k l; do
-		echo "| $k | $(v discover_ms "$l") | $(v samples "$l") | $(v timeouts "$l") | $(v grew "$l") | $(awk "BEGIN { printf \"%.1f\", $(v lat_p50_us "$l")/1000 }" 2>/dev/null) | $(awk "BEGIN { printf \"%.1f\", $(v lat_p99_us "$l")/1000 }" 2>/dev/null) | $(awk "BEGIN { printf \"%.1f\", $(v lat_max_us "$l")/1000 }" 2>/dev/null) | $(awk "BEGIN { printf \"%.1f\", $(v lat_mean_us "$l")/1000 }" 2>/dev/null) |"
+		echo "| $k | $(v discover_ms "$l") | $(v settle_ms "$l") | $(v samples "$l") | $(v timeouts "$l") | $(v grew "$l") | $(awk "BEGIN { printf \"%.1f\", $(v lat_p50_us "$l")/1000 }" 2>/dev/null) | $(awk "BEGIN { printf \"%.1f\", $(v lat_p99_us "$l")/1000 }" 2>/dev/null) | $(awk "BEGIN { printf \"%.1f\", $(v lat_max_us "$l")/1000 }" 2>/dev/null) | $(awk "BEGIN { printf \"%.1f\", $(v lat_mean_us "$l")/1000 }" 2>/dev/null) |"
 	done
 fi
 if grep -q 'kind=width\|kind=cgpoll' "$t"; then

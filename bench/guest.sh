@@ -32,7 +32,7 @@
 #   PIPE_PERIODS PIPE_SECONDS  the pipeline ("1000 100 10", 10 s each)
 #   E2E_SECONDS        end to end: seconds to sustain (default 60)
 #   SCALE_SECONDS SCALE_REPS   scale: seconds per run, runs (3, 3)
-#   DISC_MS DISC_SAMPLES       discovery ("1000 500 100", 50)
+#   DISC_MS DISC_SAMPLES DISC_SETTLE  discovery ("1000 500 100", 50, 10)
 #   WIDTH_SETS WIDTH_SECONDS WIDTH_SWEEPS   width ("10 100 1000 2000 2048", 5, 20)
 #   SCRAPE_PERIODS SCRAPE_SECONDS SCRAPE_RATE   scrape ("1000 200", 20, 100)
 set -u
@@ -321,13 +321,14 @@ if phase discovery; then
 	for d in ${DISC_MS:-1000 500 100}; do
 		rmdir $CG/disc/c* 2>/dev/null
 		if ! modprobe ksnap metrics=pgfault,memory.current 'cgroups=/disc/c*' \
-			discover_ms=$d period_us=1000 read_pct=100 read_cap_us=1000 \
+			discover_ms=$d settle_ms=${DISC_SETTLE:-10} \
+			period_us=1000 read_pct=100 read_cap_us=1000 \
 			cpu=0 ring_kb=8192; then
 			echo "kind=discovery discover_ms=$d error=modprobe" >> $RAW
 			continue
 		fi
 		line=$($B/discostat --dir $CG/disc --samples ${DISC_SAMPLES:-50} --discover-ms $d)
-		echo "$line set_changes=$(stat_of set_changes) cgroups_found=$(stat_of cgroups_found) cgroups_skipped=$(stat_of cgroups_skipped) columns_admitted=$(stat_of columns_admitted) cgroup_price_ns=$(stat_of cgroup_price_ns) missed=$(stat_of missed) taken=$(stat_of taken)" >> $RAW
+		echo "$line settle_ms=$(cat /sys/module/ksnap/parameters/settle_ms) set_changes=$(stat_of set_changes) cgroups_found=$(stat_of cgroups_found) cgroups_skipped=$(stat_of cgroups_skipped) columns_admitted=$(stat_of columns_admitted) cgroup_price_ns=$(stat_of cgroup_price_ns) missed=$(stat_of missed) taken=$(stat_of taken)" >> $RAW
 		rmmod ksnap
 		log "discovery discover_ms=$d done"
 	done
