@@ -6,16 +6,20 @@
  * __tracepoint_cgroup_* symbol is exported) and a probe is attached to each
  * at load.  (cgroup_rename fires on v1 hierarchies only: v2 refuses
  * rename(2), so a followed cgroup keeps its path.)  The kernel calls a
- * probe under cgroup_mutex, with preemption off: it reads which hierarchy
- * the cgroup is on and whether a collection runs, and queues the follow
- * worker, nothing more.  The event's path is never used: the worker
+ * probe under cgroup_mutex, with interrupts off but on PREEMPT_RT (its
+ * trace_cgroup_path_lock): it reads which hierarchy the cgroup is on and
+ * whether a collection runs, and queues the follow worker, nothing more.
+ * With the probes attached, the kernel builds the path of every cgroup
+ * made or removed, under that lock, whether or not a collection runs:
+ * the cost of a string copy per mkdir and rmdir.  The event's path is never used: the worker
  * expands the patterns again in the configuration's cgroup namespace, so
  * an event in another namespace can start a rescan but not direct it.
  *
  * The rescans the events start are coalesced (ksnap_follow_kick()): one
  * runs settle_ms after the first event; after KSNAP_FOLLOW_KICK_BURST back
- * to back, one every KSNAP_FOLLOW_KICK_GAP_MS.  The periodic rescan (discover_ms) stays, for a
- * kernel without the tracepoints and for what a rescan skipped.
+ * to back, one every KSNAP_FOLLOW_KICK_GAP_MS.  The periodic rescan
+ * (discover_ms) stays, for a kernel without the tracepoints and for what a
+ * rescan skipped.
  */
 #include <linux/cgroup.h>
 #include <linux/string.h>

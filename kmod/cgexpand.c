@@ -91,6 +91,7 @@ struct ksnap_cgpattern_walk {
 	/* Memory metrics selected: matches without memory left out, here */
 	bool memory;
 	unsigned int unreadable;	/* how many, all patterns */
+	unsigned int pending;		/* matches still being made, all */
 	/* The first match past the room, for the log (follow.c), or "" */
 	char skipped[KSNAP_SKIPPED_NAME_MAX];
 };
@@ -131,7 +132,9 @@ static int ksnap_cgpattern_id_cmp(const void *a, const void *b)
  * directory last.  Taken in between, it would have no memory controller
  * yet, and a group (metrics=container) would drop its memory.* metrics
  * from the set, for good: the next walks find the same cgroups.  A walk
- * after its mkdir returned takes it whole.
+ * after its mkdir returned takes it whole; such a match is counted in
+ * @w->pending, so that a rescan its mkdir's event started, which may run
+ * before the directory is activated, is followed by another (follow.c).
  */
 static unsigned int ksnap_cgpattern_walk(struct ksnap_cgpattern_walk *w,
 					 struct cgroup_namespace *ns,
@@ -149,8 +152,7 @@ static unsigned int ksnap_cgpattern_walk(struct ksnap_cgpattern_walk *w,
 		struct cgroup *cgrp = pos->cgroup;
 		u64 id;
 
-		if (!(READ_ONCE(pos->flags) & CSS_ONLINE) ||
-		    !(READ_ONCE(cgrp->kn->flags) & KERNFS_ACTIVATED))
+		if (!(READ_ONCE(pos->flags) & CSS_ONLINE))
 			continue;
 		if (cgrp->level - root->level > max)
 			continue;
@@ -160,6 +162,10 @@ static unsigned int ksnap_cgpattern_walk(struct ksnap_cgpattern_walk *w,
 		    ksnap_cgpattern_owner(w->entries, w->idx, buf,
 					  w->depth) >= 0)
 			continue;
+		if (!(READ_ONCE(cgrp->kn->flags) & KERNFS_ACTIVATED)) {
+			w->pending++;
+			continue;
+		}
 		id = cgroup_id(cgrp);
 		if (bsearch(&id, w->ids, w->nr_ids, sizeof(*w->ids),
 			    ksnap_cgpattern_id_cmp))
@@ -307,6 +313,7 @@ int ksnap_cgpattern_expand(struct ksnap_config *cfg,
 		cond_resched();
 	}
 	cfg->nr_unreadable += w.unreadable;
+	cfg->nr_pending = w.pending;
 	strscpy(cfg->skipped, w.skipped, sizeof(cfg->skipped));
 out:
 	kfree(buf);

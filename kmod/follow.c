@@ -71,9 +71,13 @@
 #define KSNAP_SETTLE_MS_DEFAULT		10
 /* Rescans started by events: one in this many ms (settle_ms's text) ... */
 #define KSNAP_FOLLOW_KICK_GAP_MS	200
-/* ... after this many back to back: fewer than the old sets kept */
-#define KSNAP_FOLLOW_KICK_BURST		3
-static_assert(KSNAP_FOLLOW_KICK_BURST < KSNAP_OLD_SETS);
+/*
+ * ... after this many back to back.  With a periodic rescan and a shed or
+ * take-back (ksnap_follow_admit_fn()) in the same moment, a reader still
+ * names every set it meets (it names KSNAP_OLD_SETS behind).
+ */
+#define KSNAP_FOLLOW_KICK_BURST		2
+static_assert(KSNAP_FOLLOW_KICK_BURST + 2 <= KSNAP_OLD_SETS);
 /* ks->kick_pending: a rescan started by events is queued. */
 #define KSNAP_FOLLOW_KICK_QUEUED	0
 
@@ -113,7 +117,7 @@ static const struct kernel_param_ops ksnap_settle_ms_ops = {
 
 module_param_cb(settle_ms, &ksnap_settle_ms_ops, &ksnap_settle_ms, 0644);
 MODULE_PARM_DESC(settle_ms,
-		 "how long after a cgroup is made or removed a running collection expands its patterns again, milliseconds (1..1000, default 10); 3 such rescans back to back, then one every 200 ms");
+		 "how long after a cgroup is made or removed a running collection expands its patterns again, milliseconds (1..1000, default 10); 2 such rescans back to back, then one every 200 ms");
 
 /* The per-cgroup metrics of @cfg, or the default ones when it has none. */
 static unsigned int ksnap_follow_per_cgroup(const struct ksnap_config *cfg)
@@ -631,6 +635,9 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 				   ksnap_follow_cg_limit(old, cap));
 	if (IS_ERR(cfg))
 		return;
+	/* A match being made: another rescan once it is (ksnap_follow_kick()) */
+	if (cfg->nr_pending)
+		ksnap_follow_kick(ks);
 	if (cfg->nr_columns > cap) {
 		/* Its metrics differ from the old set's: fit them. */
 		unsigned int limit = ksnap_follow_cg_limit(cfg, cap);
@@ -775,23 +782,25 @@ static void ksnap_follow_kick_fn(struct work_struct *work)
  * ksnap_follow_kick() - a cgroup was made or removed
  * @ks: the device
  *
- * Called by the tracepoint probes (cgevents.c), under cgroup_mutex with
- * preemption off: queues one rescan, settle_ms on, or when kick_next has
+ * Called by the tracepoint probes (cgevents.c), under cgroup_mutex, in
+ * any context (preemptible on PREEMPT_RT), and by a rescan that found a
+ * match still being made: queues one rescan, settle_ms on, or when kick_next has
  * come, whichever is later; does nothing while one is queued, or when no
  * collection with patterns runs.
  */
 void ksnap_follow_kick(struct ksnap *ks)
 {
-	unsigned long delay, next;
+	unsigned long delay, next, now;
 
 	if (!READ_ONCE(ks->following) ||
 	    test_and_set_bit(KSNAP_FOLLOW_KICK_QUEUED, &ks->kick_pending))
 		return;
 	/* Pairs with the barrier before ksnap_follow_kick_fn()'s clear_bit() */
 	next = READ_ONCE(ks->kick_next);
+	now = jiffies;
 	delay = msecs_to_jiffies(READ_ONCE(ksnap_settle_ms));
-	if (time_before(jiffies + delay, next))
-		delay = next - jiffies;
+	if (time_before(now + delay, next))
+		delay = next - now;
 	queue_delayed_work(system_unbound_wq, &ks->kick_work, delay);
 }
 
@@ -803,7 +812,6 @@ void ksnap_follow_init(struct ksnap *ks)
 	INIT_WORK(&ks->release_work, ksnap_follow_release_fn);
 	ks->kick_next = jiffies;
 	ks->kick_tat = jiffies;
-	ksnap_cgevents_init(ks);
 }
 
 /* A collection started: its counters from 0, and the worker queued. */
@@ -839,8 +847,7 @@ void ksnap_follow_uninit(struct ksnap *ks)
 {
 	unsigned int i;
 
-	/* No probe runs after this: none queues the kick again. */
-	ksnap_cgevents_uninit(ks);
+	/* The probes are gone (ksnap_cgevents_uninit()): none queues it. */
 	cancel_delayed_work_sync(&ks->kick_work);
 	cancel_delayed_work_sync(&ks->follow_work);
 	cancel_work_sync(&ks->admit_work);

@@ -232,6 +232,8 @@ struct ksnap_config {
 	char skipped[KSNAP_SKIPPED_NAME_MAX];
 	/* Matches without what a selected metric needs, left out (config.c) */
 	unsigned int nr_unreadable;
+	/* Matches still being made, left to a later walk (cgexpand.c) */
+	unsigned int nr_pending;
 	/* Known before the walk (a rebuild): they take none of cg_limit */
 	bool leave_memoryless;
 	/* Columns the records have room for: more with patterns (follow.c) */

@@ -125,6 +125,8 @@ static int __init ksnap_init(void)
 	if (ret)
 		goto err_ring;
 	ksnap_sampler_init(ks);
+	/* After the follow worker exists: a probe may queue it at once. */
+	ksnap_cgevents_init(ks);
 	ksnap_sysfs_init(ks);
 	/*
 	 * Last: once /dev/ksnap exists a reader can open and map it, and a
@@ -138,6 +140,7 @@ static int __init ksnap_init(void)
 	return 0;
 
 err_sampler:
+	ksnap_cgevents_uninit(ks);
 	ksnap_sampler_uninit(ks);
 	ksnap_cpus_uninit(ks);
 err_ring:
@@ -159,6 +162,8 @@ static void __exit ksnap_exit(void)
 
 	ksnap_sysfs_unlink(ks);
 	ksnap_device_uninit(ks);
+	/* No probe runs after this: none queues the follow worker again. */
+	ksnap_cgevents_uninit(ks);
 	ksnap_sampler_uninit(ks);
 	ksnap_cpus_uninit(ks);
 	ksnap_ring_free(ks->ring);

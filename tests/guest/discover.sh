@@ -98,7 +98,7 @@ check "no set change came without an event" yes \
 	"$([ "$(ksnap_stat set_changes)" -le "$(ksnap_stat event_rescans)" ] && echo yes || echo no)"
 
 # --- a burst (cgroups_found: b above, and these 200) ----------------------------
-# 200 mkdirs from one process: the rescans the events start are 3 back
+# 200 mkdirs from one process: the rescans the events start are 2 back
 # to back, then one every 200 ms, and one settle_ms after the last
 # event, so the set changes are bounded by the burst's length, not by
 # its size.

@@ -24,7 +24,6 @@
 #include "../../kmod/cpus.c"
 #include "../../kmod/follow.c"
 #include "../../kmod/price.c"
-#include "../../kmod/cgevents.c"
 
 /* Fake metrics: item + the number of reads so far, so values move. */
 static u64 ksnap_fake_reads;
