@@ -41,13 +41,17 @@ if ! modprobe ksnap metrics=memory.current 'cgroups=/rt-*' period_us=1000; then
 fi
 ksnapd --start -o $OUT/r.tsv --output-max-size $CAP 2> /out/retain.err &
 kpid=$!
-wait_rows $OUT/r.tsv 3
+# ROWS rows a file (about 20 bytes each): the files pass the cap however
+# soon a set change follows the mkdir that starts it.
+ROWS=500
+wait_rows $OUT/r.tsv $ROWS
 # A cgroup more each time: each is a set change, and a new file.
 i=1
 while [ $i -lt $SETS ]; do
 	mkdir $CG/rt-$(printf %02d $i)
 	wait_for "file $((i + 1)) (a new set after rt-$i came)" $WAIT_S file_at_least $((i + 1)) ||
 		break
+	wait_rows $OUT/r.tsv.$((i + 1)) $ROWS
 	i=$((i + 1))
 done
 top=$(top_file)
