@@ -33,12 +33,6 @@ NCOLS=150
 # estimates again, and a TCG guest's reads vary from one to the next.
 MARGIN_PCT=25
 
-stat_is() { # KEY VALUE: the stats line, for wait_for
-	_v=$(ksnap_stat "$1")
-	echo "$1 $_v"
-	[ "$_v" = "$2" ]
-}
-
 recent_read() { # read_recent_ns is published (a second of reads)
 	_v=$(ksnap_stat read_recent_ns)
 	echo "read_recent_ns $_v"

@@ -22,12 +22,6 @@ plan_value() {
 	ksnap_plan "$1"
 }
 
-stat_is() { # KEY VALUE: the stats line, for wait_for
-	_v=$(ksnap_stat "$1")
-	echo "$1 $_v"
-	[ "$_v" = "$2" ]
-}
-
 stat_is_not() {
 	_v=$(ksnap_stat "$1")
 	echo "$1 $_v"

@@ -29,27 +29,12 @@ reader_set_is() {
 	[ "$_rs" = "$1" ]
 }
 
-# set_is LIST: the current set's cpu.stat.usage columns name exactly LIST
-# (asked of the module: no reader open).
-set_is() {
-	_rc=$(ring_cgroups cpu.stat.usage)
-	echo "the current set's cgroups: '$_rc'"
-	[ "$_rc" = "$1" ]
-}
-
-# stat_is KEY VALUE: stats/KEY reads VALUE.
-stat_is() {
-	_v=$(ksnap_stat "$1")
-	echo "$1 ${_v:-none} (want $2)"
-	[ "$_v" = "$2" ]
-}
-
-# found_by_events WHAT LIST [HOW]: the set comes to name LIST (HOW: set_is,
-# or reader_set_is while a reader runs), from an event's rescan: before
+# found_by_events WHAT LIST [HOW]: the set comes to name LIST (HOW:
+# ring_cgroups_are, or reader_set_is while a reader runs), from an event's rescan: before
 # the periodic one was due (the start at $t0), and counted in
 # stats/event_rescans.
 found_by_events() {
-	if ! check_wait "$1: the set comes to name '$2'" $WAIT_S ${3:-set_is} "$2"; then
+	if ! check_wait "$1: the set comes to name '$2'" $WAIT_S ${3:-ring_cgroups_are} "$2"; then
 		return
 	fi
 	_el=$(( $(now_ms) - t0 ))
@@ -136,7 +121,7 @@ check "every snapshot taken is a record (none lost)" "$(ksnap_stat taken)" \
 mkdir $CG$D/s
 check "start again" ok "$(guestprobe write $S/enable 1)"
 t0=$(now_ms)
-check_wait "the start's set names both" $WAIT_S set_is "$D/a $D/s"
+check_wait "the start's set names both" $WAIT_S ring_cgroups_are "$D/a $D/s"
 mkdir $CG$D/t
 found_by_events "made after a restart" "$D/a $D/s $D/t"
 check "stop" ok "$(guestprobe write $S/enable 0)"

@@ -28,21 +28,6 @@ cgroups_are() {
 	[ "$_s" = "$1" ]
 }
 
-# ring_cgroups_are LIST: the current set's cpu.stat.usage columns name
-# exactly LIST (asked of the module: no reader needed).
-ring_cgroups_are() {
-	_rc=$(ring_cgroups cpu.stat.usage)
-	echo "the current set's cgroups: '$_rc'"
-	[ "$_rc" = "$1" ]
-}
-
-# stat_is KEY VALUE: stats/KEY reads VALUE.
-stat_is() {
-	_v=$(ksnap_stat "$1")
-	echo "$1 ${_v:-none} (want $2)"
-	[ "$_v" = "$2" ]
-}
-
 unload
 mkdir -p $CG$D
 echo +memory > $CG$D/cgroup.subtree_control

@@ -255,6 +255,21 @@ ring_cgroups() {
 		tr '\n' ' ' | sed 's/ $//'
 }
 
+# ring_cgroups_are LIST: the current set's cpu.stat.usage columns name
+# exactly LIST (asked of the module: no reader open).
+ring_cgroups_are() {
+	_rc=$(ring_cgroups cpu.stat.usage)
+	echo "the current set's cgroups: '$_rc'"
+	[ "$_rc" = "$1" ]
+}
+
+# stat_is KEY VALUE: stats/KEY reads VALUE.
+stat_is() {
+	_v=$(ksnap_stat "$1")
+	echo "$1 ${_v:-none} (want $2)"
+	[ "$_v" = "$2" ]
+}
+
 # --- Admission ----------------------------------------------------------------
 # A start of a collection with cgroup patterns admits the cgroups its read's
 # bound leaves room for, at the price of one cgroup's read beyond the start
