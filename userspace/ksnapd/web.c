@@ -978,6 +978,7 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 		}
 	}
 	self = w->self;
+	self.refused = __atomic_load_n(&w->refused, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&w->lock);
 	layout_free(dead);
 	dead = NULL;
@@ -1129,7 +1130,7 @@ static enum MHD_Result metrics(struct web *w, struct MHD_Connection *conn,
 
 	pthread_mutex_lock(&w->share_lock);
 	if (w->in_flight >= w->cfg.max_requests) {
-		w->refused++;
+		__atomic_fetch_add(&w->refused, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&w->share_lock);
 		return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
 			     "too many requests at once "

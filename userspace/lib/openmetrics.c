@@ -906,6 +906,10 @@ static void self_metrics(struct om_buf *b, enum om_format f,
 	meta(b, f, "ksnap_web_scrapes", "counter", NULL,
 	     "GET requests for /metrics answered");
 	sample_u64(b, "ksnap_web_scrapes", "_total", NULL, s->scrapes);
+	meta(b, f, "ksnap_web_requests_refused", "counter", NULL,
+	     "requests answered 503: more than --web.max-requests at once");
+	sample_u64(b, "ksnap_web_requests_refused", "_total", NULL,
+		   s->refused);
 	if (s->flight) {
 		meta(b, f, "ksnap_flight_triggers", "counter", NULL,
 		     "times a trigger rule fired, a fire that extends an open "

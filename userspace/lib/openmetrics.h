@@ -182,6 +182,7 @@ struct om_self {
 	uint64_t lateness_sum_ns, lateness_max_ns;
 	uint64_t skipped_utf8;
 	uint64_t scrapes;
+	uint64_t refused;		/* requests answered 503 */
 	/* The flight recorder's, when it is on: its rules' fires (one
 	 * extending an open dump too) and the dumps it opened. */
 	bool flight;

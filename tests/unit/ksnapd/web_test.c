@@ -1141,11 +1141,11 @@ static void a_scrape_after_the_end_is_not_the_shared_answer_from_before(
 /*
  * --web.max-requests 2: with two requests in flight (one rendering, one
  * waiting for it), a third is answered 503 at once; the two get their
- * answer.
+ * answer, and the next scrape counts the one refused.
  */
 static void requests_beyond_max_requests_get_503(void **state)
 {
-	static char out[4096];
+	static char out[1 << 16];
 	uint64_t deadline;
 	unsigned int i;
 
@@ -1169,6 +1169,11 @@ static void requests_beyond_max_requests_get_503(void **state)
 		if (!strstr(scrapers[i].resp, "HTTP/1.1 200"))
 			fail_msg("request %u in flight: expected 200, got:\n"
 				 "%.300s", i, scrapers[i].resp);
+	http_to("GET /metrics HTTP/1.1", 10, out, sizeof(out));
+	if (!strstr(out, "\nksnap_web_requests_refused_total 1\n"))
+		fail_msg("the next scrape: expected "
+			 "ksnap_web_requests_refused_total 1, got:\n%.300s",
+			 strstr(out, "ksnap_web_requests_refused") ?: out);
 }
 
 /* --- idle connections ----------------------------------------------------- */
