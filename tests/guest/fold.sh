@@ -51,6 +51,8 @@ if ! modprobe ksnap period_us=100 overflow=drop; then
 	finish
 	exit
 fi
+# The parameters took: a fresh load, whose seq starts at 0 (below).
+check "fold: loaded with period_us=100" 100 "$(cat $S/period_us)"
 check "fold: every VM event configured through the metrics knob" ok \
 	"$(guestprobe write $S/metrics "$vm,pgfault[1],pgfault[0]")"
 guestprobe records 600 > /out/fold.records 2> /out/fold.records.err &
@@ -76,17 +78,23 @@ while [ $i -lt "$CYCLES" ]; do
 done
 check "fold: CPU 1 went offline and online $CYCLES times" 0 "$bad"
 # A record's seq is its head position: snapshots taken less those lost to
-# a full ring (drop mode), from 0 on a fresh load.  Lost read first: every
-# record from that seq on was written with CPU 1 online.  The reader
-# may lag the timer here, so the last records written, not the last
-# snapshots taken, are waited for.
+# a full ring (drop mode), from 0 on a fresh load.  Lost read first: the
+# figure is head or above, so every record from that seq on was taken
+# with CPU 1 online.  The reader may lag the timer: while the ring is
+# full, snapshots are lost and none is written, so the record at
+# back_seq is waited for before the hog (ksnap_written reads taken
+# first: at most head), or the first record after the return could be
+# one taken after the hog, and the rise 0.
 back_lost=$(ksnap_stat lost)
 back_seq=$(( $(ksnap_stat taken) - back_lost ))
+wait_for "a record written after CPU 1's return (seq $back_seq)" $WAIT_S \
+	written_at_least $(( back_seq + 1 ))
 # Page faults on CPU 1 once it is back: its own column counts them.  A
 # module that reads CPU 1 no more, or lost what CPU 1 held before it
 # went, holds the column still (the no-step-back hold masks a count
 # restarted from 0).
-taskset -c 1 memhog 8 0 > /dev/null 2>&1
+taskset -c 1 memhog 8 0 > /out/fold.hog 2>&1
+check_st "fold: the hog pinned to CPU 1 ran" 0 $? /out/fold.hog
 hog_lost=$(ksnap_stat lost)
 hog_seq=$(( $(ksnap_stat taken) - hog_lost ))
 wait_for "100 records written after the hog on CPU 1 (seq >= $hog_seq)" $WAIT_S \
@@ -118,6 +126,12 @@ rise=$(awk -v s="$back_seq" -v h="$hog_seq" '/^[0-9]/ && $1 >= s {
 		if ($1 >= h) last = $(NF - 1) }
 	END { print (first == "" || last == "") ? "none" : last - first }' /out/fold.records)
 info "fold: pgfault[1] rose by $rise from CPU 1's return to after the hog on it"
+case $rise in none|-*|0)
+	info "fold: records from CPU 1's return (seq $back_seq; after the hog: $hog_seq): seq flags pgfault[1], the first 3 and the last:"
+	show "$(awk -v s="$back_seq" '/^[0-9]/ && $1 >= s { print $1, $3, $(NF - 1) }' /out/fold.records |
+		sed -n '1,3p;$p')"
+	info "fold: knobs: period_us $(cat $S/period_us 2>&1), overflow $(cat $S/overflow 2>&1)" ;;
+esac
 check "fold: pgfault[1] counts the faults of a hog pinned to CPU 1 once it is back" yes \
 	"$(case $rise in none|-*|0) echo "no ($rise)" ;; *) echo yes ;; esac)"
 after=$(awk -v s="$back_seq" '/^[0-9]/ && $1 >= s' /out/fold.records)

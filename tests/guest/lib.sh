@@ -125,11 +125,20 @@ klog_since() {
 }
 
 # Unload ksnap if a check left it loaded, so the next check starts clean.
+# A reader still closing /dev/ksnap holds the module for a moment (rmmod:
+# in use): that is waited for.  A module left loaded would make the next
+# modprobe a no-op, and the next test run with this one's parameters.
 unload() {
-	if module_loaded; then
-		[ -w "$KSNAP_SYS/enable" ] && echo 0 > "$KSNAP_SYS/enable" 2>/dev/null
-		rmmod ksnap 2>/dev/null || info "rmmod ksnap failed"
-	fi
+	module_loaded || return 0
+	wait_for "ksnap unloads" $WAIT_S unloaded
+}
+
+# unloaded: stop the collection, rmmod; true once ksnap is not loaded.
+unloaded() {
+	module_loaded || return 0
+	[ -w "$KSNAP_SYS/enable" ] && echo 0 > "$KSNAP_SYS/enable" 2>/dev/null
+	rmmod ksnap 2>&1
+	! module_loaded
 }
 
 # alive PID: the process exists and has not exited (a zombie child still
