@@ -178,7 +178,9 @@ garbage() {
 	esac
 	check "knobs: $knob: nothing changed after $what" "$before" "$after"
 	# A garbage write that started sampling: stop, for the next one.
-	[ "$(cat $KSNAP_SYS/enable)" = 1 ] && enable 0 > /dev/null
+	_en=
+	read -r _en < $KSNAP_SYS/enable
+	[ "$_en" = 1 ] && enable 0 > /dev/null
 }
 
 for knob in enable period_us wake_ms overflow metrics cgroups; do
