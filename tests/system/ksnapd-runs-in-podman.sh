@@ -57,10 +57,10 @@ cp /bin/busybox /tmp/ksnapt-bb && mkdir -p /tmp/ksnapt-bb-root/bin &&
 	tar -C /tmp/ksnapt-bb-root -cf /tmp/ksnapt-bb.tar . &&
 	podman import /tmp/ksnapt-bb.tar localhost/ksnapt-bb > /dev/null 2>&1
 ran=0
-for i in 1 2 3 4 5; do
+for i in 1 2; do
 	podman run --rm --network none localhost/ksnapt-bb true > /dev/null 2>&1 && ran=$((ran + 1))
 done
-check "five containers ran and went beside it" 5 $ran
+check "two containers ran and went beside it" 2 $ran
 
 podman stop -t 60 ksnapd > $out.stop.log 2>&1
 check_st "podman stop ksnapd (SIGTERM)" 0 $? $out.stop.log
