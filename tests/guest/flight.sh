@@ -158,7 +158,9 @@ kpid=$!
 wait_sh 10 attached
 check "ksnapd with rules attaches to the device" yes "$(attached && echo yes || echo no)"
 check "a collection starts" ok "$(enable 1)"
-sleep 1
+# A second of history (1000 snapshots at 1 ms: at least 1 s of it) before
+# the workloads.
+wait_samples 1000
 # rate(): a page-faulting workload, outside /svc (memory.current[/svc]
 # stays flat for the spike's pre window).
 spike faults 8 2 > /out/faults.out
@@ -167,7 +169,9 @@ wait_sh 10 'events firing | grep -q "\"rule\":\"faults\""'
 check "rate(): rate(pgfault) over 3000/s fires under the page-faulting workload" yes \
 	"$(events firing | grep -q '"rule":"faults"' && echo yes || echo no)"
 info "faults fired: $(events firing | grep '"rule":"faults"' | head -n 1)"
-sleep 2				# a full pre window of flat values
+# A full pre window of flat values and more: 2000 snapshots at 1 ms are
+# at least 2 s, and the slices below read 2 s back.
+wait_samples 2000
 in_svc spike spike 64 50 > /out/spike1.out
 info "$(cat /out/spike1.out)"
 wait_sh 20 'events dump | grep -q "\"rule\":\"big\""'
@@ -267,9 +271,8 @@ ksnapd --slice -2s -o /out/slice-daemon.tsv 2> /out/slice-daemon.err
 check_st "slice through the daemon: exit 0" 0 $? /out/slice-daemon.err
 check_slice "slice through the daemon" /out/slice-daemon.tsv
 check "slice through the daemon: the daemon still runs" yes "$(alive $kpid && echo yes || echo no)"
-t1=$(taken)
-usleep 200000
-check "slice through the daemon: the collection keeps running" yes "$([ "$(taken)" -gt "$t1" ] && echo yes || echo no)"
+check_wait "slice through the daemon: the collection keeps running" $WAIT_S \
+	taken_at_least $(( $(taken) + 1 ))
 
 kill -TERM $kpid
 wait_pid $kpid 30
@@ -284,9 +287,8 @@ ksnapd --slice -2s -o /out/slice-ring.tsv 2> /out/slice-ring.err
 check_st "slice from the ring, no daemon: exit 0" 0 $? /out/slice-ring.err
 check_slice "slice from the ring" /out/slice-ring.tsv
 check_lines "slice from the ring: says where it read" 1 "slice from the ring: rows=" "$(cat /out/slice-ring.err)"
-t1=$(taken)
-usleep 200000
-check "slice from the ring: the collection keeps running" yes "$([ "$(taken)" -gt "$t1" ] && echo yes || echo no)"
+check_wait "slice from the ring: the collection keeps running" $WAIT_S \
+	taken_at_least $(( $(taken) + 1 ))
 check "slice from the ring: the reader is gone again" "reader none" "reader $(ksnap_stat reader)"
 
 ksnapd --slice -1s,+1s -o /out/slice-wait.tsv 2> /out/slice-wait.err
@@ -311,7 +313,7 @@ check "the daemon after the slices writes a stream ksnap-verify takes" 0 \
 unload
 modprobe ksnap metrics=$METRICS cgroups=/svc period_us=1000
 enable 1 > /dev/null
-usleep 300000
+wait_samples 300
 ksnapd --slice -1s -o /out/slice-drop.tsv 2> /out/slice-drop.err
 check_st "slice with overflow=drop and no daemon: exit 1" 1 $? /out/slice-drop.err
 check_lines "slice with overflow=drop: the error says why and what to do" 1 \
