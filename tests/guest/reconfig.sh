@@ -68,9 +68,10 @@ list_of() {
 	printf '%s' "$_l"
 }
 page=$(getconf PAGESIZE 2>/dev/null || echo 4096)
-# A list as "N bytes, checksum C": a failure names that, not the list.
+# A list as "N bytes, md5 C": a failure names that, not the list
+# (busybox has md5sum; it has no cksum).
 sum_of() {
-	echo "$(printf '%s' "$1" | wc -c | tr -d ' ') bytes, cksum $(printf '%s' "$1" | cksum | cut -d' ' -f1)"
+	echo "$(printf '%s' "$1" | wc -c | tr -d ' ') bytes, md5 $(printf '%s' "$1" | md5sum | cut -d' ' -f1)"
 }
 knob_sum() { sum_of "$(cat "$1")"; }
 fits=$(list_of a $((page - 2)))
