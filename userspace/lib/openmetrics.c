@@ -831,9 +831,12 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 		 "each rate over the counter's refresh interval: %s" :
 		 "maximum over the window (--web.window): %s", f->help);
 	meta(b, fmt, wname, "gauge", f->counter ? NULL : f->unit, help);
+	/* A counter's rate is in its column's units a second: scaled as
+	 * its total is (ns: seconds a second). */
 	for (i = f->first; i < f->first + f->nr; i++)
 		if (v[i].alive && v[i].have_window)
-			sample(b, wname, "", l->series[i].labels, v[i].wmax);
+			sample(b, wname, "", l->series[i].labels,
+			       f->counter ? v[i].wmax * f->scale : v[i].wmax);
 	if (f->counter)
 		return;
 	window_name(f, "min", wname, sizeof(wname));
