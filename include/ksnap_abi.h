@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * ksnap shared-memory ABI, version 4.
+ * ksnap shared-memory ABI, version 5.
  *
  * ksnap.ko samples kernel and cgroup counters from an hrtimer into a ring
  * that userspace maps from /dev/ksnap.  This header is the whole contract
@@ -8,11 +8,15 @@
  *
  * Versions.  abi_version is the version of the layout and protocol the
  * module speaks; abi_compat is the oldest version whose readers can still
- * read this ring correctly.  A reader built for version V accepts a ring
- * when abi_compat <= V <= abi_version: a later module that only adds
- * (fields in reserved space, feature bits) keeps abi_compat and raises
- * abi_version.  features lists the optional parts present (KSNAP_FEAT_*);
- * a reader uses a part only when its bit is set.  Version 1 (positions
+ * read this ring correctly.  A later module that only adds (fields in
+ * reserved space, feature bits) keeps abi_compat and raises abi_version.
+ * features lists the optional parts present (KSNAP_FEAT_*); a reader uses
+ * a part only when its bit is set, so a reader built for version V also
+ * reads the rings of the versions back to KSNAP_ABI_READS_FROM, whose
+ * added parts it finds absent: it accepts a ring when abi_compat <= V and
+ * KSNAP_ABI_READS_FROM <= abi_version.  A module and a reader one
+ * version apart, in either order, work together.  Version 5 adds
+ * KSNAP_FEAT_REFRESH_NS to version 4.  Version 1 (positions
  * that restart with each collection, a consumer page the kernel wrote at
  * open and start) is not compatible with version 2; version 2 (a power of
  * two of records, a slot being p & (nr_records - 1)) is not compatible
@@ -187,8 +191,9 @@
 #include <linux/types.h>
 
 #define KSNAP_MAGIC		0x50414e534bULL	/* "KSNAP" */
-#define KSNAP_ABI_VERSION	4
+#define KSNAP_ABI_VERSION	5
 #define KSNAP_ABI_COMPAT	4	/* oldest reader version this module serves */
+#define KSNAP_ABI_READS_FROM	4	/* oldest module version a reader reads */
 
 /* ksnap_ctrl.features: optional parts of the ring. */
 #define KSNAP_FEAT_OVERWRITE	(1ULL << 0)	/* overflow=overwrite exists */
@@ -203,6 +208,11 @@
 #define KSNAP_FEAT_CGROUPS_SKIPPED	(1ULL << 5)
 /* The reader starts and stops collections by KSNAP_IOC_ENABLE */
 #define KSNAP_FEAT_ENABLE_IOCTL		(1ULL << 6)
+/*
+ * ksnap_column_info.refresh_ns and ksnap_metric_info.refresh_ns are set
+ * (version 5)
+ */
+#define KSNAP_FEAT_REFRESH_NS		(1ULL << 7)
 
 #define KSNAP_DEVICE_PATH	"/dev/ksnap"
 /*
@@ -359,7 +369,13 @@ struct ksnap_column_info {
 	__u32 flags;		/* out: KSNAP_COL_* */
 	__u32 freshness;	/* out: KSNAP_FRESH_* */
 	__u32 reserved0;
-	__u64 reserved[5];
+	/*
+	 * out (KSNAP_FEAT_REFRESH_NS): the longest time between two updates
+	 * of the value by the kernel: the tick (1/HZ) for KSNAP_FRESH_TICK,
+	 * 1 s and 2 s for KSNAP_FRESH_1S and _2S, 0 for KSNAP_FRESH_LIVE
+	 */
+	__u64 refresh_ns;
+	__u64 reserved[4];
 	char metric[KSNAP_METRIC_NAME_MAX];
 	char field[KSNAP_FIELD_NAME_MAX];	/* "" when none */
 	char description[KSNAP_DESC_MAX];
@@ -473,7 +489,8 @@ struct ksnap_metric_info {
 	char unit[KSNAP_UNIT_MAX];	/* "bytes", "pages", "ns", "count"... */
 	char field[KSNAP_FIELD_NAME_MAX]; /* "cpu", "cgroup", or "" */
 	char description[KSNAP_DESC_MAX];
-	__u64 reserved[4];	/* zero */
+	__u64 refresh_ns;	/* in: zero; out: as ksnap_column_info's */
+	__u64 reserved[3];	/* zero */
 };
 
 /*

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The catalogue as users see it: KSNAP_IOC_METRIC on /dev/ksnap. */
 #include <linux/errno.h>
+#include <linux/jiffies.h>
 #include <linux/string.h>
+#include <linux/time64.h>
 
 #include "ksnap.h"
 
@@ -23,6 +25,28 @@ static const struct ksnap_metric *ksnap_catalogue_nth(u32 index)
 }
 
 /**
+ * ksnap_metric_refresh_ns() - the longest time between two updates of @m
+ * @m: a metric
+ *
+ * Return: the tick (1/HZ, which readers cannot learn otherwise) for a
+ * tick-counted metric, 1 s or 2 s for one folded or flushed that often,
+ * 0 for one read live (ksnap_abi.h, KSNAP_FEAT_REFRESH_NS).
+ */
+u64 ksnap_metric_refresh_ns(const struct ksnap_metric *m)
+{
+	switch (m->freshness) {
+	case KSNAP_FRESH_TICK:
+		return TICK_NSEC;
+	case KSNAP_FRESH_1S:
+		return NSEC_PER_SEC;
+	case KSNAP_FRESH_2S:
+		return 2 * NSEC_PER_SEC;
+	default:
+		return 0;
+	}
+}
+
+/**
  * ksnap_catalogue_info() - fill in one metric of the catalogue
  * @info: index and reserved set by the caller; the rest is written
  *
@@ -35,6 +59,8 @@ int ksnap_catalogue_info(struct ksnap_metric_info *info)
 	u32 index = info->index;
 	unsigned int i;
 
+	if (info->refresh_ns)
+		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(info->reserved); i++)
 		if (info->reserved[i])
 			return -EINVAL;
@@ -53,6 +79,7 @@ int ksnap_catalogue_info(struct ksnap_metric_info *info)
 	if (ksnap_metric_unproven(m))
 		info->flags |= KSNAP_METRIC_UNPROVEN;
 	info->freshness = m->freshness;
+	info->refresh_ns = ksnap_metric_refresh_ns(m);
 	info->groups = ksnap_metric_groups(m);
 	strscpy(info->name, m->name, sizeof(info->name));
 	strscpy(info->unit, m->unit, sizeof(info->unit));

@@ -23,7 +23,7 @@ void ksnap_ctrl_init(struct ksnap *ks)
 	ctrl->features = KSNAP_FEAT_OVERWRITE | KSNAP_FEAT_WAKEUPS |
 			 KSNAP_FEAT_READ_BOUND | KSNAP_FEAT_METRIC_IOCTL |
 			 KSNAP_FEAT_READER_IOCTL | KSNAP_FEAT_CGROUPS_SKIPPED |
-			 KSNAP_FEAT_ENABLE_IOCTL;
+			 KSNAP_FEAT_ENABLE_IOCTL | KSNAP_FEAT_REFRESH_NS;
 	ctrl->page_size = l->page_size;
 	ctrl->ctrl_pages = l->ctrl_pages;
 	ctrl->consumer_pgoff = l->consumer_pgoff;
@@ -77,6 +77,7 @@ int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col)
 		sizeof(col->description));
 	col->flags = src->metric->flags;
 	col->freshness = src->metric->freshness;
+	col->refresh_ns = ksnap_metric_refresh_ns(src->metric);
 	if (src->cg) {
 		strscpy(col->field, "cgroup", sizeof(col->field));
 		strscpy(col->value, src->cg->path, sizeof(col->value));

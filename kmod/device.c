@@ -183,7 +183,7 @@ static long ksnap_ioctl_column(struct ksnap *ks, void __user *arg)
 		goto out;
 	ret = -EINVAL;
 	if (col->nr_columns || col->flags || col->freshness ||
-	    col->reserved0 || memchr_inv(col->reserved, 0,
+	    col->reserved0 || col->refresh_ns || memchr_inv(col->reserved, 0,
 					 sizeof(col->reserved)))
 		goto out;
 	mutex_lock(&ks->lock);

@@ -333,6 +333,7 @@ int ksnap_follow_column(const struct ksnap *ks, struct ksnap_column_info *col)
 		sizeof(col->description));
 	col->flags = c->metric->flags;
 	col->freshness = c->metric->freshness;
+	col->refresh_ns = ksnap_metric_refresh_ns(c->metric);
 	if (c->cg >= 0) {
 		strscpy(col->field, "cgroup", sizeof(col->field));
 		strscpy(col->value, o->paths + o->path_at[c->cg],

@@ -510,6 +510,7 @@ void ksnap_device_uninit(struct ksnap *ks);
 
 /* catalogue.c: the catalogue as KSNAP_IOC_METRIC gives it. */
 int ksnap_catalogue_info(struct ksnap_metric_info *info);
+u64 ksnap_metric_refresh_ns(const struct ksnap_metric *m);
 
 /* sysfs.c: the device's attributes, /sys/class/misc/ksnap/. */
 void ksnap_sysfs_init(struct ksnap *ks);

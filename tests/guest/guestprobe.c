@@ -1296,9 +1296,11 @@ int main(int argc, char **argv)
 		e = ioctl(fd, KSNAP_IOC_COLUMN, ci) ? errno : 0;
 		report(e);
 		if (!e)
-			printf("set %u nr_columns %u\n%s\n%s\n%s\n", ci->set_id,
+			printf("set %u nr_columns %u\n%s\n%s\n%s\n"
+			       "refresh_ns %llu\n", ci->set_id,
 			       ci->nr_columns, ci->metric, ci->field,
-			       ci->value);
+			       ci->value,
+			       (unsigned long long)ci->refresh_ns);
 		free(ci);
 		close(fd);
 		return e ? 1 : 0;

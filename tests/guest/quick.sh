@@ -15,6 +15,7 @@
 #   identity   rows == STATS taken - lost, the module's figures too
 #   verify     ksnap-verify accepts the lossy stream (exit 0), its
 #              checksums and all
+#   refresh    a CPU time's column says the kernel's tick, a VM event's 0
 TEST=quick
 . /guest/tests/lib.sh
 
@@ -127,5 +128,16 @@ check "ksnap-verify accepts the lossy stream ($(tail -n 1 /out/quick.verify))" 0
 
 rmmod ksnap
 check "rmmod after the collection" 0 $?
+
+# Each column says how often the kernel updates its value: a tick (1/HZ,
+# which userspace cannot learn otherwise) for a CPU time, 0 for a VM event
+# read live.  ksnapd takes its peak rates over ten of them.
+modprobe ksnap metrics=cpu.user,pgfault
+check_in "refresh: cpu.user's refresh_ns is a tick at HZ 100, 250, 300 or 1000" \
+	"$(guestprobe column cur 0 | sed -n 's/^refresh_ns //p')" \
+	10000000 4000000 3333333 1000000
+check "refresh: pgfault's refresh_ns is 0 (read live)" 0 \
+	"$(guestprobe column cur 1 | sed -n 's/^refresh_ns //p')"
+rmmod ksnap
 rmdir "$CG$CGROUP"
 finish

@@ -509,11 +509,11 @@ static void ring_error(const struct ksnap_ring *r, const char *dev, int ret)
 		break;
 	case -EPROTONOSUPPORT:
 		fprintf(stderr, "ksnapd: %s: ring ABI version %u (readable "
-			"from version %u on), this ksnapd reads version %d: "
-			"use the ksnapd built with this ksnap.ko\n", dev,
-			r->found_version, r->found_version >= 2 ?
+			"from version %u on), this ksnapd reads versions %d "
+			"to %d: use the ksnapd built with this ksnap.ko\n",
+			dev, r->found_version, r->found_version >= 2 ?
 			r->found_compat : r->found_version,
-			KSNAP_ABI_VERSION);
+			KSNAP_ABI_READS_FROM, KSNAP_ABI_VERSION);
 		break;
 	case -EBUSY:
 		fprintf(stderr, "ksnapd: %s: %s: another reader holds it (the "

@@ -22,6 +22,7 @@
 struct web_key {
 	const char *metric, *field, *value, *description;
 	uint32_t flags, freshness;
+	uint64_t refresh_ns;
 };
 
 /* A collection's layout, shared by the drain and the scrapes. */
@@ -216,24 +217,18 @@ static void layout_put(struct web_layout *l, struct web_layout **dead)
 		*dead = l;
 }
 
-/* A counter's rate interval: its refresh interval, at least the period. */
-static uint64_t rate_interval(uint32_t freshness, uint64_t period_ns)
+/*
+ * A counter's rate interval: WEB_RATE_REFRESHES of its refreshes (the
+ * kernel's tick for a tick-counted one, as the module says), at least the
+ * period.  A value updated every refresh_ns moves in steps of up to a
+ * refresh's worth, and a delta over an interval can hold one step more
+ * than the interval's own: over ten refreshes, a peak reads at most 10%
+ * high.  A live counter's is the period.
+ */
+static uint64_t rate_interval(uint64_t refresh_ns, uint64_t period_ns)
 {
-	uint64_t f;
+	uint64_t f = refresh_ns * WEB_RATE_REFRESHES;
 
-	switch (freshness) {
-	case KSNAP_FRESH_TICK:
-		f = 10000000ULL;	/* a tick at HZ=100, the longest */
-		break;
-	case KSNAP_FRESH_1S:
-		f = 1000000000ULL;
-		break;
-	case KSNAP_FRESH_2S:
-		f = 2000000000ULL;
-		break;
-	default:
-		f = 0;
-	}
 	if (f < period_ns)
 		f = period_ns;
 	return f ? f : 1;
@@ -277,6 +272,7 @@ static int layout_keys(struct web_layout *l, const struct ksnap_column *cols)
 		k->description = put_string(&p, col->description);
 		k->flags = col->flags;
 		k->freshness = col->freshness;
+		k->refresh_ns = col->refresh_ns;
 	}
 	return 0;
 }
@@ -360,7 +356,10 @@ static int layout_new(struct web *w, const struct ksnap_column *cols,
 			if (!strcmp(k->field, "cgroup"))
 				l->cgroup[j] = k->value;
 			l->interval_ns[j] = f->counter ?
-				rate_interval(k->freshness, period_ns) : 0;
+				rate_interval(k->refresh_ns, period_ns) : 0;
+			if (j == f->first)
+				l->om.fam[i].rate_interval_ns =
+					l->interval_ns[j];
 			l->gone[j] = l->om.series[j].column >= nr_values;
 			if (f->hist)
 				l->hist[j] = &l->hists[j];
@@ -457,6 +456,7 @@ static void column_of(struct ksnap_column *col, const struct web_key *k)
 		 k->description);
 	col->flags = k->flags;
 	col->freshness = k->freshness;
+	col->refresh_ns = k->refresh_ns;
 }
 
 /*

@@ -81,6 +81,8 @@
 #define WEB_DEFAULT_ADDR	"127.0.0.1"
 #define WEB_ANY_ADDR		"::"
 #define WEB_DEFAULT_WINDOW_NS	(60ULL * 1000000000ULL)
+/* A peak rate's interval, in refreshes of its counter: at most 10% high. */
+#define WEB_RATE_REFRESHES	10
 /* --web.histogram's buckets unless --web.histogram-buckets: 1 to 2^39. */
 #define WEB_HIST_START		1.0
 #define WEB_HIST_FACTOR		2.0

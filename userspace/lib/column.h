@@ -23,6 +23,29 @@ struct ksnap_column {
 	char description[KSNAP_DESC_MAX];
 	uint32_t flags;		/* KSNAP_COL_* */
 	uint32_t freshness;	/* KSNAP_FRESH_* */
+	/* The longest time between two updates of the value, 0 when read
+	 * live: the module's (KSNAP_FEAT_REFRESH_NS), else the longest its
+	 * freshness allows (a tick at HZ=100). */
+	uint64_t refresh_ns;
 };
+
+/*
+ * The longest time between two updates that a freshness allows, for a
+ * module that does not say (version 4): a tick at HZ=100 for
+ * KSNAP_FRESH_TICK.
+ */
+static inline uint64_t ksnap_fresh_longest_ns(uint32_t freshness)
+{
+	switch (freshness) {
+	case KSNAP_FRESH_TICK:
+		return 10000000ULL;
+	case KSNAP_FRESH_1S:
+		return 1000000000ULL;
+	case KSNAP_FRESH_2S:
+		return 2000000000ULL;
+	default:
+		return 0;
+	}
+}
 
 #endif /* KSNAP_COLUMN_H */

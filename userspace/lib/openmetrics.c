@@ -828,7 +828,7 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 	window_name(f, "max", wname, sizeof(wname));
 	snprintf(help, sizeof(help), f->counter ?
 		 "peak rate per second over the window (--web.window), "
-		 "each rate over the counter's refresh interval: %s" :
+		 "each rate over ksnap_web_window_rate_interval_seconds: %s" :
 		 "maximum over the window (--web.window): %s", f->help);
 	meta(b, fmt, wname, "gauge", f->counter ? NULL : f->unit, help);
 	/* A counter's rate is in its column's units a second: scaled as
@@ -946,6 +946,42 @@ static void family(struct om_buf *b, enum om_format fmt,
 		histogram(b, fmt, l, f, v);
 }
 
+/*
+ * The interval each counter family's peak rates were taken over, one
+ * sample a family whose _window_max_rate has a sample.
+ */
+static void rate_intervals(struct om_buf *b, enum om_format fmt,
+			   const struct om_layout *l, const struct om_value *v)
+{
+	char wname[OM_NAME_MAX + 32], labels[OM_NAME_MAX + 48];
+	unsigned int i, j;
+	bool said = false;
+
+	for (i = 0; i < l->nr_fam; i++) {
+		const struct om_family *f = &l->fam[i];
+
+		if (!f->counter || !f->rate_interval_ns)
+			continue;
+		for (j = f->first; j < f->first + f->nr; j++)
+			if (v[j].alive && v[j].have_window)
+				break;
+		if (j == f->first + f->nr)
+			continue;
+		if (!said)
+			meta(b, fmt, "ksnap_web_window_rate_interval_seconds",
+			     "gauge", "seconds",
+			     "interval each peak rate of a _window_max_rate "
+			     "family is taken over: ten of its counter's "
+			     "updates (the kernel's tick for CPU times), at "
+			     "least the sampling period");
+		said = true;
+		window_name(f, "max", wname, sizeof(wname));
+		snprintf(labels, sizeof(labels), "family=\"%s\"", wname);
+		sample(b, "ksnap_web_window_rate_interval_seconds", "", labels,
+		       (double)f->rate_interval_ns * 1e-9);
+	}
+}
+
 int om_render(struct om_buf *b, enum om_format f, const struct om_layout *l,
 	      const struct om_value *v, const struct om_self *self)
 {
@@ -954,6 +990,8 @@ int om_render(struct om_buf *b, enum om_format f, const struct om_layout *l,
 	self_metrics(b, f, self);
 	for (i = 0; l && i < l->nr_fam; i++)
 		family(b, f, l, &l->fam[i], v);
+	if (l)
+		rate_intervals(b, f, l, v);
 	if (f == OM_OPENMETRICS)
 		bprintf(b, "# EOF\n");
 	return b->failed ? -ENOMEM : 0;

@@ -114,6 +114,9 @@ struct om_family {
 	bool counter;
 	bool hist;			/* a gauge with a histogram */
 	unsigned int first, nr;		/* its series in om_layout.series */
+	/* A counter's: the interval its peak rates are taken over (the
+	 * caller's), 0 when not given. */
+	uint64_t rate_interval_ns;
 };
 
 struct om_series {

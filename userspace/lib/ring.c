@@ -433,6 +433,8 @@ int ksnap_ring_read_columns(const struct ksnap_ring *r, struct ksnap_coll *c)
 			 info->description);
 		cols[i].flags = info->flags;
 		cols[i].freshness = info->freshness;
+		cols[i].refresh_ns = r->ctrl->features & KSNAP_FEAT_REFRESH_NS ?
+			info->refresh_ns : ksnap_fresh_longest_ns(info->freshness);
 	}
 	free(info);
 	return ret;

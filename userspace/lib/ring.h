@@ -109,10 +109,14 @@ int ksnap_ring_open(struct ksnap_ring *r, const char *path);
  */
 int ksnap_ring_peek(struct ksnap_ring *r, const char *path);
 
-/* Can a reader of KSNAP_ABI_VERSION read a ring of these versions? */
+/*
+ * Can a reader of KSNAP_ABI_VERSION read a ring of these versions?  One
+ * that serves it (compat), of a version back to KSNAP_ABI_READS_FROM
+ * (the parts added since are found by their feature bits).
+ */
 static inline bool ksnap_ring_version_ok(uint32_t version, uint32_t compat)
 {
-	return compat <= KSNAP_ABI_VERSION && KSNAP_ABI_VERSION <= version;
+	return compat <= KSNAP_ABI_VERSION && KSNAP_ABI_READS_FROM <= version;
 }
 
 /*

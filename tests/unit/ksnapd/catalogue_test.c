@@ -52,7 +52,9 @@ static int fake_ioctl(int fd, unsigned long req, void *arg)
 		return ioctl_err;
 	if (fd != FAKE_DEV_FD || req != KSNAP_IOC_METRIC)
 		return -ENOTTY;
-	for (i = 0; i < 4; i++)
+	if (info->refresh_ns)
+		return -EINVAL;
+	for (i = 0; i < sizeof(info->reserved) / sizeof(info->reserved[0]); i++)
 		if (info->reserved[i])
 			return -EINVAL;
 	if (info->index >= NR_FAKE)

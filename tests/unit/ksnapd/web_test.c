@@ -580,6 +580,64 @@ static void a_set_change_keeps_the_window_maximum(void **state)
 }
 
 /*
+ * CPU time counted in ticks of 4 ms (HZ=250, as the module says through
+ * refresh_ns), one CPU busy: sampled every 1 ms, the counter steps 4 ms
+ * every 4 ms.  A rate over 10 ms could hold three steps (1.2 s/s, a peak
+ * 20% high); over ten ticks, 40 ms, it holds ten or eleven (at most 10%
+ * high), and the interval is exported.
+ */
+static struct ksnap_column tick_cols[1] = {
+	{ .metric = "cpu.user", .description = "CPU time in user mode, ns",
+	  .flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,
+	  .freshness = KSNAP_FRESH_TICK, .refresh_ns = 4 * MS },
+};
+
+static void a_tick_counted_peak_rate_is_taken_over_ten_ticks(void **state)
+{
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 1, .period_ns = 1 * MS,
+		.start_mono_ns = mono_ns() - 2000 * MS, .columns = tick_cols,
+	};
+	struct ksnap_record *rec = calloc(1, KSNAP_RECORD_SIZE(1));
+	struct om_buf a = { 0 };
+	const char *at;
+	double peak;
+	unsigned int i;
+
+	assert_non_null(rec);
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	for (i = 0; i <= 1000; i++) {
+		rec->seq = i;
+		rec->time_ns = i * MS;
+		rec->values[0] = i / 4 * 4 * MS;
+		assert_int_equal(web_ops.row(&w, rec), 0);
+	}
+	assert_int_equal(web_ops.flush(&w), 0);
+	free(rec);
+	assert_int_equal(web_render(&w, OM_PROMETHEUS, &a), 0);
+	/* ksnap_cpu_seconds_window_max_rate{mode="user"} V */
+	at = strstr(a.p, "_window_max_rate gauge\n");
+	at = at ? strchr(at, '\n') : NULL;
+	at = at ? strchr(at, ' ') : NULL;
+	if (!at)
+		fail_msg("expected a _window_max_rate sample, got:\n%s", a.p);
+	peak = strtod(at, NULL);
+	if (peak > 1.1 || peak < 1.0)
+		fail_msg("the peak rate of one CPU's ticks: expected 1.0 to "
+			 "1.1 s/s, got %g", peak);
+	if (!strstr(a.p, "\nksnap_web_window_rate_interval_seconds{family=\""))
+		fail_msg("expected ksnap_web_window_rate_interval_seconds, got:"
+			 "\n%s", a.p);
+	at = strstr(a.p, "\nksnap_web_window_rate_interval_seconds{");
+	at = strchr(at, '}');
+	if (strtod(at + 1, NULL) != 0.04)
+		fail_msg("the rate interval: expected 0.04 s, got '%.20s'",
+			 at + 1);
+	om_buf_free(&a);
+}
+
+/*
  * The ring's figures of the collection go on across a set change: no
  * counter goes back (a reset to Prometheus) between the begin of the
  * next set's stream and the next flush.
@@ -1304,6 +1362,9 @@ int main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			requests_beyond_max_requests_get_503, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			a_tick_counted_peak_rate_is_taken_over_ten_ticks,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			a_scrape_is_answered_while_hundreds_of_connections_idle,
 			setup, teardown),

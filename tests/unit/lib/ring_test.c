@@ -68,6 +68,29 @@ static void setup_rejects_bad_magic_and_version(void **s)
 	assert_int_equal(r.found_compat, KSNAP_ABI_VERSION + 1);
 }
 
+/*
+ * A module of an older version back to KSNAP_ABI_READS_FROM (4, which has
+ * no refresh_ns) is read: a new ksnapd on a node whose module is not
+ * reloaded yet; an older one is not.
+ */
+static void setup_reads_a_module_back_to_reads_from(void **s)
+{
+	struct ksnap_ring r = { .fd = -1 };
+	int ret;
+
+	fr.ctrl->abi_version = KSNAP_ABI_READS_FROM;
+	fr.ctrl->abi_compat = KSNAP_ABI_READS_FROM;
+	fr.ctrl->features &= ~KSNAP_FEAT_REFRESH_NS;
+	ret = ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons);
+	if (ret)
+		fail_msg("a ring of version %d: expected it read (0), got %d",
+			 KSNAP_ABI_READS_FROM, ret);
+	fr.ctrl->abi_version = KSNAP_ABI_READS_FROM - 1;
+	fr.ctrl->abi_compat = KSNAP_ABI_READS_FROM - 1;
+	assert_int_equal(ksnap_ring_setup(&r, fr.mem, fr.len, fr.cons),
+			 -EPROTONOSUPPORT);
+}
+
 static void setup_rejects_inconsistent_layouts(void **s)
 {
 	struct ksnap_ring r = { .fd = -1 };
@@ -554,6 +577,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(setup_points_at_the_regions_the_ctrl_block_describes),
 		T(setup_rejects_bad_magic_and_version),
+		T(setup_reads_a_module_back_to_reads_from),
 		T(setup_rejects_inconsistent_layouts),
 		T(records_are_read_in_position_order_across_the_wrap),
 		T(records_wrap_at_a_ring_of_any_size),
