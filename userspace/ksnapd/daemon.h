@@ -96,6 +96,7 @@ struct ksnapd_config {
 	const char *web_listen;		/* ADDR:PORT, "" for the default */
 	uint64_t web_window_ns;
 	unsigned int web_max_requests;	/* --web.max-requests; 0: default */
+	const char *web_telemetry_path;	/* --web.telemetry-path, or NULL */
 	const char *web_metrics;	/* --web.metrics, or NULL: all */
 	const char *web_histograms;	/* --web.histogram, or NULL */
 	struct om_hist_spec web_hist_spec;	/* count 0: the default */

@@ -75,6 +75,7 @@ struct options {
 	const char *web_listen;		/* NULL: none; "": the default */
 	int64_t web_window_ns;
 	unsigned int web_max_requests;	/* 0: the default */
+	const char *web_telemetry_path;	/* NULL: /metrics */
 	const char *web_metrics;	/* NULL: all */
 	const char *web_histograms;	/* --web.histogram, or NULL */
 	struct om_hist_spec web_hist_spec;
@@ -101,7 +102,8 @@ enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_WEB_WINDOW, OPT_WEB_METRICS, OPT_TEXTFILE,
        OPT_TEXTFILE_INTERVAL, OPT_WEB_HISTOGRAM, OPT_WEB_HIST_BUCKETS,
        OPT_WEB_CONFIG, OPT_WEB_SYSTEMD, OPT_WEB_MAX_REQUESTS,
-       OPT_OUTPUT_MAX_SIZE, OPT_OUTPUT_MAX_AGE, OPT_WEB_IDENTITY_ROOT };
+       OPT_OUTPUT_MAX_SIZE, OPT_OUTPUT_MAX_AGE, OPT_WEB_IDENTITY_ROOT,
+       OPT_WEB_TELEMETRY_PATH };
 
 /* The flight recorder's options (set_option() has the others). */
 static bool set_flight_option(int c, struct options *o)
@@ -226,6 +228,13 @@ static bool set_web_option(int c, char **argv, struct options *o)
 		return true;
 	case OPT_WEB_SYSTEMD:
 		o->web_systemd = true;
+		return true;
+	case OPT_WEB_TELEMETRY_PATH:
+		if (!web_telemetry_path_ok(optarg))
+			usage_error("--web.telemetry-path: '%s': expected / "
+				    "then letters, digits and /._-~ (not / "
+				    "alone: the landing page)", optarg);
+		o->web_telemetry_path = optarg;
 		return true;
 	case OPT_WEB_IDENTITY_ROOT:
 		if (!*optarg)
@@ -395,6 +404,9 @@ static void check_options(struct options *o)
 	if (o->web_max_requests && !o->web_listen)
 		usage_error("--web.max-requests: %s", "it goes with "
 			    "--web.listen-address or --web.systemd-socket");
+	if (o->web_telemetry_path && !o->web_listen)
+		usage_error("--web.telemetry-path: %s", "it goes with "
+			    "--web.listen-address or --web.systemd-socket");
 	if (o->web_config && !o->web_listen)
 		usage_error("--web.config.file: %s", "it goes with "
 			    "--web.listen-address or --web.systemd-socket");
@@ -461,6 +473,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "web.config.file", required_argument, NULL,
 		  OPT_WEB_CONFIG },
 		{ "web.systemd-socket", no_argument, NULL, OPT_WEB_SYSTEMD },
+		{ "web.telemetry-path", required_argument, NULL,
+		  OPT_WEB_TELEMETRY_PATH },
 		{ "web.identity-root", required_argument, NULL,
 		  OPT_WEB_IDENTITY_ROOT },
 		{ "help", no_argument, NULL, 'h' },
@@ -747,6 +761,7 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		.web_listen = o->web_listen,
 		.web_window_ns = (uint64_t)o->web_window_ns,
 		.web_max_requests = o->web_max_requests,
+		.web_telemetry_path = o->web_telemetry_path,
 		.web_metrics = o->web_metrics,
 		.web_histograms = o->web_histograms,
 		.web_hist_spec = o->web_hist_spec,

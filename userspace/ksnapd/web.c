@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -920,6 +921,44 @@ static int values_alloc(const struct web_layout *l, unsigned int n,
 }
 
 /*
+ * ksnapd's own process figures, for process_*: read at each render, as
+ * the client libraries do; a figure that cannot be read is left out.
+ */
+static void process_figures(const struct web *w, struct om_self *s)
+{
+	struct timespec ts;
+	struct rlimit rl;
+	char buf[128], **names = NULL;
+	long long size, rss;
+	ssize_t n;
+	int fd, i;
+
+	s->process = true;
+	s->process_start_s = w->start_real_s;
+	s->process_cpu_s = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) ? 0 :
+			   (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	s->process_rss = s->process_vsize = -1;
+	fd = ksnap_sys_open("/proc/self/statm", O_RDONLY | O_CLOEXEC, 0);
+	if (fd >= 0) {
+		n = ksnap_sys_read(fd, buf, sizeof(buf) - 1);
+		ksnap_sys_close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		if (sscanf(buf, "%lld %lld", &size, &rss) == 2) {
+			s->process_vsize = size * ksnap_sys_page_size();
+			s->process_rss = rss * ksnap_sys_page_size();
+		}
+	}
+	n = ksnap_sys_list_dir("/proc/self/fd", &names);
+	s->process_open_fds = n >= 0 ? n : -1;
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	s->process_max_fds = getrlimit(RLIMIT_NOFILE, &rl) ? -1 :
+			     rl.rlim_cur == RLIM_INFINITY ? INT64_MAX :
+			     (int64_t)rl.rlim_cur;
+}
+
+/*
  * A scrape: the layout is taken and the values copied under the lock,
  * their room allocated between the two.  A layout changed in between (a
  * set change) is taken again, never copied from as the old one: at most
@@ -927,7 +966,7 @@ static int values_alloc(const struct web_layout *l, unsigned int n,
  * lock, so that a scrape always carries the series.
  */
 static int render(struct web *w, enum om_format f, struct om_buf *b,
-		  bool scrape)
+		  bool scrape, bool process)
 {
 	struct web_layout *l, *dead = NULL;
 	struct om_value *v = NULL;
@@ -980,6 +1019,8 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 	self = w->self;
 	self.refused = __atomic_load_n(&w->refused, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&w->lock);
+	if (process)
+		process_figures(w, &self);
 	layout_free(dead);
 	dead = NULL;
 
@@ -996,22 +1037,40 @@ static int render(struct web *w, enum om_format f, struct om_buf *b,
 
 int web_render(struct web *w, enum om_format f, struct om_buf *b)
 {
-	return render(w, f, b, true);
+	return render(w, f, b, true, true);
 }
 
 int web_render_file(struct web *w, struct om_buf *b)
 {
-	return render(w, OM_PROMETHEUS, b, false);
+	return render(w, OM_PROMETHEUS, b, false, false);
 }
 
 /* --- the server --------------------------------------------------------- */
 
-static const char landing[] =
-	"<!DOCTYPE html>\n<html><head><title>ksnapd</title></head><body>\n"
-	"<h1>ksnapd</h1>\n<p>Kernel and cgroup counters at the sampling "
-	"period of ksnap.ko, with window maxima and minima that a scrape "
-	"interval cannot see.</p>\n"
-	"<p><a href=\"/metrics\">Metrics</a></p>\n</body></html>\n";
+bool web_telemetry_path_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (s[0] != '/' || n < 2 || n >= WEB_TELEMETRY_PATH_MAX)
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789/._-~") == n;
+}
+
+/* The landing page and the 404 answer, naming the telemetry path. */
+static void pages(struct web *w)
+{
+	snprintf(w->landing, sizeof(w->landing),
+		 "<!DOCTYPE html>\n<html><head><title>ksnapd</title></head>"
+		 "<body>\n<h1>ksnapd</h1>\n<p>Kernel and cgroup counters at "
+		 "the sampling period of ksnap.ko, with window maxima and "
+		 "minima that a scrape interval cannot see.</p>\n"
+		 "<p><a href=\"%s\">Metrics</a></p>\n</body></html>\n",
+		 w->cfg.telemetry_path);
+	snprintf(w->not_found, sizeof(w->not_found), "not found: try %s\n",
+		 w->cfg.telemetry_path);
+}
+
 
 /* buf (len bytes) gzipped into *out; returns its length, 0 on failure. */
 static size_t gzip(const char *buf, size_t len, char **out)
@@ -1076,7 +1135,7 @@ static struct MHD_Response *metrics_answer(struct web *w, enum om_format f,
 	char *body, *z = NULL;
 	size_t len, zl = 0;
 
-	if (render(w, f, &b, false)) {
+	if (render(w, f, &b, false, true)) {
 		om_buf_free(&b);
 		return NULL;
 	}
@@ -1390,14 +1449,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	    strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
 			     "method not allowed: GET or HEAD\n");
-	if (!strcmp(url, "/metrics"))
+	if (!strcmp(url, w->cfg.telemetry_path))
 		return metrics(w, conn,
 			       !strcmp(method, MHD_HTTP_METHOD_HEAD));
 	if (!strcmp(url, "/"))
 		return reply(conn, MHD_HTTP_OK, "text/html; charset=utf-8",
-			     landing);
-	return reply(conn, MHD_HTTP_NOT_FOUND, "text/plain",
-		     "not found: try /metrics\n");
+			     w->landing);
+	return reply(conn, MHD_HTTP_NOT_FOUND, "text/plain", w->not_found);
 }
 
 int web_systemd_socket(char *err, size_t errlen)
@@ -1482,6 +1540,7 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 	     size_t errlen)
 {
 	pthread_condattr_t ca;
+	struct timespec now;
 	int fd = -1, ret;
 
 	memset(w, 0, sizeof(*w));
@@ -1493,6 +1552,17 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 		w->cfg.max_requests = WEB_DEFAULT_MAX_REQUESTS;
 	if (!w->cfg.share_ns)
 		w->cfg.share_ns = WEB_SHARE_NS;
+	if (!w->cfg.telemetry_path)
+		w->cfg.telemetry_path = WEB_DEFAULT_TELEMETRY_PATH;
+	if (!web_telemetry_path_ok(w->cfg.telemetry_path)) {
+		snprintf(err, errlen, "--web.telemetry-path: '%.*s': expected "
+			 "/ and letters, digits, /._-~", 64,
+			 w->cfg.telemetry_path);
+		return -EINVAL;
+	}
+	pages(w);
+	clock_gettime(CLOCK_REALTIME, &now);
+	w->start_real_s = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 	if (!w->cfg.hist_spec.count)
 		w->cfg.hist_spec = (struct om_hist_spec){ WEB_HIST_START,
 			WEB_HIST_FACTOR, WEB_HIST_COUNT };
@@ -1563,7 +1633,8 @@ int web_init(struct web *w, const struct web_config *cfg, char *err,
 		goto fail;
 	}
 	if (cfg->log)
-		fprintf(cfg->log, "ksnapd: serving /metrics on %s (port %u)%s%s\n",
+		fprintf(cfg->log, "ksnapd: serving %s on %s (port %u)%s%s\n",
+			w->cfg.telemetry_path,
 			cfg->systemd_socket ? "systemd's socket" :
 			cfg->listen && *cfg->listen ? cfg->listen :
 			WEB_DEFAULT_ADDR, web_port(w),

@@ -81,6 +81,9 @@
 #define WEB_DEFAULT_ADDR	"127.0.0.1"
 #define WEB_ANY_ADDR		"::"
 #define WEB_DEFAULT_WINDOW_NS	(60ULL * 1000000000ULL)
+/* Where the exposition is served, as node_exporter's --web.telemetry-path. */
+#define WEB_DEFAULT_TELEMETRY_PATH	"/metrics"
+#define WEB_TELEMETRY_PATH_MAX		128
 /* A peak rate's interval, in refreshes of its counter: at most 10% high. */
 #define WEB_RATE_REFRESHES	10
 /* --web.histogram's buckets unless --web.histogram-buckets: 1 to 2^39. */
@@ -152,6 +155,9 @@ struct web_config {
 	/* How long a rendered answer is shared; 0: WEB_SHARE_NS (the
 	 * tests' seam). */
 	uint64_t share_ns;
+	/* --web.telemetry-path (web_telemetry_path_ok()), or NULL:
+	 * WEB_DEFAULT_TELEMETRY_PATH. */
+	const char *telemetry_path;
 };
 
 /* A rendered answer to /metrics in one format and encoding. */
@@ -168,6 +174,11 @@ struct web_conn;
 
 struct web {
 	struct web_config cfg;
+	/* The landing page and the 404 answer, which name the telemetry
+	 * path; when ksnapd started (process_start_time_seconds). */
+	char landing[WEB_TELEMETRY_PATH_MAX + 320];
+	char not_found[WEB_TELEMETRY_PATH_MAX + 32];
+	double start_real_s;
 	pthread_mutex_t lock;
 	/* Under lock: */
 	struct web_layout *layout;	/* the last collection's, or NULL */
@@ -231,6 +242,14 @@ int web_parse_listen(const char *s, char *addr, size_t addrlen,
  * before ADDR: *next is moved past it), else "" (the default address).
  */
 const char *web_listen_arg(const char *optarg, char *const *argv, int *next);
+
+/*
+ * Is s a telemetry path ksnapd serves: "/" and then up to
+ * WEB_TELEMETRY_PATH_MAX - 1 of letters, digits and "/._-~" (what needs
+ * no escaping in a URL or in the landing page), not "/" alone (the
+ * landing page)?
+ */
+bool web_telemetry_path_ok(const char *s);
 
 /* Start the server.  Returns 0 or -errno with err set. */
 int web_init(struct web *w, const struct web_config *cfg, char *err,

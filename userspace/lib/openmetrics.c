@@ -848,6 +848,43 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 			sample(b, wname, "", l->series[i].labels, v[i].wmin);
 }
 
+/* process_*, as Prometheus's client libraries name them. */
+static void process_metrics(struct om_buf *b, enum om_format f,
+			    const struct om_self *s)
+{
+	meta(b, f, "process_cpu_seconds", "counter", "seconds",
+	     "user and system CPU time ksnapd has spent");
+	sample(b, "process_cpu_seconds", "_total", NULL, s->process_cpu_s);
+	meta(b, f, "process_start_time_seconds", "gauge", "seconds",
+	     "start time of ksnapd since the Unix epoch");
+	sample(b, "process_start_time_seconds", "", NULL, s->process_start_s);
+	if (s->process_rss >= 0) {
+		meta(b, f, "process_resident_memory_bytes", "gauge", "bytes",
+		     "resident memory of ksnapd (the mapped ring's pages it "
+		     "has read included)");
+		sample_u64(b, "process_resident_memory_bytes", "", NULL,
+			   (uint64_t)s->process_rss);
+	}
+	if (s->process_vsize >= 0) {
+		meta(b, f, "process_virtual_memory_bytes", "gauge", "bytes",
+		     "virtual memory of ksnapd");
+		sample_u64(b, "process_virtual_memory_bytes", "", NULL,
+			   (uint64_t)s->process_vsize);
+	}
+	if (s->process_open_fds >= 0) {
+		meta(b, f, "process_open_fds", "gauge", NULL,
+		     "open file descriptors of ksnapd");
+		sample_u64(b, "process_open_fds", "", NULL,
+			   (uint64_t)s->process_open_fds);
+	}
+	if (s->process_max_fds >= 0) {
+		meta(b, f, "process_max_fds", "gauge", NULL,
+		     "ksnapd's limit of open file descriptors");
+		sample_u64(b, "process_max_fds", "", NULL,
+			   (uint64_t)s->process_max_fds);
+	}
+}
+
 static void self_metrics(struct om_buf *b, enum om_format f,
 			 const struct om_self *s)
 {
@@ -924,6 +961,8 @@ static void self_metrics(struct om_buf *b, enum om_format f,
 		sample_u64(b, "ksnap_flight_dumps", "_total", NULL,
 			   s->flight_dumps);
 	}
+	if (s->process)
+		process_metrics(b, f, s);
 	if (s->textfile) {
 		meta(b, f, "ksnap_textfile_writes", "counter", NULL,
 		     "times --textfile's file was replaced");

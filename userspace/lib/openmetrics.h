@@ -193,6 +193,13 @@ struct om_self {
 	/* --textfile's, when it is on: the file replaced, writes failed. */
 	bool textfile;
 	uint64_t textfile_writes, textfile_errors;
+	/* The process_* series every Prometheus exporter has (not in a
+	 * textfile, where node_exporter's own would clash): CPU time, start
+	 * time (Unix seconds), memory, descriptors; -1 for a figure that
+	 * could not be read. */
+	bool process;
+	double process_cpu_s, process_start_s;
+	int64_t process_rss, process_vsize, process_open_fds, process_max_fds;
 };
 
 /* A growing text buffer. */

@@ -303,6 +303,10 @@ static void test_writer_over_the_series(void **state)
 	assert_non_null(strstr(s, "ksnap_build_info{version=\"test\""));
 	assert_null(strstr(s, "# EOF"));
 	assert_null(strstr(s, "# UNIT"));
+	/* node_exporter has its own process_*: a second set would clash. */
+	if (strstr(s, "process_"))
+		fail_msg("the textfile: expected no process_* series, got "
+			 "'%.60s'", strstr(s, "process_"));
 
 	/* A full disk: the old file stays, said once, counted each time. */
 	fake_sys.write_err = -ENOSPC;

@@ -1234,6 +1234,102 @@ static void requests_beyond_max_requests_get_503(void **state)
 			 strstr(out, "ksnap_web_requests_refused") ?: out);
 }
 
+/* --- the telemetry path and process_* ---------------------------------------- */
+
+/*
+ * --web.telemetry-path /k/metrics: the exposition is there, /metrics is
+ * 404 naming the path, and the landing page links to it.
+ */
+static void the_exposition_is_at_the_telemetry_path(void **state)
+{
+	static char out[1 << 16];
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0", .window_ns = 60000 * MS,
+		.version = "test", .cgroup_root = cgroot,
+		.telemetry_path = "/k/metrics",
+	};
+
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	port = web_port(&w);
+	http_to("GET /k/metrics HTTP/1.1", 10, out, sizeof(out));
+	if (!strstr(out, "HTTP/1.1 200") || !strstr(out, "\nksnap_build_info{"))
+		fail_msg("GET /k/metrics: expected 200 with the exposition, "
+			 "got:\n%.300s", out);
+	http_to("GET /metrics HTTP/1.1", 10, out, sizeof(out));
+	if (!strstr(out, "HTTP/1.1 404") || !strstr(out, "try /k/metrics"))
+		fail_msg("GET /metrics: expected 404 naming /k/metrics, got:"
+			 "\n%.300s", out);
+	http_to("GET / HTTP/1.1", 10, out, sizeof(out));
+	if (!strstr(out, "href=\"/k/metrics\""))
+		fail_msg("GET /: expected a link to /k/metrics, got:\n%.600s",
+			 out);
+}
+
+/* What the option takes, and what it refuses. */
+static void a_telemetry_path_is_a_plain_absolute_path(void **state)
+{
+	static const char *const good[] = { "/metrics", "/k/metrics",
+		"/a-b_c.d~e" };
+	static const char *const bad[] = { "", "/", "metrics", "/a b",
+		"/a\"b", "/<x>", "/a?b", "/a%20b" };
+	char longer[WEB_TELEMETRY_PATH_MAX + 2];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (!web_telemetry_path_ok(good[i]))
+			fail_msg("'%s': expected taken, got refused", good[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (web_telemetry_path_ok(bad[i]))
+			fail_msg("'%s': expected refused, got taken", bad[i]);
+	memset(longer, 'a', sizeof(longer) - 1);
+	longer[0] = '/';
+	longer[sizeof(longer) - 1] = '\0';
+	assert_false(web_telemetry_path_ok(longer));
+}
+
+/* The value of the sample that follows name and a space, or -1. */
+static double sample_of(const char *text, const char *name)
+{
+	char want[96];
+	const char *at;
+
+	snprintf(want, sizeof(want), "\n%s ", name);
+	at = strstr(text, want);
+	return at ? strtod(at + strlen(want), NULL) : -1;
+}
+
+/*
+ * A scrape has the process_* series every exporter has: ksnapd's CPU
+ * time, start time, memory and descriptors.
+ */
+static void a_scrape_has_the_process_series(void **state)
+{
+	static char out[1 << 16];
+	struct timespec now;
+	double start;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	http_to("GET /metrics HTTP/1.1", 10, out, sizeof(out));
+	start = sample_of(out, "process_start_time_seconds");
+	if (start > (double)now.tv_sec + 1 || start < (double)now.tv_sec - 600)
+		fail_msg("process_start_time_seconds: expected the start, "
+			 "about %lld, got %f", (long long)now.tv_sec, start);
+	if (sample_of(out, "process_cpu_seconds_total") < 0)
+		fail_msg("expected process_cpu_seconds_total, got:\n%.2000s",
+			 out);
+	if (sample_of(out, "process_resident_memory_bytes") <= 0)
+		fail_msg("process_resident_memory_bytes: expected > 0, got "
+			 "%f", sample_of(out, "process_resident_memory_bytes"));
+	if (sample_of(out, "process_open_fds") < 3)
+		fail_msg("process_open_fds: expected 3 or more, got %f",
+			 sample_of(out, "process_open_fds"));
+	if (sample_of(out, "process_max_fds") < sample_of(out,
+							   "process_open_fds"))
+		fail_msg("process_max_fds: expected at least the open ones, "
+			 "got %f", sample_of(out, "process_max_fds"));
+}
+
 /* --- idle connections ----------------------------------------------------- */
 
 #define NR_IDLE	200
@@ -1365,6 +1461,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			a_tick_counted_peak_rate_is_taken_over_ten_ticks,
 			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			the_exposition_is_at_the_telemetry_path, setup,
+			teardown),
+		cmocka_unit_test(a_telemetry_path_is_a_plain_absolute_path),
+		cmocka_unit_test_setup_teardown(
+			a_scrape_has_the_process_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			a_scrape_is_answered_while_hundreds_of_connections_idle,
 			setup, teardown),
