@@ -4,7 +4,8 @@
  * collection's worth of columns of every kind ksnap has (vmstat counters
  * and gauges, a KiB one, CPU and guest times, softirqs, load, threads,
  * pressure, cgroups of a container and a pod, a path that needs escaping,
- * one not valid UTF-8), rendered by the real code in both formats.
+ * one not valid UTF-8), ksnapd's own series with process_* and the rate
+ * intervals, rendered by the real code in both formats.
  *
  *   sample PROM_FILE OM_FILE
  */
@@ -102,6 +103,10 @@ int main(int argc, char **argv)
 		.lateness_sum_ns = 987654321, .lateness_max_ns = 54321,
 		.flight = true, .flight_triggers = 4, .flight_dumps = 2,
 		.textfile = true, .textfile_writes = 9, .textfile_errors = 1,
+		.process = true, .process_cpu_s = 1.25,
+		.process_start_s = 1795000000.5, .process_rss = 12345678,
+		.process_vsize = 98765432, .process_open_fds = 11,
+		.process_max_fds = 1024,
 	};
 	struct om_layout l;
 	struct om_value *v;
@@ -131,6 +136,10 @@ int main(int argc, char **argv)
 	}
 	if (om_layout_build(&l, cols, n, NULL))
 		return 1;
+	/* The counters' peak rates over 40 ms (ksnapd's, web.c). */
+	for (i = 0; i < l.nr_fam; i++)
+		if (l.fam[i].counter)
+			l.fam[i].rate_interval_ns = 40000000;
 	/* Histograms of the memory gauges, bytes: 1 KiB to 1 GiB by 4. */
 	om_layout_histograms(&l, "ksnap_cgroup_memory_*",
 			     &(struct om_hist_spec){ 1024, 4, 11 });
