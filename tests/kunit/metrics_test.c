@@ -260,6 +260,7 @@ static void ksnap_metrics_catalogue(struct kunit *test)
 			continue;
 		memset(info, 0xa5, sizeof(*info));
 		info->index = n;
+		info->refresh_ns = 0;
 		memset(info->reserved, 0, sizeof(info->reserved));
 		KUNIT_ASSERT_EQ_MSG(test, ksnap_catalogue_info(info), 0,
 				    "index %u", n);
@@ -276,6 +277,15 @@ static void ksnap_metrics_catalogue(struct kunit *test)
 		KUNIT_EXPECT_STREQ(test, info->field, m->per_cgroup ? "cgroup" :
 				   m->read_cpu ? "cpu" : "");
 		KUNIT_EXPECT_EQ(test, info->groups, ksnap_metric_groups(m));
+		/* How often the kernel updates it: a tick for a CPU time. */
+		KUNIT_EXPECT_EQ_MSG(test, info->refresh_ns,
+				    m->freshness == KSNAP_FRESH_TICK ?
+				    (u64)TICK_NSEC :
+				    m->freshness == KSNAP_FRESH_1S ?
+				    (u64)NSEC_PER_SEC :
+				    m->freshness == KSNAP_FRESH_2S ?
+				    2 * (u64)NSEC_PER_SEC : 0ULL,
+				    "%s: refresh_ns", m->name);
 		KUNIT_EXPECT_TRUE_MSG(test, !memchr_inv(info->reserved, 0,
 							sizeof(info->reserved)),
 				      "%s: reserved zeroed", m->name);
@@ -285,9 +295,13 @@ static void ksnap_metrics_catalogue(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, ksnap_catalogue_info(info), -EINVAL,
 			    "past the end");
 	info->index = 0;
-	info->reserved[3] = 1;
+	info->reserved[ARRAY_SIZE(info->reserved) - 1] = 1;
 	KUNIT_EXPECT_EQ_MSG(test, ksnap_catalogue_info(info), -EINVAL,
 			    "nonzero reserved");
+	info->reserved[ARRAY_SIZE(info->reserved) - 1] = 0;
+	info->refresh_ns = 1;
+	KUNIT_EXPECT_EQ_MSG(test, ksnap_catalogue_info(info), -EINVAL,
+			    "nonzero refresh_ns on input");
 }
 
 /* The named groups: from the catalogue's categories, none a metric. */
