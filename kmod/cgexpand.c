@@ -2,7 +2,7 @@
 /*
  * cgroup patterns expanded: the walk of the cgroup2 tree under the root of
  * the writer's cgroup namespace, at a configuration and again at every
- * start (ksnap_cgpattern_refresh()).  Process context only: never from
+ * start (ksnap_follow_refresh()).  Process context only: never from
  * the timer.
  */
 #include <linux/bsearch.h>
@@ -339,6 +339,19 @@ int ksnap_cgpattern_keep_path(const struct ksnap_config *cur,
 	return ksnap_cgroup_get(cg, path);
 }
 
+/* The index in @cfg of @cg (by id and path, as below), or -1. */
+int ksnap_cgpattern_find(const struct ksnap_config *cfg,
+			 const struct ksnap_cgroup *cg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		if (cfg->cgroups[i].id == cg->id &&
+		    !strcmp(cfg->cgroups[i].path, cg->path))
+			return i;
+	return -1;
+}
+
 /*
  * Do @a and @b configure the same cgroups in the same order?  A cgroup is
  * the same by its id, which a released copy keeps: a removed cgroup still
@@ -356,62 +369,4 @@ bool ksnap_cgpattern_same(const struct ksnap_config *a,
 		    strcmp(a->cgroups[i].path, b->cgroups[i].path))
 			return false;
 	return true;
-}
-
-/**
- * ksnap_cgpattern_refresh() - expand the configuration's patterns again
- * @ks: stopped, with ks->lock held: a start, before anything reads ks->cfg
- * @changed: set when ks->cfg became a new configuration, not yet published
- *
- * Cgroups created since the configuration that match are added, removed
- * ones dropped (their references go with the old configuration).  With a
- * reader open, the record geometry it mapped stays: a new set whose
- * records would be larger is refused.
- *
- * Return: 0, or -EINVAL, -EBUSY or -ENOMEM with one log line.
- */
-int ksnap_cgpattern_refresh(struct ksnap *ks, bool *changed)
-{
-	const struct ksnap_config *old = ks->cfg;
-	struct ksnap_config *cfg;
-
-	lockdep_assert_held(&ks->lock);
-	*changed = false;
-	if (!old->nr_patterns)
-		return 0;
-	cfg = ksnap_config_rebuild(old, &ks->layout, KSNAP_CG_NO_LIMIT);
-	if (IS_ERR(cfg))
-		return PTR_ERR(cfg);
-	if (!cfg->nr_columns) {
-		pr_err_ratelimited("enable: no column to sample: the cgroup patterns '%s' match no cgroup%s\n",
-				   cfg->cgroups_arg, cfg->nr_unreadable ?
-				   " with the memory controller the metrics need" :
-				   "");
-		ksnap_config_free(cfg);
-		return -EINVAL;
-	}
-	if (ksnap_cgpattern_same(cfg, old)) {
-		ksnap_config_free(cfg);
-		return 0;
-	}
-	if (ks->open) {
-		if (cfg->record_size > old->record_size) {
-			pr_err_ratelimited("enable: the cgroup patterns now give %u columns, more than the %u the open reader's records hold: restart the reader to start with them\n",
-					   cfg->nr_columns,
-					   (unsigned int)((old->record_size -
-							   KSNAP_RECORD_SIZE(0)) /
-							  sizeof(__u64)));
-			ksnap_config_free(cfg);
-			return -EBUSY;
-		}
-		cfg->record_size = old->record_size;
-		cfg->nr_records = old->nr_records;
-	}
-	ks->cfg = cfg;
-	/* New columns: a new set (ksnap_abi.h "Column sets"), published by the start. */
-	ks->set_id++;
-	*changed = true;
-	ksnap_sampler_cgroups_changed(ks);
-	ksnap_config_free(old);
-	return 0;
 }

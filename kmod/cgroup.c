@@ -186,19 +186,6 @@ bool ksnap_cgroup_release(struct ksnap_cgroup *cg)
 	return true;
 }
 
-/*
- * A released cgroup's value of @m, as read at its release; 0 for a metric
- * it could not give then (the configuration refuses those) or one outside
- * ksnap_metrics[] (a test's).  Hardirq-safe.
- */
-u64 ksnap_cgroup_frozen(const struct ksnap_cgroup *cg,
-			const struct ksnap_metric *m)
-{
-	if (m < ksnap_metrics || m >= ksnap_metrics + ksnap_nr_metrics)
-		return 0;
-	return cg->frozen[m - ksnap_metrics];
-}
-
 /**
  * ksnap_cgroup_dup() - hold a configured cgroup once more
  * @dst: receives a copy of @src, with references of its own

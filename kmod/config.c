@@ -10,6 +10,7 @@
 #include <linux/err.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -384,6 +385,33 @@ static int ksnap_config_check_cgroup(const struct ksnap_metric *m,
 	return 0;
 }
 
+/*
+ * A pattern set's records are laid out as wide as the ring allows while it
+ * keeps this many of them: with the default ring_kb, a set's most columns.
+ */
+#define KSNAP_CONFIG_MIN_RECORDS	128
+
+/**
+ * ksnap_config_cap_columns() - the columns a pattern set's records hold
+ * @cfg: being built, with patterns; nr_columns is the set's now
+ * @l: the ring layout
+ *
+ * As many as records the ring keeps KSNAP_CONFIG_MIN_RECORDS of hold, at
+ * most l->max_columns, and at least the set's own: a collection that
+ * starts before its containers grows to what its read's bound admits
+ * (follow.c, ksnap_follow_admit_columns()), not to what it matched at start.
+ */
+unsigned int ksnap_config_cap_columns(const struct ksnap_config *cfg,
+				      const struct ksnap_layout *l)
+{
+	u64 bytes = div_u64((u64)l->data_pages * l->page_size,
+			    KSNAP_CONFIG_MIN_RECORDS);
+	u64 room = bytes > KSNAP_RECORD_SIZE(0) ?
+		   div_u64(bytes - KSNAP_RECORD_SIZE(0), sizeof(__u64)) : 0;
+
+	return clamp_t(u64, room, max(cfg->nr_columns, 1U), l->max_columns);
+}
+
 /* Check one selected metric; *n grows by its number of columns. */
 static int ksnap_config_check_metric(struct ksnap_config *cfg,
 				     unsigned int i, unsigned int *n)
@@ -453,7 +481,7 @@ static int ksnap_config_columns(struct ksnap_config *cfg,
 	/* Patterns: room for the cgroups a running collection finds. */
 	cfg->nr_columns = n;
 	cfg->cap_columns = cfg->nr_patterns ?
-			   ksnap_follow_cap_columns(cfg, l) : n ?: 1;
+			   ksnap_config_cap_columns(cfg, l) : n ?: 1;
 	cfg->nr_columns = 0;
 	if (cfg->cap_columns > n &&
 	    ksnap_layout_records(l, cfg->cap_columns, &cfg->record_size,
@@ -631,4 +659,20 @@ int ksnap_config_check_wake_ms(unsigned int wake_ms)
 	pr_err_ratelimited("wake_ms: %u is out of range: use %u..%u milliseconds\n",
 			   wake_ms, KSNAP_WAKE_MS_MIN, KSNAP_WAKE_MS_MAX);
 	return -EINVAL;
+}
+
+/* Decimal digits (and a newline) in @min..@max, or -EINVAL and a log line. */
+int ksnap_param_set_range(const char *val, const struct kernel_param *kp,
+			  unsigned int min, unsigned int max, const char *unit)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 10, &n) || n < min || n > max) {
+		pr_err("%s: '%*pE' is not a %s in %u..%u\n", kp->name,
+		       (int)min_t(size_t, strcspn(val, "\n"), 64), val, unit,
+		       min, max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
 }

@@ -153,18 +153,20 @@ void ksnap_cpus_start(struct ksnap *ks, int armed)
 	int cpu;
 
 	/*
-	 * The offline CPUs' shares, with interrupts on: no CPU comes or goes
-	 * (cpus_read_lock()), and the hotplug callbacks, the only other users
-	 * of scratch, are held off with them.
+	 * The offline CPUs' shares, and the base, with interrupts on: no CPU
+	 * comes or goes (cpus_read_lock()), the hotplug callbacks, the only
+	 * other users of scratch and writers of base, are held off with them,
+	 * and the timer is not armed.  The lock orders the live set against
+	 * the fold worker, which changes unfolded alone.
 	 */
 	memset(cpus->scratch, 0, sizeof(cpus->scratch));
 	for_each_possible_cpu(cpu)
 		if (!cpu_online(cpu))
 			ksnap_snapshot_cpu(ks->cfg, cpu, false, true,
 					   cpus->scratch);
-	raw_spin_lock_irq(&cpus->lock);
 	memcpy(cpus->base, cpus->scratch, sizeof(cpus->base));
 	memset(cpus->vm_offset, 0, sizeof(cpus->vm_offset));
+	raw_spin_lock_irq(&cpus->lock);
 	cpumask_copy(&cpus->live, cpu_online_mask);
 	cpumask_clear(&cpus->unfolded);
 	cpus->armed = armed;

@@ -64,7 +64,7 @@ int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col)
 
 	lockdep_assert_held(&ks->lock);
 	if (set_id != ks->set_id)
-		return ksnap_follow_column(ks, col);
+		return ksnap_sets_column(ks, col);
 	if (index >= cfg->nr_columns)
 		return -ENOENT;
 	src = &cfg->col[index];
@@ -177,7 +177,7 @@ void ksnap_ctrl_publish_stop(struct ksnap *ks, u32 reason)
 }
 
 /*
- * A running collection's new set (follow.c), with the timer cancelled:
+ * A running collection's new set (install.c), with the timer cancelled:
  * under seq before head covers the set's first record (ksnap_abi.h
  * "Column sets"); the geometry stays.
  */

@@ -163,8 +163,6 @@ bool ksnap_cgroup_release(struct ksnap_cgroup *cg);
 bool ksnap_cgroup_has(const struct ksnap_cgroup *cg, int needs);
 bool ksnap_cgroup_is_threaded(const struct ksnap_cgroup *cg);
 const char *ksnap_cgroup_no_memory_why(const struct ksnap_cgroup *cg);
-u64 ksnap_cgroup_frozen(const struct ksnap_cgroup *cg,
-			const struct ksnap_metric *m);
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg);
 bool ksnap_cgroup_memory_gone(const struct ksnap_cgroup *cg);
 
@@ -266,12 +264,17 @@ int ksnap_cgpattern_expand(struct ksnap_config *cfg,
 			   bool quiet);
 int ksnap_cgpattern_keep_path(const struct ksnap_config *cur,
 			      struct ksnap_cgroup *cg, const char *path);
-struct ksnap;
-int ksnap_cgpattern_refresh(struct ksnap *ks, bool *changed);
+int ksnap_cgpattern_find(const struct ksnap_config *cfg,
+			 const struct ksnap_cgroup *cg);
 bool ksnap_cgpattern_same(const struct ksnap_config *a,
 			  const struct ksnap_config *b);
 int ksnap_config_check_period(unsigned int period_us);
 int ksnap_config_check_wake_ms(unsigned int wake_ms);
+unsigned int ksnap_config_cap_columns(const struct ksnap_config *cfg,
+				      const struct ksnap_layout *l);
+struct kernel_param;
+int ksnap_param_set_range(const char *val, const struct kernel_param *kp,
+			  unsigned int min, unsigned int max, const char *unit);
 
 /*
  * sampler.c: the state of a running collection.  Set at start, in process
@@ -474,16 +477,28 @@ void ksnap_sampler_init(struct ksnap *ks);
 int ksnap_sampler_start(struct ksnap *ks);
 void ksnap_sampler_stop(struct ksnap *ks);
 void ksnap_sampler_uninit(struct ksnap *ks);
-void ksnap_sampler_cgroups_changed(struct ksnap *ks);
-void ksnap_sampler_report_gone(struct ksnap *ks);
-struct kernel_param;
-int ksnap_param_set_range(const char *val, const struct kernel_param *kp,
-			  unsigned int min, unsigned int max, const char *unit);
 bool ksnap_reader_attached(const struct ksnap *ks);
 
+/* gone.c: the configured cgroups the timer found removed. */
+void ksnap_gone_init(struct ksnap *ks);
+void ksnap_gone_report(struct ksnap *ks);
+void ksnap_gone_reset(struct ksnap *ks);
+
+/* install.c: the one way a configuration becomes ks->cfg. */
+#define KSNAP_INSTALL_PUBLISH	0x1
+int ksnap_install(struct ksnap *ks, struct ksnap_config *cfg,
+		  unsigned int flags);
+void ksnap_install_init(struct ksnap *ks);
+void ksnap_install_uninit(struct ksnap *ks);
+
+/* sets.c: the sets swapped out, by name; all with ks->lock held. */
+void ksnap_sets_keep(struct ksnap *ks, const struct ksnap_config *cfg,
+		     u32 set_id);
+int ksnap_sets_column(const struct ksnap *ks, struct ksnap_column_info *col);
+void ksnap_sets_free(struct ksnap *ks);
+
 /* follow.c: the set followed while running; all with ks->lock held. */
-unsigned int ksnap_follow_cap_columns(const struct ksnap_config *cfg,
-				      const struct ksnap_layout *l);
+int ksnap_follow_refresh(struct ksnap *ks, bool *changed);
 void ksnap_follow_init(struct ksnap *ks);
 void ksnap_follow_start(struct ksnap *ks);
 void ksnap_follow_stop(struct ksnap *ks);
@@ -493,7 +508,6 @@ void ksnap_follow_kick(struct ksnap *ks);
 /* cgevents.c: cgroup events start a rescan (ksnap_follow_kick()). */
 void ksnap_cgevents_init(struct ksnap *ks);
 void ksnap_cgevents_uninit(struct ksnap *ks);
-int ksnap_follow_column(const struct ksnap *ks, struct ksnap_column_info *col);
 /* price.c: one more cgroup's read. */
 bool ksnap_price_cg_metric(const struct ksnap_config *cfg,
 			   const struct ksnap_metric *m);

@@ -739,6 +739,19 @@ const struct ksnap_metric ksnap_metrics[] = {
 
 const unsigned int ksnap_nr_metrics = ARRAY_SIZE(ksnap_metrics);
 
+/*
+ * A released cgroup's value of @m, as read at its release; 0 for a metric
+ * it could not give then (the configuration refuses those) or one outside
+ * ksnap_metrics[] (a test's).  Hardirq-safe.
+ */
+static u64 ksnap_metric_frozen(const struct ksnap_metric *m,
+			       const struct ksnap_cgroup *cg)
+{
+	if (m < ksnap_metrics || m >= ksnap_metrics + ksnap_nr_metrics)
+		return 0;
+	return cg->frozen[m - ksnap_metrics];
+}
+
 /**
  * ksnap_metric_read() - one column's value
  * @m: the metric
@@ -756,7 +769,7 @@ u64 ksnap_metric_read(const struct ksnap_metric *m,
 	int c;
 
 	if (cg && ksnap_cgroup_released(cg))
-		return ksnap_cgroup_frozen(cg, m);
+		return ksnap_metric_frozen(m, cg);
 	if (!m->read_cpu)
 		return m->read(m, cg);
 	if (cpu >= 0)

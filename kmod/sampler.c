@@ -59,22 +59,6 @@
 static unsigned int ksnap_read_pct = KSNAP_READ_PCT_DEFAULT;
 static unsigned int ksnap_read_cap_us = KSNAP_READ_CAP_US_DEFAULT;
 
-/* Decimal digits (and a newline) in @min..@max, or -EINVAL and a log line. */
-int ksnap_param_set_range(const char *val, const struct kernel_param *kp,
-			  unsigned int min, unsigned int max, const char *unit)
-{
-	unsigned int n;
-
-	if (kstrtouint(val, 10, &n) || n < min || n > max) {
-		pr_err("%s: '%*pE' is not a %s in %u..%u\n", kp->name,
-		       (int)min_t(size_t, strcspn(val, "\n"), 64), val, unit,
-		       min, max);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*(unsigned int *)kp->arg, n);
-	return 0;
-}
-
 static int ksnap_read_pct_set(const char *val, const struct kernel_param *kp)
 {
 	return ksnap_param_set_range(val, kp, KSNAP_READ_PCT_MIN,
@@ -386,43 +370,6 @@ static void ksnap_wake_fn(struct irq_work *work)
 }
 
 /*
- * Log each cgroup the sampler found removed, once while it is held.  One
- * matched by a pattern is not logged: its removal is the normal course of
- * a followed set (a hundred a second on a busy host), and the next set
- * change counts it (stats/cgroups_removed).
- * Process context; never concurrent with itself (see ksnap_sampler_stop()).
- */
-void ksnap_sampler_report_gone(struct ksnap *ks)
-{
-	const struct ksnap_config *cfg = ks->cfg;
-	struct ksnap_run *run = &ks->run;
-	unsigned int i;
-
-	for (i = 0; i < cfg->nr_cgroups; i++) {
-		if (test_bit(i, run->memory_gone) &&
-		    !test_bit(i, run->gone) &&
-		    !test_and_set_bit(i, ks->memory_gone_logged))
-			pr_warn("cgroups: '%s': its memory controller was disabled while sampled (a parent's cgroup.subtree_control): its memory columns keep their last values and records are flagged stale\n",
-				cfg->cgroups[i].path);
-		if (!test_bit(i, run->gone) || test_bit(i, cfg->matched) ||
-		    test_and_set_bit(i, ks->gone_logged))
-			continue;
-		pr_warn("cgroups: '%s' was removed while sampled: its columns keep their last values and records are flagged stale\n",
-			cfg->cgroups[i].path);
-	}
-}
-
-/* ks->cfg cannot change while this is queued or runs: it is stopped first. */
-static void ksnap_gone_fn(struct work_struct *work)
-{
-	struct ksnap *ks = container_of(work, struct ksnap, gone_work);
-
-	ksnap_sampler_report_gone(ks);
-	/* follow.c lets them go: it takes ks->lock, which this must not. */
-	queue_work(system_unbound_wq, &ks->release_work);
-}
-
-/*
  * The timer found its reads above the bound for too long and stopped
  * rearming: stop the collection, unless a stop (and maybe a new start)
  * came first.
@@ -446,24 +393,14 @@ static void ksnap_overrun_fn(struct work_struct *work)
 
 void ksnap_sampler_init(struct ksnap *ks)
 {
-	INIT_WORK(&ks->gone_work, ksnap_gone_fn);
+	ksnap_gone_init(ks);
+	ksnap_install_init(ks);
 	INIT_WORK(&ks->overrun_work, ksnap_overrun_fn);
 	init_waitqueue_head(&ks->wait);
 	init_irq_work(&ks->wake_work, ksnap_wake_fn);
 	ksnap_follow_init(ks);
 	hrtimer_setup(&ks->timer, ksnap_timer_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_ABS_PINNED_HARD);
-}
-
-/*
- * The configured cgroups were resolved again (a cgroups write): their
- * removals are news again.  With ks->lock held, while stopped.
- */
-void ksnap_sampler_cgroups_changed(struct ksnap *ks)
-{
-	lockdep_assert_held(&ks->lock);
-	bitmap_zero(ks->gone_logged, KSNAP_MAX_CGROUPS);
-	bitmap_zero(ks->memory_gone_logged, KSNAP_MAX_CGROUPS);
 }
 
 /*
@@ -655,7 +592,7 @@ int ksnap_sampler_start(struct ksnap *ks)
 				    hrtimer_resolution,
 				    div_u64(ks->period_ns, NSEC_PER_USEC));
 	/* cgroup patterns: the cgroups that match now, not at configuration. */
-	ret = ksnap_cgpattern_refresh(ks, &changed);
+	ret = ksnap_follow_refresh(ks, &changed);
 	if (ret)
 		return ret;
 	/* Removed while stopped: not read by this collection. */
@@ -717,7 +654,7 @@ void ksnap_sampler_stop(struct ksnap *ks)
 	ksnap_cpus_stop(ks);
 	/* Nothing queues it any more: log what it had not yet logged. */
 	cancel_work_sync(&ks->gone_work);
-	ksnap_sampler_report_gone(ks);
+	ksnap_gone_report(ks);
 	/* The timer is cancelled and hotplug inactive: nothing reads them. */
 	ksnap_sampler_release_gone(ks);
 
@@ -738,4 +675,5 @@ void ksnap_sampler_uninit(struct ksnap *ks)
 	/* Stopped: it finds nothing to do if it runs. */
 	cancel_work_sync(&ks->overrun_work);
 	ksnap_follow_uninit(ks);
+	ksnap_install_uninit(ks);
 }

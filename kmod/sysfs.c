@@ -183,7 +183,7 @@ static ssize_t ksnap_reconfigure(struct ksnap *ks, const char *what,
 				 const char *metrics, const char *cgroups,
 				 bool keep_cgroups)
 {
-	const struct ksnap_config *cfg, *old;
+	struct ksnap_config *cfg;
 
 	lockdep_assert_held(&ks->lock);
 	if (ks->running || ks->open) {
@@ -195,14 +195,8 @@ static ssize_t ksnap_reconfigure(struct ksnap *ks, const char *what,
 				 keep_cgroups ? ks->cfg : NULL);
 	if (IS_ERR(cfg))
 		return PTR_ERR(cfg);
-	old = ks->cfg;
-	ks->cfg = cfg;
-	/* Kept unless matches left out for memory metrics come back. */
-	if (!keep_cgroups || !ksnap_cgpattern_same(cfg, old))
-		ksnap_sampler_cgroups_changed(ks);
-	ksnap_ctrl_publish_config(ks);
-	ksnap_config_free(old);
-	return 0;
+	/* Stopped: it cannot fail. */
+	return ksnap_install(ks, cfg, KSNAP_INSTALL_PUBLISH);
 }
 
 static ssize_t metrics_store(struct device *dev, struct device_attribute *attr,

@@ -5,8 +5,9 @@
  * one), with fake metrics whose values the test knows.  The test plays the
  * reader: it writes the consumer page as ksnapd would.  The code under
  * test is compiled into this module from kmod/sampler.c, ctrl.c, device.c,
- * plan.c, snapshot.c, cpus.c and follow.c; ring, metric and cgroup helpers come from
- * the other suites' objects.
+ * plan.c, snapshot.c, cpus.c, follow.c, price.c, install.c, gone.c and
+ * sets.c; ring, metric and cgroup helpers come from the other suites'
+ * objects.
  */
 #include <kunit/test.h>
 #include <linux/cgroup.h>
@@ -24,6 +25,9 @@
 #include "../../kmod/cpus.c"
 #include "../../kmod/follow.c"
 #include "../../kmod/price.c"
+#include "../../kmod/install.c"
+#include "../../kmod/gone.c"
+#include "../../kmod/sets.c"
 
 /* Fake metrics: item + the number of reads so far, so values move. */
 static u64 ksnap_fake_reads;
@@ -440,7 +444,7 @@ static void ksnap_sampler_gone_cgroup_freezes(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, test_bit(0, f->ks.gone_logged),
 			      "logged once while held, not per collection");
 	mutex_lock(&f->ks.lock);
-	ksnap_sampler_cgroups_changed(&f->ks);
+	ksnap_gone_reset(&f->ks);
 	mutex_unlock(&f->ks.lock);
 	KUNIT_EXPECT_FALSE_MSG(test, test_bit(0, f->ks.gone_logged),
 			       "news again once the cgroups are resolved again");
@@ -937,7 +941,7 @@ static void ksnap_ctrl_reconfig_starts_empty_collection(struct kunit *test)
 }
 
 /*
- * A set change (follow.c): the new set's cgroups and columns are found in
+ * A set change (install.c): the new set's cgroups and columns are found in
  * the old one by cgroup and by metric, field and CPU; what is new has no
  * old index.
  */
@@ -982,12 +986,12 @@ static void ksnap_follow_maps_columns(struct kunit *test)
 	old->nr_columns = 3;
 	new->nr_columns = 3;
 	for (i = 0; i < 2; i++)
-		cg_from[i] = ksnap_follow_cg_from(old, &ncg[i]);
+		cg_from[i] = ksnap_cgpattern_find(old, &ncg[i]);
 	KUNIT_EXPECT_EQ(test, cg_from[0], 1);
 	KUNIT_EXPECT_EQ(test, cg_from[1], -1);
-	KUNIT_EXPECT_EQ(test, ksnap_follow_col_from(old, &new->col[0], cg_from), 0);
-	KUNIT_EXPECT_EQ(test, ksnap_follow_col_from(old, &new->col[1], cg_from), 2);
-	KUNIT_EXPECT_EQ(test, ksnap_follow_col_from(old, &new->col[2], cg_from), -1);
+	KUNIT_EXPECT_EQ(test, ksnap_install_col_from(old, &new->col[0], cg_from), 0);
+	KUNIT_EXPECT_EQ(test, ksnap_install_col_from(old, &new->col[1], cg_from), 2);
+	KUNIT_EXPECT_EQ(test, ksnap_install_col_from(old, &new->col[2], cg_from), -1);
 	/* One new cgroup, one gone. */
 	KUNIT_EXPECT_EQ(test, ksnap_follow_count_new(new, old), 1U);
 	KUNIT_EXPECT_EQ(test, ksnap_follow_count_new(old, new), 1U);
@@ -996,7 +1000,7 @@ static void ksnap_follow_maps_columns(struct kunit *test)
 }
 
 /*
- * The records' room: as wide as leaves KSNAP_FOLLOW_MIN_RECORDS records
+ * The records' room: as wide as leaves KSNAP_CONFIG_MIN_RECORDS records
  * in the ring, at most max_columns, at least the set's own; and how many
  * cgroups a room holds.
  */
@@ -1018,15 +1022,15 @@ static void ksnap_follow_capacity(struct kunit *test)
 	cfg->nr_metrics = 2;
 	cfg->nr_cgroups = 1;
 	cfg->nr_columns = 2;
-	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l), 8187U);
+	KUNIT_EXPECT_EQ(test, ksnap_config_cap_columns(cfg, &l), 8187U);
 	l.max_columns = 4096;
-	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l), 4096U);
+	KUNIT_EXPECT_EQ(test, ksnap_config_cap_columns(cfg, &l), 4096U);
 	/* A 64 KiB ring: 128 records of 512 bytes, 59 columns. */
 	l.data_pages = 16;
-	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l), 59U);
+	KUNIT_EXPECT_EQ(test, ksnap_config_cap_columns(cfg, &l), 59U);
 	/* Never less than the set's own columns. */
 	cfg->nr_columns = 100;
-	KUNIT_EXPECT_EQ(test, ksnap_follow_cap_columns(cfg, &l), 100U);
+	KUNIT_EXPECT_EQ(test, ksnap_config_cap_columns(cfg, &l), 100U);
 	cfg->nr_columns = 2;
 	/* 10 columns: pgfault and 9 cgroups' memory.current. */
 	KUNIT_EXPECT_EQ(test, ksnap_follow_cg_limit(cfg, 10), 9U);

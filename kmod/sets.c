@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The last KSNAP_OLD_SETS column sets swapped out of a running collection
+ * (install.c): their columns' names, for KSNAP_IOC_COLUMN, so that a
+ * reader behind by a few set changes can name their records.  All with
+ * ks->lock held.
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "ksnap.h"
+
+/* An old set's slot emptied. */
+static void ksnap_sets_free_one(struct ksnap_old_set *o)
+{
+	kvfree(o->col);
+	kvfree(o->path_at);
+	kvfree(o->paths);
+	memset(o, 0, sizeof(*o));
+}
+
+/* @cfg's columns' names kept as set @set_id, in the oldest slot. */
+void ksnap_sets_keep(struct ksnap *ks, const struct ksnap_config *cfg,
+		     u32 set_id)
+{
+	struct ksnap_old_set *o = &ks->old_sets[ks->old_next];
+	size_t bytes = 0, len;
+	unsigned int i;
+
+	ksnap_sets_free_one(o);
+	/* The paths packed: a set of 2048 cgroups keeps their names, not 8 MiB. */
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		bytes += strlen(cfg->cgroups[i].path) + 1;
+	o->col = kvcalloc(cfg->nr_columns ?: 1, sizeof(*o->col), GFP_KERNEL);
+	o->path_at = kvcalloc(cfg->nr_cgroups ?: 1, sizeof(*o->path_at),
+			      GFP_KERNEL);
+	o->paths = kvmalloc(bytes ?: 1, GFP_KERNEL);
+	if (!o->col || !o->path_at || !o->paths) {
+		/* Its records then read as ESTALE: a reader skips them. */
+		ksnap_sets_free_one(o);
+		return;
+	}
+	for (i = 0, bytes = 0; i < cfg->nr_cgroups; i++) {
+		len = strlen(cfg->cgroups[i].path) + 1;
+		memcpy(o->paths + bytes, cfg->cgroups[i].path, len);
+		o->path_at[i] = bytes;
+		bytes += len;
+	}
+	for (i = 0; i < cfg->nr_columns; i++) {
+		o->col[i].metric = cfg->col[i].metric;
+		o->col[i].cpu = cfg->col[i].cpu;
+		o->col[i].cg = cfg->col[i].cg ? cfg->col[i].cg_idx : -1;
+	}
+	o->nr_columns = cfg->nr_columns;
+	o->set_id = set_id;
+	ks->old_next = (ks->old_next + 1) % KSNAP_OLD_SETS;
+}
+
+/**
+ * ksnap_sets_column() - column @col->index of a set swapped out
+ * @ks: with ks->lock held
+ * @col: as for ksnap_ctrl_column()
+ *
+ * Return: 0, -ESTALE when the set is none of the last KSNAP_OLD_SETS
+ * swapped out, -ENOENT past its last column.
+ */
+int ksnap_sets_column(const struct ksnap *ks, struct ksnap_column_info *col)
+{
+	const struct ksnap_old_set *o = NULL;
+	const struct ksnap_old_col *c;
+	u32 set_id = col->set_id, index = col->index;
+	unsigned int i;
+
+	lockdep_assert_held(&ks->lock);
+	for (i = 0; i < KSNAP_OLD_SETS; i++)
+		if (set_id && ks->old_sets[i].set_id == set_id)
+			o = &ks->old_sets[i];
+	if (!o)
+		return -ESTALE;
+	if (index >= o->nr_columns)
+		return -ENOENT;
+	c = &o->col[index];
+	memset(col, 0, sizeof(*col));
+	col->set_id = set_id;
+	col->index = index;
+	col->nr_columns = o->nr_columns;
+	strscpy(col->metric, c->metric->name, sizeof(col->metric));
+	strscpy(col->description, ksnap_metric_desc(c->metric),
+		sizeof(col->description));
+	col->flags = c->metric->flags;
+	col->freshness = c->metric->freshness;
+	col->refresh_ns = ksnap_metric_refresh_ns(c->metric);
+	if (c->cg >= 0) {
+		strscpy(col->field, "cgroup", sizeof(col->field));
+		strscpy(col->value, o->paths + o->path_at[c->cg],
+			sizeof(col->value));
+	} else if (c->cpu >= 0) {
+		strscpy(col->field, "cpu", sizeof(col->field));
+		snprintf(col->value, sizeof(col->value), "%d", c->cpu);
+	}
+	return 0;
+}
+
+/* Every slot emptied (unload). */
+void ksnap_sets_free(struct ksnap *ks)
+{
+	unsigned int i;
+
+	for (i = 0; i < KSNAP_OLD_SETS; i++)
+		ksnap_sets_free_one(&ks->old_sets[i]);
+}
