@@ -36,6 +36,8 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -227,11 +229,13 @@ static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg)
 	struct ksnap_install_move *mv;
 	struct ksnap_install_arm arm;
 	u32 old_set = ks->set_id;
+	u64 t0;
 
 	mv = kvmalloc(sizeof(*mv), GFP_KERNEL);
 	if (!mv)
 		return -ENOMEM;
 	ksnap_install_map(ks, cfg, mv);
+	t0 = ktime_get_ns();
 	if (!ksnap_install_pause(ks, &arm)) {
 		kvfree(mv);
 		return -ECANCELED;
@@ -242,6 +246,9 @@ static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg)
 	ks->run.set_flags = KSNAP_REC_SET_CHANGED;
 	ksnap_ctrl_publish_set(ks);
 	ksnap_install_resume(ks, &arm);
+	/* From the cancel to the timer armed again: how long sampling paused. */
+	ks->follow.set_change_pause_max_ns =
+		max(ks->follow.set_change_pause_max_ns, ktime_get_ns() - t0);
 	/*
 	 * The gone worker the pause cancelled may not have asked for the
 	 * release of what the timer saw removed: ask now.

@@ -333,6 +333,7 @@ struct ksnap_follow_stats {
 	u64 regrows;		/* times it took shed cgroups back */
 	u64 columns_admitted;	/* a set change's most columns now */
 	u64 cgroup_price_ns;	/* one more cgroup's read, at start */
+	u64 set_change_pause_max_ns;	/* the longest timer pause (install.c) */
 };
 
 /* A set swapped out while running: its columns, for KSNAP_IOC_COLUMN. */

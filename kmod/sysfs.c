@@ -583,6 +583,7 @@ static KSNAP_FOLLOW_ATTR(sheds);
 static KSNAP_FOLLOW_ATTR(regrows);
 static KSNAP_FOLLOW_ATTR(columns_admitted);
 static KSNAP_FOLLOW_ATTR(cgroup_price_ns);
+static KSNAP_FOLLOW_ATTR(set_change_pause_max_ns);
 
 static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_taken.attr.attr,
@@ -613,6 +614,7 @@ static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_regrows.attr.attr,
 	&ksnap_stat_attr_columns_admitted.attr.attr,
 	&ksnap_stat_attr_cgroup_price_ns.attr.attr,
+	&ksnap_stat_attr_set_change_pause_max_ns.attr.attr,
 	NULL,
 };
 

@@ -55,12 +55,18 @@ wait_attached
 check "start" ok "$(guestprobe write $S/enable 1)"
 wait_samples 5
 check_wait "the first set names the one match" $WAIT_S cgroups_are "$D/a"
+check "no set change yet: stats/set_change_pause_max_ns" 0 \
+	"$(ksnap_stat set_change_pause_max_ns)"
 mkdir $CG$D/b $CG$D/c
 check_wait "cgroups made while sampled become columns of a new set" \
 	$WAIT_S cgroups_are "$D/a $D/b $D/c"
 check "stats: cgroups_found" 2 "$(ksnap_stat cgroups_found)"
 check "a set change is counted" yes \
 	"$([ "$(ksnap_stat set_changes)" -ge 1 ] && echo yes || echo no)"
+pause=$(ksnap_stat set_change_pause_max_ns)
+info "the longest pause of the timer at a set change: $pause ns"
+check "the set change's pause of the timer is published (stats/set_change_pause_max_ns above 0)" \
+	yes "$([ "$pause" -gt 0 ] && echo yes || echo "no ($pause)")"
 wait_samples 5
 rmdir $CG$D/b
 check_wait "a cgroup removed while sampled leaves the set" \
