@@ -18,7 +18,7 @@ while read -r l; do
 	case "$l" in kernel=*) kernel=${l#kernel=} ;; esac
 	case "$l" in
 	kind=writer_wide*|kind=omrender*) ;;
-	kind=discovery*|kind=width*|kind=cgpoll*|kind=scrape_loss*)
+	kind=discovery*|kind=width*|kind=cgpoll*|kind=pause*|kind=scrape_loss*)
 		echo "$kernel $l" ;;
 	esac
 done < "$raw" > "${TMPDIR:-/tmp}/follow-report.$$"
@@ -59,6 +59,20 @@ memory.current and cpu.stat.usage of N cgroups; ksnap's read per snapshot (stats
 		*) x=- ;;
 		esac
 		echo "| $k | $n | $cols | $rd | $mx | $pw | $(v cpu_p50_us "$l") | $x |"
+	done
+fi
+if grep -q 'kind=pause' "$t"; then
+	sect "### The pause of a set change (2-vCPU guest)
+
+A collection of memory.current and cpu.stat.usage of N-1 cgroups (and pgfault) at 20 Hz gains the Nth cgroup: one set change. The pause is the time from the timer's cancel to its arming again (stats/set_change_pause_max_ns); the new set's map to the old one is built before it, while the old set is sampled."
+	echo "| kernel | cgroups | columns | set changes | pause µs | periods missed | read max µs |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	grep ' kind=pause' "$t" | while read -r k l; do
+		if [ "$(v error "$l")" != - ]; then
+			echo "| $k | $(v cgroups "$l") | refused | - | - | - | - |"
+			continue
+		fi
+		echo "| $k | $(v cgroups "$l") | $(v cols "$l") | $(v set_changes "$l") | $(awk "BEGIN { printf \"%.1f\", $(v pause_max_ns "$l") / 1000 }") | $(v missed "$l") | $(awk "BEGIN { printf \"%.1f\", $(v read_max_ns "$l") / 1000 }") |"
 	done
 fi
 if grep -q '^kind=writer_wide' "$raw"; then

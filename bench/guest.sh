@@ -20,6 +20,11 @@
 #   width     read per snapshot (stats) of memory.current and
 #             cpu.stat.usage for each of WIDTH_SETS cgroups, and a
 #             cgroupfs poller's sweep of the same (bench/cgpoll.c)
+#   pause     the time a set change keeps the timer from sampling
+#             (stats/set_change_pause_max_ns) against the set's size:
+#             for each N of PAUSE_SETS, a collection started on N-1
+#             cgroups of memory.current and cpu.stat.usage gains one
+#             more, one set change
 #   scrape    ksnap.ko + ksnapd --lossy with its endpoint, 64 columns,
 #             SCRAPE_SECONDS per period of SCRAPE_PERIODS, with and
 #             without a scraper at SCRAPE_RATE requests/s (bench/scrape.c):
@@ -34,6 +39,7 @@
 #   SCALE_SECONDS SCALE_REPS   scale: seconds per run, runs (3, 3)
 #   DISC_MS DISC_SAMPLES DISC_SETTLE  discovery ("1000 500 100", 50, 10)
 #   WIDTH_SETS WIDTH_SECONDS WIDTH_SWEEPS   width ("10 100 1000 2000 2048", 5, 20)
+#   PAUSE_SETS         pause ("1 10 100 500 1000 2000")
 #   SCRAPE_PERIODS SCRAPE_SECONDS SCRAPE_RATE   scrape ("1000 200", 20, 100)
 set -u
 B=/guest/files
@@ -364,6 +370,42 @@ if phase width; then
 		fi
 		$B/cgpoll --dir $CG/wide --prefix w --count $n --sweeps ${WIDTH_SWEEPS:-20} --cpu 1 --tag "$t" >> $RAW
 		log "width $n done"
+	done
+fi
+
+# Pause: for each N, a collection of pgfault and memory.current and
+# cpu.stat.usage of /pause/p*, started on N-1 cgroups (20 Hz, the bound
+# wide enough for all, timer on CPU 0), gains the Nth: one set change of
+# N cgroups, whose pause of the timer stats/set_change_pause_max_ns
+# gives, beside the periods it made the timer miss.
+if phase pause; then
+	mkdir -p $CG/pause
+	echo "+memory +cpu" > $CG/pause/cgroup.subtree_control
+	made=0
+	for n in ${PAUSE_SETS:-1 10 100 500 1000 2000}; do
+		while [ $made -lt $((n - 1)) ]; do
+			mkdir $CG/pause/p$made
+			made=$((made + 1))
+		done
+		t="cgroups=$n"
+		if ! modprobe ksnap metrics=pgfault,memory.current,cpu.stat.usage 'cgroups=/pause/p*' \
+			period_us=50000 read_pct=50 read_cap_us=25000 cpu=0 2> /tmp/pause.err; then
+			echo "kind=pause $t error=modprobe why=\"$(dmesg | grep ksnap | tail -1 | tr -d '"')\"" >> $RAW
+			continue
+		fi
+		enable 1
+		m0=$(stat_of missed)
+		mkdir $CG/pause/p$made
+		made=$((made + 1))
+		i=0
+		while [ "$(stat_of set_changes)" -lt 1 ] && [ $i -lt 600 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		enable 0
+		echo "kind=pause $t cols=$(plan_of columns) set_changes=$(stat_of set_changes) cgroups_found=$(stat_of cgroups_found) cgroups_skipped=$(stat_of cgroups_skipped) pause_max_ns=$(stat_of set_change_pause_max_ns) missed=$(( $(stat_of missed) - m0 )) read_max_ns=$(stat_of read_max_ns) taken=$(stat_of taken)" >> $RAW
+		rmmod ksnap
+		log "pause $n done"
 	done
 fi
 
