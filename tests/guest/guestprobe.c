@@ -8,6 +8,8 @@
  *   guestprobe write FILE VALUE      write(2) VALUE plus a newline, one call
  *                                    ("short:W/N" if only W of N bytes
  *                                    were taken; so for write-hex, write-n)
+ *   guestprobe nswrite CGDIR FILE VALUE  the same, from inside the cgroup
+ *                                    CGDIR and a new cgroup namespace there
  *   guestprobe load KO [PARAMS]      finit_module(2) with PARAMS
  *   guestprobe unload NAME           delete_module(2), O_NONBLOCK as rmmod:
  *                                    a module in use is EAGAIN (EWOULDBLOCK)
@@ -105,6 +107,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <grp.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -567,6 +570,41 @@ static int hexval(char c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
+}
+
+/*
+ * Move into the cgroup CGDIR, enter a new cgroup namespace (rooted there)
+ * and write VALUE to PATH as write does: a knob written from inside a
+ * container's cgroup namespace.
+ */
+static int cmd_nswrite(const char *cgdir, const char *path, const char *value)
+{
+	char procs[4096], buf[4096];
+	int fd, n;
+	ssize_t w;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgdir);
+	fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "nswrite: %s: %s\n", procs, strerror(errno));
+		return 2;
+	}
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	w = write(fd, buf, n);
+	close(fd);
+	if (w != n) {
+		fprintf(stderr, "nswrite: moving into %s failed\n", cgdir);
+		return 2;
+	}
+	if (unshare(CLONE_NEWCGROUP)) {
+		fprintf(stderr, "nswrite: unshare(CLONE_NEWCGROUP): %s\n",
+			strerror(errno));
+		return 2;
+	}
+	n = snprintf(buf, sizeof(buf), "%s\n", value);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return 2;
+	return write_buf(path, buf, n);
 }
 
 static int cmd_write_hex(const char *path, const char *hex)
@@ -1253,6 +1291,8 @@ int main(int argc, char **argv)
 		return cmd_records(atof(argv[2]), true, false);
 	if (!strcmp(cmd, "sets") && argc == 3)
 		return cmd_records(atof(argv[2]), false, true);
+	if (!strcmp(cmd, "nswrite") && argc == 5)
+		return cmd_nswrite(argv[2], argv[3], argv[4]);
 	if (!strcmp(cmd, "write-hex") && argc == 4)
 		return cmd_write_hex(argv[2], argv[3]);
 	if (!strcmp(cmd, "write-n") && argc == 5)
