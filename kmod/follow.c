@@ -349,14 +349,14 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 	cfg->nr_records = old->nr_records;
 	found = ksnap_follow_count_new(cfg, old);
 	removed = ksnap_follow_count_new(old, cfg);
-	if (ksnap_install(ks, cfg, 0)) {
+	if (ksnap_install(ks, cfg, ksnap_follow_can_shed(cfg) ?
+			  KSNAP_INSTALL_CAN_SHED : 0)) {
 		ksnap_config_free(cfg);
 		return;
 	}
 	ks->follow.set_changes++;
 	ks->follow.cgroups_found += found;
 	ks->follow.cgroups_removed += removed;
-	WRITE_ONCE(ks->run.can_shed, ksnap_follow_can_shed(cfg));
 	ks->follow.rescans += whole;
 	ksnap_follow_reprice(ks);
 }

@@ -223,7 +223,8 @@ static void ksnap_install_resume(struct ksnap *ks,
 }
 
 /* A running collection's new set, between two snapshots. */
-static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg)
+static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg,
+				 unsigned int flags)
 {
 	const struct ksnap_config *old = ks->cfg;
 	struct ksnap_install_move *mv;
@@ -244,6 +245,7 @@ static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg)
 	ks->set_id++;
 	ks->run.set_id = ks->set_id;
 	ks->run.set_flags = KSNAP_REC_SET_CHANGED;
+	WRITE_ONCE(ks->run.can_shed, !!(flags & KSNAP_INSTALL_CAN_SHED));
 	ksnap_ctrl_publish_set(ks);
 	ksnap_install_resume(ks, &arm);
 	/* From the cancel to the timer armed again: how long sampling paused. */
@@ -281,7 +283,7 @@ int ksnap_install(struct ksnap *ks, struct ksnap_config *cfg,
 
 	lockdep_assert_held(&ks->lock);
 	if (ks->running)
-		return ksnap_install_running(ks, cfg);
+		return ksnap_install_running(ks, cfg, flags);
 	ks->cfg = cfg;
 	/* Removals are news again, unless the same cgroups are held. */
 	if (!ksnap_cgpattern_same(cfg, old))

@@ -487,6 +487,7 @@ void ksnap_gone_reset(struct ksnap *ks);
 
 /* install.c: the one way a configuration becomes ks->cfg. */
 #define KSNAP_INSTALL_PUBLISH	0x1
+#define KSNAP_INSTALL_CAN_SHED	0x2	/* running: the new set can shed cgroups */
 int ksnap_install(struct ksnap *ks, struct ksnap_config *cfg,
 		  unsigned int flags);
 void ksnap_install_init(struct ksnap *ks);

@@ -195,6 +195,9 @@ static ssize_t ksnap_reconfigure(struct ksnap *ks, const char *what,
 				 keep_cgroups ? ks->cfg : NULL);
 	if (IS_ERR(cfg))
 		return PTR_ERR(cfg);
+	/* A cgroups write resolves them again: their removals are news again. */
+	if (!keep_cgroups)
+		ksnap_gone_reset(ks);
 	/* Stopped: it cannot fail. */
 	return ksnap_install(ks, cfg, KSNAP_INSTALL_PUBLISH);
 }
