@@ -53,7 +53,7 @@ static void ksnap_ctrl_write_end(struct ksnap_ctrl *ctrl)
  * @col: in: set_id, index; filled on success
  *
  * Return: 0, -ESTALE when @col->set_id is neither the current set nor one
- * a running collection swapped out lately (follow.c), -ENOENT past its
+ * a running collection swapped out lately (sets.c), -ENOENT past its
  * last column.
  */
 int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col)
@@ -68,30 +68,15 @@ int ksnap_ctrl_column(const struct ksnap *ks, struct ksnap_column_info *col)
 	if (index >= cfg->nr_columns)
 		return -ENOENT;
 	src = &cfg->col[index];
-	memset(col, 0, sizeof(*col));
-	col->set_id = set_id;
-	col->index = index;
-	col->nr_columns = cfg->nr_columns;
-	strscpy(col->metric, src->metric->name, sizeof(col->metric));
-	strscpy(col->description, ksnap_metric_desc(src->metric),
-		sizeof(col->description));
-	col->flags = src->metric->flags;
-	col->freshness = src->metric->freshness;
-	col->refresh_ns = ksnap_metric_refresh_ns(src->metric);
-	if (src->cg) {
-		strscpy(col->field, "cgroup", sizeof(col->field));
-		strscpy(col->value, src->cg->path, sizeof(col->value));
-	} else if (src->cpu >= 0) {
-		strscpy(col->field, "cpu", sizeof(col->field));
-		snprintf(col->value, sizeof(col->value), "%d", src->cpu);
-	}
+	ksnap_sets_fill(col, cfg->nr_columns, src->metric, src->cpu,
+			src->cg ? src->cg->path : NULL);
 	return 0;
 }
 
 /*
  * The geometry and column set of ks->cfg, inside a write.  A start writes
  * them too: cgroup patterns expanded again may make a new set (never new
- * geometry while a reader is open, ksnap_cgpattern_refresh()).
+ * geometry while a reader is open, ksnap_follow_refresh()).
  */
 static void ksnap_ctrl_columns(struct ksnap_ctrl *ctrl, const struct ksnap *ks)
 {

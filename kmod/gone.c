@@ -2,7 +2,7 @@
 /*
  * The configured cgroups the timer found removed (sampler.c sets their
  * bits in ks->run and queues gone_work): each logged once while it is
- * held, then let go of (install.c, ksnap_install_release()).
+ * held, then let go of (install.c, ksnap_install_release_fn()).
  */
 #include <linux/bitmap.h>
 #include <linux/printk.h>
@@ -38,7 +38,10 @@ void ksnap_gone_report(struct ksnap *ks)
 	}
 }
 
-/* ks->cfg cannot change while this is queued or runs: it is stopped first. */
+/*
+ * ks->cfg cannot change while this is queued or runs: a stop and a set
+ * change cancel it first.
+ */
 static void ksnap_gone_fn(struct work_struct *work)
 {
 	struct ksnap *ks = container_of(work, struct ksnap, gone_work);

@@ -106,8 +106,8 @@ static void ksnap_install_map(const struct ksnap *ks,
  *
  * No lock with interrupts off is taken: the state moved is read and
  * written only by the timer (cancelled), the hotplug callbacks (held off
- * by cpus_read_lock()) and process context under ks->lock (held: a start,
- * a price's reads).  The fold worker, which may run beside us, changes
+ * by cpus_read_lock()) and process context under ks->lock (held: a start's
+ * calibration, a stop's last sample).  The fold worker, which may run beside us, changes
  * only cpus->unfolded.  Arming the timer again (hrtimer_start(), under its
  * base's lock, from an IPI) orders these writes before its reads.
  */
@@ -167,6 +167,7 @@ static void ksnap_install_move(struct ksnap *ks, const struct ksnap_config *cfg,
 struct ksnap_install_arm {
 	struct ksnap *ks;
 	ktime_t expires;
+	u64 paused_ns;	/* when the timer was cancelled: after any hotplug wait */
 };
 
 /* On the sampler's CPU, from an IPI: the expiry the timer had. */
@@ -188,6 +189,7 @@ static void ksnap_install_arm_fn(void *arg)
 static bool ksnap_install_pause(struct ksnap *ks, struct ksnap_install_arm *arm)
 {
 	cpus_read_lock();
+	arm->paused_ns = ktime_get_ns();
 	hrtimer_cancel(&ks->timer);
 	/* The timer stopped rearming: the overrun worker stops it. */
 	if (READ_ONCE(ks->run.overrun)) {
@@ -230,13 +232,11 @@ static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg,
 	struct ksnap_install_move *mv;
 	struct ksnap_install_arm arm;
 	u32 old_set = ks->set_id;
-	u64 t0;
 
 	mv = kvmalloc(sizeof(*mv), GFP_KERNEL);
 	if (!mv)
 		return -ENOMEM;
 	ksnap_install_map(ks, cfg, mv);
-	t0 = ktime_get_ns();
 	if (!ksnap_install_pause(ks, &arm)) {
 		kvfree(mv);
 		return -ECANCELED;
@@ -250,7 +250,8 @@ static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg,
 	ksnap_install_resume(ks, &arm);
 	/* From the cancel to the timer armed again: how long sampling paused. */
 	ks->follow.set_change_pause_max_ns =
-		max(ks->follow.set_change_pause_max_ns, ktime_get_ns() - t0);
+		max(ks->follow.set_change_pause_max_ns,
+		    ktime_get_ns() - arm.paused_ns);
 	/*
 	 * The gone worker the pause cancelled may not have asked for the
 	 * release of what the timer saw removed: ask now.

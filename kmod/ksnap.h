@@ -394,7 +394,7 @@ struct ksnap {
 	struct ksnap_cpus cpus;
 	int cpu;		/* cpu=: the sampler's CPU, or -1: housekeeping */
 	/*
-	 * sampler.c: cgroups whose removal was logged (by the worker, and at
+	 * gone.c: cgroups whose removal was logged (by the worker, and at
 	 * stop); kept across collections while the same cgroups are held.
 	 */
 	DECLARE_BITMAP(gone_logged, KSNAP_MAX_CGROUPS);
@@ -497,6 +497,8 @@ void ksnap_install_uninit(struct ksnap *ks);
 void ksnap_sets_keep(struct ksnap *ks, const struct ksnap_config *cfg,
 		     u32 set_id);
 int ksnap_sets_column(const struct ksnap *ks, struct ksnap_column_info *col);
+void ksnap_sets_fill(struct ksnap_column_info *col, u32 nr_columns,
+		     const struct ksnap_metric *m, int cpu, const char *path);
 void ksnap_sets_free(struct ksnap *ks);
 
 /* follow.c: the set followed while running; all with ks->lock held. */

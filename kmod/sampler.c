@@ -263,7 +263,7 @@ static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 	rec->time_ns = t0 + (t1 - t0) / 2 - run->start_mono_ns;
 	rec->lateness_ns = ksnap_sat_u32(lateness_ns);
 	rec->read_ns = ksnap_sat_u32(t1 - t0);
-	/* The first record written of a new set says so (follow.c). */
+	/* The first record written of a new set says so (install.c). */
 	rec->flags = flags | run->set_flags;
 	run->set_flags = 0;
 	rec->set_id = run->set_id;

@@ -57,6 +57,38 @@ void ksnap_sets_keep(struct ksnap *ks, const struct ksnap_config *cfg,
 }
 
 /**
+ * ksnap_sets_fill() - describe one column, of the current set or an old one
+ * @col: in: set_id, index; the rest is filled
+ * @nr_columns: its set's
+ * @m: its metric
+ * @cpu: its CPU, or a negative value
+ * @path: its cgroup's path, or NULL
+ */
+void ksnap_sets_fill(struct ksnap_column_info *col, u32 nr_columns,
+		     const struct ksnap_metric *m, int cpu, const char *path)
+{
+	u32 set_id = col->set_id, index = col->index;
+
+	memset(col, 0, sizeof(*col));
+	col->set_id = set_id;
+	col->index = index;
+	col->nr_columns = nr_columns;
+	strscpy(col->metric, m->name, sizeof(col->metric));
+	strscpy(col->description, ksnap_metric_desc(m),
+		sizeof(col->description));
+	col->flags = m->flags;
+	col->freshness = m->freshness;
+	col->refresh_ns = ksnap_metric_refresh_ns(m);
+	if (path) {
+		strscpy(col->field, "cgroup", sizeof(col->field));
+		strscpy(col->value, path, sizeof(col->value));
+	} else if (cpu >= 0) {
+		strscpy(col->field, "cpu", sizeof(col->field));
+		snprintf(col->value, sizeof(col->value), "%d", cpu);
+	}
+}
+
+/**
  * ksnap_sets_column() - column @col->index of a set swapped out
  * @ks: with ks->lock held
  * @col: as for ksnap_ctrl_column()
@@ -80,24 +112,8 @@ int ksnap_sets_column(const struct ksnap *ks, struct ksnap_column_info *col)
 	if (index >= o->nr_columns)
 		return -ENOENT;
 	c = &o->col[index];
-	memset(col, 0, sizeof(*col));
-	col->set_id = set_id;
-	col->index = index;
-	col->nr_columns = o->nr_columns;
-	strscpy(col->metric, c->metric->name, sizeof(col->metric));
-	strscpy(col->description, ksnap_metric_desc(c->metric),
-		sizeof(col->description));
-	col->flags = c->metric->flags;
-	col->freshness = c->metric->freshness;
-	col->refresh_ns = ksnap_metric_refresh_ns(c->metric);
-	if (c->cg >= 0) {
-		strscpy(col->field, "cgroup", sizeof(col->field));
-		strscpy(col->value, o->paths + o->path_at[c->cg],
-			sizeof(col->value));
-	} else if (c->cpu >= 0) {
-		strscpy(col->field, "cpu", sizeof(col->field));
-		snprintf(col->value, sizeof(col->value), "%d", c->cpu);
-	}
+	ksnap_sets_fill(col, o->nr_columns, c->metric, c->cpu,
+			c->cg >= 0 ? o->paths + o->path_at[c->cg] : NULL);
 	return 0;
 }
 
