@@ -34,6 +34,7 @@
 struct ksnap_cg_usage {
 	u64 k;		/* adopted: F - sum(L) seen on two samples in a row */
 	u64 seen;	/* F - sum(L) as the last sample saw it */
+	u32 cpus_gen;	/* the CPUs summed over, by number, when seen */
 	u8 state;	/* KSNAP_CG_USAGE_* */
 };
 
@@ -48,13 +49,24 @@ enum {
  * @st: the cgroup's state
  * @k_seen: F - sum(L), as read now (u64 arithmetic: it may wrap)
  * @own: sum(N), the CPUs' own time, as read now
+ * @cpus_gen: which CPUs both sums are over: a number that changes when
+ *	they do
+ *
+ * The sums are over the online CPUs only, so that a read costs what they
+ * are, not what the possible ones are.  An offline CPU's L is then
+ * outside sum(L), and K moves when a CPU goes or comes: a K read over
+ * other CPUs is no guide, and is learnt again, as at a start.
  *
  * Return: @own plus the K adopted; before any is, @own plus @k_seen (the
  * first sample of a collection has nothing else to go by).
  */
 static inline u64 ksnap_cg_usage_next(struct ksnap_cg_usage *st, u64 k_seen,
-				      u64 own)
+				      u64 own, u32 cpus_gen)
 {
+	if (st->cpus_gen != cpus_gen) {
+		st->cpus_gen = cpus_gen;
+		st->state = KSNAP_CG_USAGE_NONE;
+	}
 	if (st->state != KSNAP_CG_USAGE_NONE && k_seen == st->seen) {
 		st->k = k_seen;
 		st->state = KSNAP_CG_USAGE_ADOPTED;

@@ -116,6 +116,13 @@ static inline bool ksnap_cgroup_threaded(const struct cgroup *cgrp)
  * a module cannot fold their pending time without the flush's lock, and
  * the description says so.
  *
+ * The live part is summed over @cpus, the online ones: a read costs the
+ * online CPUs, not the possible ones (a VM may have 2 of 128).  An
+ * offline CPU's time since the cgroup's last flush is missing until the
+ * next flush takes it (the flush walks every possible CPU, and adds it
+ * to the flushed sum); nothing of it is kept apart, so nothing is counted
+ * twice.  @cpus_gen tells the sampler's state that @cpus changed.
+ *
  * No barrier: nothing here depends on the order of the reads.  A reading
  * that overlaps a flush gives a wrong K whatever the order, and is not
  * trusted unless the next sample sees the same (cgusage.h).
@@ -135,6 +142,7 @@ static inline bool ksnap_cgroup_threaded(const struct cgroup *cgrp)
 #define KSNAP_CG_USAGE_FRESH	KSNAP_FRESH_2S
 
 static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
+				     const struct cpumask *cpus, u32 cpus_gen,
 				     struct ksnap_cg_usage *st)
 {
 	u64 flushed = READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
@@ -147,7 +155,7 @@ static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 			ksnap_cg_usage_forget(st);
 		return flushed;
 	}
-	for_each_possible_cpu(cpu) {
+	for_each_cpu(cpu, cpus) {
 		typeof(ksnap_rstat_base_cpu(cgrp, cpu)) rb =
 			ksnap_rstat_base_cpu(cgrp, cpu);
 
@@ -156,7 +164,7 @@ static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 	}
 	if (!st)
 		return own + (flushed - last);
-	return ksnap_cg_usage_next(st, flushed - last, own);
+	return ksnap_cg_usage_next(st, flushed - last, own, cpus_gen);
 }
 
 /*

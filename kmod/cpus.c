@@ -87,6 +87,7 @@ void ksnap_cpus_down(struct ksnap *ks, unsigned int cpu)
 	ksnap_snapshot_cpu(ks->cfg, cpu, false, true, cpus->base);
 	ksnap_cpus_hold_vm(ks->cfg, cpus, cpu);
 	cpumask_clear_cpu(cpu, &cpus->live);
+	cpus->live_gen++;
 	cpumask_set_cpu(cpu, &cpus->unfolded);
 	/*
 	 * The kernel moves a pinned timer off a dying CPU (when depends on
@@ -125,6 +126,7 @@ void ksnap_cpus_up(struct ksnap *ks, unsigned int cpu)
 			cpus->base[p->percpu[i]] -= share[p->percpu[i]];
 		cpumask_clear_cpu(cpu, &cpus->unfolded);
 		cpumask_set_cpu(cpu, &cpus->live);
+		cpus->live_gen++;
 	}
 	raw_spin_unlock_irqrestore(&cpus->lock, flags);
 }

@@ -208,20 +208,25 @@ u64 ksnap_read_memcg_stat(const struct ksnap_metric *m,
 #endif
 
 /*
- * cpu.stat usage of the whole subtree, ns (compat.h: how fresh), read once:
- * the sampler reads it with the cgroup's state instead (snapshot.c).
+ * cpu.stat usage of the whole subtree, ns (compat.h: how fresh and over
+ * which CPUs), read once over the online CPUs: the sampler reads it with
+ * the cgroup's state instead (snapshot.c).
  */
 u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 			const struct ksnap_cgroup *cg)
 {
-	return ksnap_cgroup_usage(cg->cgrp, NULL);
+	return ksnap_cgroup_usage(cg->cgrp, cpu_online_mask, 0, NULL);
 }
 
-/* The same, from the sampling path, with the cgroup's state @st. */
+/*
+ * The same, from the sampling path: over the CPUs it reads live, @live
+ * (numbered @live_gen), with the cgroup's state @st.
+ */
 u64 ksnap_read_cg_usage_run(const struct ksnap_cgroup *cg,
+			    const struct cpumask *live, u32 live_gen,
 			    struct ksnap_cg_usage *st)
 {
-	return ksnap_cgroup_usage(cg->cgrp, st);
+	return ksnap_cgroup_usage(cg->cgrp, live, live_gen, st);
 }
 
 /* CPU time of the cgroup's own tasks (not its descendants') on one CPU. */

@@ -98,15 +98,19 @@ static u32 ksnap_snapshot_vm_cpu(const struct ksnap_config *cfg,
 }
 
 /*
- * A column read once: cpu.stat.usage with its cgroup's state when there
- * is one (@cg_usage, by cgroup index: readers.c, cgusage.h).
+ * A column read once: cpu.stat.usage over the live CPUs with its cgroup's
+ * state when there is one (@cg_usage, by cgroup index: readers.c,
+ * cgusage.h).  With cpus->lock held: the live set does not change under
+ * the read.
  */
 static u64 ksnap_snapshot_single(const struct ksnap_source *src,
+				 const struct ksnap_cpus *cpus,
 				 struct ksnap_cg_usage *cg_usage)
 {
 	if (cg_usage && src->metric->read == ksnap_read_cg_usage &&
 	    !ksnap_cgroup_released(src->cg))
-		return ksnap_read_cg_usage_run(src->cg,
+		return ksnap_read_cg_usage_run(src->cg, &cpus->live,
+					       cpus->live_gen,
 					       &cg_usage[src->cg_idx]);
 	return ksnap_metric_read(src->metric, src->cg, src->cpu);
 }
@@ -134,7 +138,10 @@ u32 ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
 	u32 flags = 0;
 	int cpu;
 
-	/* The live set and the base change together (CPU hotplug). */
+	/*
+	 * The live set and the base change together (CPU hotplug), and
+	 * cpu.stat.usage is summed over that live set: held to the end.
+	 */
 	raw_spin_lock(&cpus->lock);
 	ksnap_snapshot_base(p, cpus->base, values);
 	for_each_cpu(cpu, &cpus->live)
@@ -145,13 +152,14 @@ u32 ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
 	if (!cpumask_empty(&cpus->unfolded))
 		flags |= KSNAP_REC_CPU_FOLD;
 	flags |= ksnap_snapshot_vm_cpu(cfg, cpus, values);
-	raw_spin_unlock(&cpus->lock);
 
 	for (i = 0; i < p->nr_single; i++) {
 		src = &cfg->col[p->single[i]];
-		values[p->single[i]] = ksnap_snapshot_single(src, cg_usage);
+		values[p->single[i]] = ksnap_snapshot_single(src, cpus,
+							     cg_usage);
 		if (src->cpu >= 0 && !cpu_online(src->cpu))
 			flags |= KSNAP_REC_CPU_OFFLINE;
 	}
+	raw_spin_unlock(&cpus->lock);
 	return flags;
 }

@@ -14,14 +14,14 @@ static void ksnap_cgusage_adopt_on_two(struct kunit *test)
 	struct ksnap_cg_usage st = { 0 };
 
 	/* The first sample has nothing else to go by. */
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 1000), 1100ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 1000, 0), 1100ULL);
 	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_SEEN);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 1010), 1110ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 1010, 0), 1110ULL);
 	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_ADOPTED);
 	KUNIT_EXPECT_EQ(test, st.k, 100ULL);
 	/* A lasting change (a dying child's last flush) after two. */
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 150, 1020), 1120ULL);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 150, 1030), 1180ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 150, 1020, 0), 1120ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 150, 1030, 0), 1180ULL);
 }
 
 /*
@@ -32,17 +32,17 @@ static void ksnap_cgusage_outlier_ignored(struct kunit *test)
 {
 	struct ksnap_cg_usage st = { 0 };
 
-	ksnap_cg_usage_next(&st, 0, 1000);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 0, 2000), 2000ULL);
+	ksnap_cg_usage_next(&st, 0, 1000, 0);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 0, 2000, 0), 2000ULL);
 	/* Counted twice: K + d. */
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 5000, 3000), 3000ULL);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 0, 4000), 4000ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 5000, 3000, 0), 3000ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 0, 4000, 0), 4000ULL);
 	/* Counted not at all: K - d, wrapped. */
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, -5000ULL, 5000), 5000ULL);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 0, 6000), 6000ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, -5000ULL, 5000, 0), 5000ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 0, 6000, 0), 6000ULL);
 	/* Two different outliers in a row: neither adopted. */
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 7, 7000), 7000ULL);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 9, 8000), 8000ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 7, 7000, 0), 7000ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 9, 8000, 0), 8000ULL);
 	KUNIT_EXPECT_EQ(test, st.k, 0ULL);
 }
 
@@ -67,7 +67,7 @@ static void ksnap_cgusage_never_steps_back(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(s); i++) {
-		v = ksnap_cg_usage_next(&st, s[i].k, s[i].own);
+		v = ksnap_cg_usage_next(&st, s[i].k, s[i].own, 0);
 		v = max(v, last);
 		KUNIT_EXPECT_GE(test, v, last);
 		KUNIT_EXPECT_EQ_MSG(test, v, s[i].want, "sample %u", i);
@@ -80,13 +80,40 @@ static void ksnap_cgusage_forget(struct kunit *test)
 {
 	struct ksnap_cg_usage st = { 0 };
 
-	ksnap_cg_usage_next(&st, 10, 0);
-	ksnap_cg_usage_next(&st, 10, 0);
+	ksnap_cg_usage_next(&st, 10, 0, 0);
+	ksnap_cg_usage_next(&st, 10, 0, 0);
 	ksnap_cg_usage_forget(&st);
 	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_NONE);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 30, 100), 130ULL);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 30, 100), 130ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 30, 100, 0), 130ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 30, 100, 0), 130ULL);
 	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_ADOPTED);
+}
+
+/*
+ * A CPU went offline: its last flushed part L leaves sum(L), so K reads
+ * L more, and its own time leaves sum(N).  K is learnt again at once from
+ * the sums over the CPUs now online, not held at the old K (which, with
+ * the CPU's N gone, would read low and then step up by L a sample later).
+ */
+static void ksnap_cgusage_relearn_when_cpus_change(struct kunit *test)
+{
+	struct ksnap_cg_usage st = { 0 };
+
+	/* Two CPUs: L 300 + 200, N 400 + 250, F 600: K 100, usage 750. */
+	ksnap_cg_usage_next(&st, 100, 650, 0);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 650, 0), 750ULL);
+	/*
+	 * The second goes: K over the first alone is 300, N is 400.  Usage
+	 * is 700: the 50 the CPU ran since its last flush come with the
+	 * next flush.
+	 */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 300, 400, 1), 700ULL);
+	KUNIT_EXPECT_EQ(test, st.k, 300ULL);
+	/* The flush moves those 50 into F: K 350, usage 750 again. */
+	ksnap_cg_usage_next(&st, 350, 400, 1);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 350, 400, 1), 750ULL);
+	/* It comes back, its L now 250 and its N 250: K 100, usage 750. */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 650, 2), 750ULL);
 }
 
 static struct kunit_case ksnap_cgusage_cases[] = {
@@ -94,6 +121,7 @@ static struct kunit_case ksnap_cgusage_cases[] = {
 	KUNIT_CASE(ksnap_cgusage_outlier_ignored),
 	KUNIT_CASE(ksnap_cgusage_never_steps_back),
 	KUNIT_CASE(ksnap_cgusage_forget),
+	KUNIT_CASE(ksnap_cgusage_relearn_when_cpus_change),
 	{}
 };
 
