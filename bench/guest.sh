@@ -227,6 +227,9 @@ fi
 #   direct  the same 12 VM events and cpu.user, cpu.nice, cpu.system,
 #           cpu.softirq: every one read straight from a per-CPU array
 #   global  zone and node state, read once
+#   cgusage cpu.stat.usage of SCALE_CGROUPS (16) empty leaf cgroups, each
+#           a walk over the CPUs (the read bound off: read_pct=100,
+#           read_cap_us=1000, so that every one is admitted)
 SUMMED_CAND="pgfault pgmajfault pgalloc_normal pgfree pgactivate pgdeactivate
 pglazyfree pgrefill pgreuse pgrotated pgsteal_kswapd pgscan_kswapd pgpgin
 pgpgout pswpin pswpout"
@@ -251,15 +254,21 @@ first() {
 if phase scale; then
 	online=$(cpus_in < /sys/devices/system/cpu/online)
 	possible=$(cpus_in < /sys/devices/system/cpu/possible)
-	for set in summed direct global; do
+	mkdir -p $CG/kscale
+	for i in $(seq 1 ${SCALE_CGROUPS:-16}); do mkdir -p $CG/kscale/u$i; done
+	for set in summed direct global cgusage; do
+		CGS="" BOUND=""
 		case $set in
 		summed) MET="$(first 12 $SUMMED_CAND),$(first 4 $SUMMED_CPU)" ;;
 		direct) MET="$(first 12 $SUMMED_CAND),$(first 4 $DIRECT_CPU)" ;;
 		global) MET=$(first 16 $GLOBAL_CAND) ;;
+		cgusage) MET=cpu.stat.usage CGS="cgroups=/kscale/*"
+			BOUND="read_pct=100 read_cap_us=1000" ;;
 		esac
-		echo "config set=$set metrics=$MET" >> /out/configs.txt
+		echo "config set=$set metrics=$MET $CGS" >> /out/configs.txt
 		t="set=$set online=$online possible=$possible"
-		if ! modprobe ksnap metrics=$MET period_us=1000 cpu=0 ring_kb=8192; then
+		# shellcheck disable=SC2086
+		if ! modprobe ksnap metrics=$MET $CGS $BOUND period_us=1000 cpu=0 ring_kb=8192; then
 			echo "kind=scale $t error=modprobe" >> $RAW
 			continue
 		fi

@@ -208,7 +208,7 @@ function pipe_figures(K,   i, p, w) {
 }
 
 END {
-	SETS["summed"] = 1; SETS["direct"] = 1; SETS["global"] = 1
+	SETS["summed"] = 1; SETS["direct"] = 1; SETS["global"] = 1; SETS["cgusage"] = 1
 	n = split(kvline, kvw, " ")
 	for (i = 1; i <= n; i++) {
 		p = index(kvw[i], "=")
@@ -339,7 +339,9 @@ function kernel_tables(K,   i, j, p, k, kk, c, b, bm, a, am, n, s, online, slope
 	print "CPU; idle and iowait come from the kernel's NOHZ idle accounting, which"
 	print "reads the clock for each CPU), direct (the same VM events and four CPU"
 	print "times read straight from per-CPU arrays) and global (zone and node"
-	printf "state, read once).  Each is sampled at 1 ms for %s s, %s times, with no\n", KVL["scale_seconds"], KVL["scale_reps"]
+	print "state, read once); and cgusage, cpu.stat.usage of 16 empty leaf cgroups"
+	print "(each a walk over the CPUs the sampler reads live: the online ones)."
+	printf "Each is sampled at 1 ms for %s s, %s times, with no\n", KVL["scale_seconds"], KVL["scale_reps"]
 	print "reader, started from CPU 0; read = `read_sum_ns / taken` of `stats`,"
 	print "the median of the runs.  Cache lines per snapshot ="
 	print "`cache_lines_per_cpu` (plan) × live CPUs + one per global column; per"
@@ -347,8 +349,8 @@ function kernel_tables(K,   i, j, p, k, kk, c, b, bm, a, am, n, s, online, slope
 	print "figure of a reader that walks every possible CPU (quoted, not"
 	print "measured in this run)."
 	print ""
-	print "| online / possible | summed: read µs | per online CPU ns | cache lines | direct: read µs | per online CPU ns | cache lines | global: read µs | cache lines | reference: summed read µs |"
-	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	print "| online / possible | summed: read µs | per online CPU ns | cache lines | direct: read µs | per online CPU ns | cache lines | global: read µs | cache lines | cgusage: read µs | reference: summed read µs |"
+	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for (i = 1; i <= NSC[K]; i++) {
 		c = SC[K, i]
 		online = SON[K, c]
@@ -363,6 +365,11 @@ function kernel_tables(K,   i, j, p, k, kk, c, b, bm, a, am, n, s, online, slope
 				printf " %s |", SR[K, c, s] == "" ? "-" : f0(SR[K, c, s] / online)
 			printf " %s |", SLINES[K, c, s] == "" ? "-" : SLINES[K, c, s]
 		}
+		s = "cgusage"
+		if (SERR[K, c, s] != "")
+			printf " error: %s |", SERR[K, c, s]
+		else
+			printf " %s |", us(SR[K, c, s])
 		printf " %s |\n", (c in OLD) ? sprintf("%.1f", OLD[c] / 1000) : "-"
 	}
 	print ""
