@@ -18,7 +18,7 @@ while read -r l; do
 	case "$l" in kernel=*) kernel=${l#kernel=} ;; esac
 	case "$l" in
 	kind=writer_wide*|kind=omrender*) ;;
-	kind=discovery*|kind=width*|kind=cgpoll*|kind=pause*|kind=scrape_loss*)
+	kind=discovery*|kind=width*|kind=cgpoll*|kind=pause*|kind=node*|kind=scrape_loss*)
 		echo "$kernel $l" ;;
 	esac
 done < "$raw" > "${TMPDIR:-/tmp}/follow-report.$$"
@@ -43,7 +43,7 @@ if grep -q 'kind=width\|kind=cgpoll' "$t"; then
 memory.current and cpu.stat.usage of N cgroups; ksnap's read per snapshot (stats: read_sum_ns / taken, 20 Hz, CPU 0) beside a cgroupfs poller's sweep (open, read, parse memory.current and cpu.stat of each, CPU 1)."
 	echo "| kernel | cgroups | ksnap columns | ksnap read µs / snapshot | ksnap read max µs | poller wall µs / sweep (p50) | poller CPU µs / sweep (p50) | poller / ksnap |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-	grep ' kind=cgpoll' "$t" | while read -r k l; do
+	grep ' kind=cgpoll cgroups=' "$t" | while read -r k l; do
 		n=$(v cgroups "$l")
 		w=$(grep "^$k kind=width cgroups=$n " "$t" | head -n 1 | cut -d' ' -f2-)
 		if [ -n "$w" ] && [ "$(v error "$w")" = - ]; then
@@ -60,6 +60,36 @@ memory.current and cpu.stat.usage of N cgroups; ksnap's read per snapshot (stats
 		esac
 		echo "| $k | $n | $cols | $rd | $mx | $pw | $(v cpu_p50_us "$l") | $x |"
 	done
+fi
+if grep -q 'kind=node' "$t"; then
+	sect "### A container node against a cgroupfs poller (2-vCPU guest)
+
+N empty cgroups, each with the pod group's counters (12: memory.current, .max, .swap.current, .events high and oom_kill, .stat anon and file, cpu.stat.usage, cpu, memory some and full, io pressure), at 100 Hz: the timer on CPU 0, ksnapd (plain, to a file in tmpfs) on CPU 1, 10 s measured. ksnap's CPU per second = read per snapshot × snapshots per second (the module's reads; not the timer's interrupt) + ksnapd's CPU per second (its schedstat). The poller opens, reads and parses the same counters from the cgroups' files (9 files a cgroup), once a sweep, on CPU 1; at 100 Hz it would spend 100 × its CPU per sweep each second. The bound is the whole period: cgroups a period cannot pay for are skipped and counted."
+	echo "| kernel | cgroups | sampled | skipped | columns | snapshots / s | records lost | read µs / snapshot | ksnap reads ms / s | ksnapd CPU ms / s | ksnap in all ms / s | poller wall / CPU µs / sweep (p50) | poller at 100 Hz ms / s | poller / ksnap |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+	grep ' kind=node' "$t" | while read -r k l; do
+		n=$(v cgroups "$l")
+		p=$(grep "^$k kind=cgpoll set=node " "$t" | head -n 1 | cut -d' ' -f2-)
+		pc=$(v cpu_p50_us "$p")
+		if [ "$(v error "$l")" != - ]; then
+			echo "| $k | $n | refused | - | - | - | - | - | - | - | - | $(v wall_p50_us "$p") / $pc | - | - |"
+			continue
+		fi
+		sk=$(v skipped "$l")
+		awk -v n="$n" -v sk="$sk" -v cols="$(v cols "$l")" -v tk="$(v taken "$l")" \
+			-v lost="$(v lost "$l")" -v pw="$(v wall_p50_us "$p")" \
+			-v rs="$(v read_sum_ns "$l")" -v w="$(v wall_ns "$l")" \
+			-v kc="$(v ksnapd_cpu_ns "$l")" -v pc="$pc" -v k="$k" 'BEGIN {
+			s = w / 1e9; rate = tk / s; rd = tk ? rs / tk / 1000 : 0
+			rms = rs / s / 1e6; kms = kc / s / 1e6; all = rms + kms
+			pms = pc * 100 / 1000
+			# The poller read all n cgroups; ksnap the n - sk it sampled.
+			ratio = all > 0 ? pms * (n - sk) / n / all : 0
+			printf "| %s | %d | %d | %d | %d | %.0f | %s | %.1f | %.1f | %.1f | %.1f | %s / %s | %.1f | %.1f× |\n", k, n, n - sk, sk, cols, rate, lost, rd, rms, kms, all, pw, pc, pms, ratio
+		}'
+	done
+	echo
+	echo "poller / ksnap compares like with like: the poller's CPU is scaled to the cgroups ksnap sampled. Records lost: the whole collection's (stats/lost, the ring full while ksnapd was behind); snapshots per second and the CPU figures are the 10 s window's."
 fi
 if grep -q 'kind=pause' "$t"; then
 	sect "### The pause of a set change (2-vCPU guest)

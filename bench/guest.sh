@@ -25,6 +25,9 @@
 #             for each N of PAUSE_SETS, a collection started on N-1
 #             cgroups of memory.current and cpu.stat.usage gains one
 #             more, one set change
+#   node      a container node: NODE_CGROUPS cgroups of the pod group at
+#             100 Hz with ksnapd, beside a cgroupfs poller of the same
+#             counters (bench/cgpoll.c --pod)
 #   scrape    ksnap.ko + ksnapd --lossy with its endpoint, 64 columns,
 #             SCRAPE_SECONDS per period of SCRAPE_PERIODS, with and
 #             without a scraper at SCRAPE_RATE requests/s (bench/scrape.c):
@@ -40,6 +43,7 @@
 #   DISC_MS DISC_SAMPLES DISC_SETTLE  discovery ("1000 500 100", 50, 10)
 #   WIDTH_SETS WIDTH_SECONDS WIDTH_SWEEPS   width ("10 100 1000 2000 2048", 5, 20)
 #   PAUSE_SETS         pause ("1 10 100 500 1000 2000")
+#   NODE_CGROUPS NODE_SECONDS NODE_SWEEPS   node (550, 10, 20)
 #   SCRAPE_PERIODS SCRAPE_SECONDS SCRAPE_RATE   scrape ("1000 200", 20, 100)
 set -u
 B=/guest/files
@@ -380,6 +384,55 @@ if phase width; then
 		$B/cgpoll --dir $CG/wide --prefix w --count $n --sweeps ${WIDTH_SWEEPS:-20} --cpu 1 --tag "$t" >> $RAW
 		log "width $n done"
 	done
+fi
+
+# Node: a container node's collection.  NODE_CGROUPS (550: a node of
+# 110 pods) empty cgroups /node/c*, the pod group's counters of each, at
+# 100 Hz (docs/containers.md's period), the timer on CPU 0, ksnapd (plain,
+# to a file in tmpfs) on CPU 1, NODE_SECONDS (10) measured after 1 s:
+# the read per snapshot (stats) and ksnapd's CPU (its schedstat).  The
+# bound is the whole period (read_pct=100, read_cap_us=10000): admission
+# keeps what a period pays for and counts the rest.  Beside it, a
+# cgroupfs poller reads the same counters of every cgroup from their
+# files (bench/cgpoll.c --pod, CPU 1), NODE_SWEEPS sweeps.
+if phase node; then
+	mkdir -p $CG/node
+	echo "+memory +cpu" > $CG/node/cgroup.subtree_control
+	echo +io > $CG/node/cgroup.subtree_control 2> /dev/null
+	n=${NODE_CGROUPS:-550}
+	i=0
+	while [ $i -lt $n ]; do
+		mkdir -p $CG/node/c$i
+		i=$((i + 1))
+	done
+	t="cgroups=$n period_us=10000"
+	if modprobe ksnap metrics=pod 'cgroups=/node/c*' period_us=10000 \
+		read_pct=100 read_cap_us=10000 cpu=0 2> /tmp/node.err; then
+		rm -f /tmp/node.tsv
+		taskset -c 1 ksnapd --once --no-wait -o /tmp/node.tsv 2> /tmp/node.log &
+		kp=$!
+		sleep 0.5
+		enable 1
+		sleep 1
+		read -r c0 _ < /proc/$kp/schedstat
+		# The guest's date has no %N: /proc/uptime, in 10 ms.
+		t0=$(stat_of taken) r0=$(stat_of read_sum_ns) w0=$(cut -d' ' -f1 /proc/uptime | tr -d .)
+		sleep ${NODE_SECONDS:-10}
+		read -r c1 _ < /proc/$kp/schedstat
+		t1=$(stat_of taken) r1=$(stat_of read_sum_ns) w1=$(cut -d' ' -f1 /proc/uptime | tr -d .)
+		enable 0
+		wait $kp
+		kst=$?
+		echo "kind=node $t cols=$(plan_of columns) skipped=$(stat_of cgroups_skipped) taken=$((t1 - t0)) read_sum_ns=$((r1 - r0)) wall_ns=$(((w1 - w0) * 10000000)) ksnapd_cpu_ns=$((c1 - c0)) read_max_ns=$(stat_of read_max_ns) lost=$(stat_of lost) missed=$(stat_of missed) bytes=$(wc -c < /tmp/node.tsv) ksnapd_status=$kst" >> $RAW
+		sed "s/^/node ksnapd: /" /tmp/node.log >> /out/e2e.log
+		rmmod ksnap
+		rm -f /tmp/node.tsv
+	else
+		echo "kind=node $t error=modprobe why=\"$(dmesg | grep ksnap | tail -1 | tr -d '"')\"" >> $RAW
+	fi
+	$B/cgpoll --pod --dir $CG/node --prefix c --count $n \
+		--sweeps ${NODE_SWEEPS:-20} --cpu 1 --tag "set=node" >> $RAW
+	log "node $n done"
 fi
 
 # Pause: for each N, a collection of pgfault and memory.current and
