@@ -28,7 +28,12 @@
  *
  * The last KSNAP_OLD_SETS sets swapped out keep their columns' names for
  * KSNAP_IOC_COLUMN (sets.c), so that a reader behind by a few set changes
- * can name their records.
+ * can name their records.  A rescan that would push out the names of a
+ * set the reader has still to meet, while the reader can still read
+ * every record (ksnap_sets_unnamed()), waits for it: it is tried again
+ * every KSNAP_FOLLOW_WAIT_MS, and counted in stats/set_change_waits.
+ * Once the ring is full the reader loses records whatever happens, and
+ * the rescan goes ahead.  A shed for the read's bound never waits.
  */
 #include <linux/cpu.h>
 #include <linux/hrtimer.h>
@@ -60,6 +65,8 @@
  */
 #define KSNAP_FOLLOW_KICK_BURST		2
 static_assert(KSNAP_FOLLOW_KICK_BURST + 2 <= KSNAP_OLD_SETS);
+/* A rescan waiting for the reader to name a set is tried again this often. */
+#define KSNAP_FOLLOW_WAIT_MS		20
 /* ks->kick_pending: a rescan started by events is queued. */
 #define KSNAP_FOLLOW_KICK_QUEUED	0
 
@@ -410,6 +417,18 @@ out:
 	mutex_unlock(&ks->lock);
 }
 
+/*
+ * Would a set change now cost the reader a set's names (the file's
+ * comment)?  Then the rescan waits, counted.  ks->lock held, running.
+ */
+static bool ksnap_follow_wait_reader(struct ksnap *ks)
+{
+	if (!ksnap_sets_unnamed(ks))
+		return false;
+	ks->follow.set_change_waits++;
+	return true;
+}
+
 static void ksnap_follow_fn(struct work_struct *work)
 {
 	struct ksnap *ks = container_of(to_delayed_work(work), struct ksnap,
@@ -417,7 +436,11 @@ static void ksnap_follow_fn(struct work_struct *work)
 
 	mutex_lock(&ks->lock);
 	if (ks->running && ks->cfg->nr_patterns) {
-		ksnap_follow_rescan(ks);
+		/* Waiting for the reader: the event path tries again. */
+		if (ksnap_follow_wait_reader(ks))
+			ksnap_follow_kick(ks);
+		else
+			ksnap_follow_rescan(ks);
 		queue_delayed_work(system_unbound_wq, &ks->follow_work,
 				   msecs_to_jiffies(READ_ONCE(ksnap_discover_ms)));
 	}
@@ -433,6 +456,21 @@ static void ksnap_follow_kick_fn(struct work_struct *work)
 {
 	struct ksnap *ks = container_of(to_delayed_work(work), struct ksnap,
 					kick_work);
+
+	/*
+	 * Waiting for the reader to name a set: try again soon, the bit
+	 * still set (events meanwhile queue nothing: this rescan, when it
+	 * runs, walks after them), no token taken.
+	 */
+	mutex_lock(&ks->lock);
+	if (ks->running && ks->cfg->nr_patterns &&
+	    ksnap_follow_wait_reader(ks)) {
+		mod_delayed_work(system_unbound_wq, &ks->kick_work,
+				 msecs_to_jiffies(KSNAP_FOLLOW_WAIT_MS));
+		mutex_unlock(&ks->lock);
+		return;
+	}
+	mutex_unlock(&ks->lock);
 
 	WRITE_ONCE(ks->kick_next,
 		   ksnap_kick_take(&ks->kick_tat, jiffies,

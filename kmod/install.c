@@ -232,6 +232,7 @@ static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg,
 	struct ksnap_install_move *mv;
 	struct ksnap_install_arm arm;
 	u32 old_set = ks->set_id;
+	u64 old_first;
 
 	mv = kvmalloc(sizeof(*mv), GFP_KERNEL);
 	if (!mv)
@@ -244,6 +245,9 @@ static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg,
 	ksnap_install_move(ks, cfg, mv);
 	ks->set_id++;
 	ks->run.set_id = ks->set_id;
+	/* The timer is cancelled: head is where the new set's records begin. */
+	old_first = ks->run.set_first_pos;
+	ks->run.set_first_pos = READ_ONCE(ks->ctrl->head);
 	ks->run.set_flags = KSNAP_REC_SET_CHANGED;
 	WRITE_ONCE(ks->run.can_shed, !!(flags & KSNAP_INSTALL_CAN_SHED));
 	ksnap_ctrl_publish_set(ks);
@@ -259,7 +263,7 @@ static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg,
 	queue_work(system_unbound_wq, &ks->release_work);
 
 	/* Logged what the old set saw removed; the worker may run again. */
-	ksnap_sets_keep(ks, old, old_set);
+	ksnap_sets_keep(ks, old, old_set, old_first);
 	ksnap_config_free(old);
 	kvfree(mv);
 	return 0;

@@ -286,6 +286,8 @@ struct ksnap_run {
 	u64 start_position;	/* head at start (ksnap_abi.h "Positions") */
 	u32 slot;		/* head's slot: head % nr_records */
 	u32 set_id;		/* the column set of its records */
+	/* its first record's position; written by a set change (install.c) */
+	u64 set_first_pos;
 	u32 wake_mark;		/* unread records that wake a reader */
 	u32 unwoken;		/* overwrite: records since the last wake-up */
 	DECLARE_BITMAP(gone, KSNAP_MAX_CGROUPS);	/* cgroups seen removed */
@@ -334,6 +336,7 @@ struct ksnap_follow_stats {
 	u64 columns_admitted;	/* a set change's most columns now */
 	u64 cgroup_price_ns;	/* one more cgroup's read, at start */
 	u64 set_change_pause_max_ns;	/* the longest timer pause (install.c) */
+	u64 set_change_waits;	/* rescans put off for the reader (follow.c) */
 };
 
 /* A set swapped out while running: its columns, for KSNAP_IOC_COLUMN. */
@@ -345,6 +348,7 @@ struct ksnap_old_col {
 
 struct ksnap_old_set {
 	u32 set_id;		/* 0: an empty slot */
+	u64 first_pos;		/* its first record's position */
 	unsigned int nr_columns;
 	struct ksnap_old_col *col;
 	/* Each cgroup's path, NUL-terminated, at its offset in paths */
@@ -479,7 +483,6 @@ void ksnap_sampler_init(struct ksnap *ks);
 int ksnap_sampler_start(struct ksnap *ks);
 void ksnap_sampler_stop(struct ksnap *ks);
 void ksnap_sampler_uninit(struct ksnap *ks);
-bool ksnap_reader_attached(const struct ksnap *ks);
 
 /* gone.c: the configured cgroups the timer found removed. */
 void ksnap_gone_init(struct ksnap *ks);
@@ -496,7 +499,8 @@ void ksnap_install_uninit(struct ksnap *ks);
 
 /* sets.c: the sets swapped out, by name; all with ks->lock held. */
 void ksnap_sets_keep(struct ksnap *ks, const struct ksnap_config *cfg,
-		     u32 set_id);
+		     u32 set_id, u64 first_pos);
+bool ksnap_sets_unnamed(const struct ksnap *ks);
 int ksnap_sets_column(const struct ksnap *ks, struct ksnap_column_info *col);
 void ksnap_sets_fill(struct ksnap_column_info *col, u32 nr_columns,
 		     const struct ksnap_metric *m, int cpu, const char *path);
@@ -535,5 +539,11 @@ u64 ksnap_metric_refresh_ns(const struct ksnap_metric *m);
 void ksnap_sysfs_init(struct ksnap *ks);
 void ksnap_sysfs_link(struct ksnap *ks);
 void ksnap_sysfs_unlink(struct ksnap *ks);
+
+/* Has the open reader reported what it has seen (KSNAP_IOC_SEEN)? */
+static inline bool ksnap_reader_attached(const struct ksnap *ks)
+{
+	return READ_ONCE(ks->reader_seen_set);
+}
 
 #endif /* KSNAP_H */

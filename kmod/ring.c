@@ -127,6 +127,30 @@ u64 ksnap_ring_used_since(u64 head, u64 tail, u64 start, u32 nr_records,
 	return ksnap_ring_used(head, max(tail, start), nr_records, bad_tail);
 }
 
+/**
+ * ksnap_ring_yet_to_read() - will the reader read position @pos, having
+ *	lost nothing so far?
+ * @head: the next position written
+ * @tail: the reader's
+ * @start: the collection's first position (a tail below it counts as it)
+ * @nr_records: the ring's
+ * @pos: a position written, or @head for none yet
+ *
+ * True when @pos holds a record, the reader has not read it, and every
+ * record the reader has not read is still in the ring (no overflow has
+ * taken one yet, and its tail is valid): a reader that can still read
+ * everything, and has @pos ahead of it.
+ */
+bool ksnap_ring_yet_to_read(u64 head, u64 tail, u64 start, u32 nr_records,
+			    u64 pos)
+{
+	bool bad;
+	u64 used = ksnap_ring_used_since(head, tail, start, nr_records, &bad);
+
+	return !bad && used < nr_records && pos < head &&
+	       max(tail, start) <= pos;
+}
+
 /*
  * Unread records at which a sleeping reader is woken: a quarter of the ring,
  * or about @wake_ns of samples (wake_ms=), whichever is fewer; at least one.

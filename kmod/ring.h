@@ -51,6 +51,8 @@ u32 ksnap_ring_slot(u64 pos, u32 nr_records);
 u32 ksnap_ring_next_slot(u32 slot, u32 nr_records);
 enum ksnap_tail ksnap_ring_check_tail(u64 head, u64 tail, u32 nr_records);
 u64 ksnap_ring_used(u64 head, u64 tail, u32 nr_records, bool *bad_tail);
+bool ksnap_ring_yet_to_read(u64 head, u64 tail, u64 start, u32 nr_records,
+			    u64 pos);
 u64 ksnap_ring_used_since(u64 head, u64 tail, u64 start, u32 nr_records,
 			  bool *bad_tail);
 u32 ksnap_ring_wake_mark(u32 nr_records, u64 period_ns, u64 wake_ns);

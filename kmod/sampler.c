@@ -435,12 +435,6 @@ static void ksnap_sampler_release_gone(struct ksnap *ks)
 		ksnap_cgroup_release(&cfg->cgroups[i]);
 }
 
-/* Has the open reader reported what it has seen (KSNAP_IOC_SEEN)? */
-bool ksnap_reader_attached(const struct ksnap *ks)
-{
-	return READ_ONCE(ks->reader_seen_set);
-}
-
 /*
  * A new collection's run state, in process context: nothing seen gone or
  * logged yet, except cgroups already removed (released), whose columns
@@ -454,6 +448,7 @@ static void ksnap_run_reset(struct ksnap *ks)
 
 	memset(run, 0, sizeof(*run));
 	run->start_position = READ_ONCE(ks->ctrl->head);
+	run->set_first_pos = run->start_position;
 	run->slot = ksnap_ring_slot(run->start_position, cfg->nr_records);
 	run->set_id = ks->set_id;
 	run->wake_mark = ksnap_ring_wake_mark(cfg->nr_records, ks->period_ns,

@@ -9,6 +9,7 @@
 #include <linux/string.h>
 
 #include "ksnap.h"
+#include "ring.h"
 
 /* An old set's slot emptied. */
 static void ksnap_sets_free_one(struct ksnap_old_set *o)
@@ -19,9 +20,12 @@ static void ksnap_sets_free_one(struct ksnap_old_set *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* @cfg's columns' names kept as set @set_id, in the oldest slot. */
+/*
+ * @cfg's columns' names kept as set @set_id, whose first record is at
+ * @first_pos, in the oldest slot.
+ */
 void ksnap_sets_keep(struct ksnap *ks, const struct ksnap_config *cfg,
-		     u32 set_id)
+		     u32 set_id, u64 first_pos)
 {
 	struct ksnap_old_set *o = &ks->old_sets[ks->old_next];
 	size_t bytes = 0, len;
@@ -53,7 +57,35 @@ void ksnap_sets_keep(struct ksnap *ks, const struct ksnap_config *cfg,
 	}
 	o->nr_columns = cfg->nr_columns;
 	o->set_id = set_id;
+	o->first_pos = first_pos;
 	ks->old_next = (ks->old_next + 1) % KSNAP_OLD_SETS;
+}
+
+/**
+ * ksnap_sets_unnamed() - would the next set kept take the names of a set
+ *	the reader has still to meet?
+ * @ks: running, with ks->lock held
+ *
+ * The next set kept takes the oldest slot.  The reader names a set when it
+ * meets its first record; until then it needs the set's names here.  True
+ * when the oldest slot's set has a record the attached reader has not
+ * read, and the reader has lost nothing yet (ksnap_ring_yet_to_read()): a
+ * set change now would make it lose that set's records, though it could
+ * still read them all.
+ */
+bool ksnap_sets_unnamed(const struct ksnap *ks)
+{
+	const struct ksnap_old_set *o = &ks->old_sets[ks->old_next];
+	u64 tail;
+
+	lockdep_assert_held(&ks->lock);
+	if (!o->set_id || !ksnap_reader_attached(ks))
+		return false;
+	/* Only compared: no slot is read after it, so no ordering. */
+	tail = READ_ONCE(ks->consumer->tail);
+	return ksnap_ring_yet_to_read(READ_ONCE(ks->ctrl->head), tail,
+				      ks->run.start_position,
+				      ks->cfg->nr_records, o->first_pos);
 }
 
 /**

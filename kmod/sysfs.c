@@ -587,6 +587,7 @@ static KSNAP_FOLLOW_ATTR(regrows);
 static KSNAP_FOLLOW_ATTR(columns_admitted);
 static KSNAP_FOLLOW_ATTR(cgroup_price_ns);
 static KSNAP_FOLLOW_ATTR(set_change_pause_max_ns);
+static KSNAP_FOLLOW_ATTR(set_change_waits);
 
 static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_taken.attr.attr,
@@ -618,6 +619,7 @@ static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_columns_admitted.attr.attr,
 	&ksnap_stat_attr_cgroup_price_ns.attr.attr,
 	&ksnap_stat_attr_set_change_pause_max_ns.attr.attr,
+	&ksnap_stat_attr_set_change_waits.attr.attr,
 	NULL,
 };
 

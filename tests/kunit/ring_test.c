@@ -317,6 +317,32 @@ static void ksnap_ring_tail_since_start(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, bad, c->bad, "bad_tail flag");
 }
 
+/*
+ * Will the reader read position pos, having lost nothing?  A ring of 8,
+ * the collection started at 100.
+ */
+static void ksnap_ring_yet_to_read_while_nothing_lost(struct kunit *test)
+{
+	/* Behind pos, nothing lost: yes. */
+	KUNIT_EXPECT_TRUE(test, ksnap_ring_yet_to_read(106, 102, 100, 8, 104));
+	/* At pos: it has not read it yet. */
+	KUNIT_EXPECT_TRUE(test, ksnap_ring_yet_to_read(106, 104, 100, 8, 104));
+	/* Past pos: it has. */
+	KUNIT_EXPECT_FALSE(test, ksnap_ring_yet_to_read(106, 105, 100, 8, 104));
+	/* No record at pos yet (the set never had one). */
+	KUNIT_EXPECT_FALSE(test, ksnap_ring_yet_to_read(104, 102, 100, 8, 104));
+	/* A tail of an earlier collection counts as the start. */
+	KUNIT_EXPECT_TRUE(test, ksnap_ring_yet_to_read(103, 7, 100, 8, 101));
+	KUNIT_EXPECT_FALSE(test, ksnap_ring_yet_to_read(103, 7, 100, 8, 99));
+	/* One slot free: nothing lost yet. */
+	KUNIT_EXPECT_TRUE(test, ksnap_ring_yet_to_read(109, 102, 100, 8, 104));
+	/* Full: the next snapshot is lost whatever happens. */
+	KUNIT_EXPECT_FALSE(test, ksnap_ring_yet_to_read(110, 102, 100, 8, 104));
+	/* Lapped, or garbage (overwrite mode; a tail ahead of head). */
+	KUNIT_EXPECT_FALSE(test, ksnap_ring_yet_to_read(120, 101, 100, 8, 104));
+	KUNIT_EXPECT_FALSE(test, ksnap_ring_yet_to_read(106, 200, 100, 8, 104));
+}
+
 static void ksnap_ring_wake_marks(struct kunit *test)
 {
 	const u64 ms100 = 100 * NSEC_PER_MSEC;
@@ -364,6 +390,7 @@ static struct kunit_case ksnap_ring_cases[] = {
 	KUNIT_CASE(ksnap_ring_next_slot_wraps),
 	KUNIT_CASE_PARAM(ksnap_ring_tail, ksnap_tail_gen_params),
 	KUNIT_CASE_PARAM(ksnap_ring_tail_since_start, ksnap_since_gen_params),
+	KUNIT_CASE(ksnap_ring_yet_to_read_while_nothing_lost),
 	KUNIT_CASE(ksnap_ring_wake_marks),
 	KUNIT_CASE(ksnap_ring_wake_marks_by_wake_ms),
 	{}
