@@ -52,10 +52,11 @@ enum {
  * @cpus_gen: which CPUs both sums are over: a number that changes when
  *	they do
  *
- * The sums are over the online CPUs only, so that a read costs what they
- * are, not what the possible ones are.  An offline CPU's L is then
- * outside sum(L), and K moves when a CPU goes or comes: a K read over
- * other CPUs is no guide, and is learnt again, as at a start.
+ * The sums are over the CPUs online at some time since the start, not
+ * the possible ones (compat.h), so that a read costs what those are.
+ * When a CPU offline since before the start comes online, its L joins
+ * sum(L) and K moves: a K read over other CPUs is no guide, and is learnt
+ * again, as at a start.
  *
  * Return: @own plus the K adopted; before any is, @own plus @k_seen (the
  * first sample of a collection has nothing else to go by).

@@ -116,12 +116,16 @@ static inline bool ksnap_cgroup_threaded(const struct cgroup *cgrp)
  * a module cannot fold their pending time without the flush's lock, and
  * the description says so.
  *
- * The live part is summed over @cpus, the online ones: a read costs the
- * online CPUs, not the possible ones (a VM may have 2 of 128).  An
- * offline CPU's time since the cgroup's last flush is missing until the
- * next flush takes it (the flush walks every possible CPU, and adds it
- * to the flushed sum); nothing of it is kept apart, so nothing is counted
- * twice.  @cpus_gen tells the sampler's state that @cpus changed.
+ * The live part is summed over @cpus and @more (disjoint; @more may be
+ * NULL): the sampler's live CPUs and those that went offline while it
+ * ran, or the online CPUs for a single read.  A read thus costs the CPUs
+ * that were online, not the possible ones (a VM may have 2 of 128), and
+ * a CPU that goes offline keeps its part in the sum.  A CPU offline since
+ * before the start is left out: its time since the cgroup's last flush is
+ * missing until a flush takes it (the flush walks every possible CPU and
+ * adds it to the flushed sum; nothing of it is kept apart, so nothing is
+ * counted twice).  @cpus_gen tells the sampler's state that the CPUs
+ * summed over changed.
  *
  * No barrier: nothing here depends on the order of the reads.  A reading
  * that overlaps a flush gives a wrong K whatever the order, and is not
@@ -142,7 +146,8 @@ static inline bool ksnap_cgroup_threaded(const struct cgroup *cgrp)
 #define KSNAP_CG_USAGE_FRESH	KSNAP_FRESH_2S
 
 static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
-				     const struct cpumask *cpus, u32 cpus_gen,
+				     const struct cpumask *cpus,
+				     const struct cpumask *more, u32 cpus_gen,
 				     struct ksnap_cg_usage *st)
 {
 	u64 flushed = READ_ONCE(cgrp->bstat.cputime.sum_exec_runtime);
@@ -156,6 +161,13 @@ static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 		return flushed;
 	}
 	for_each_cpu(cpu, cpus) {
+		typeof(ksnap_rstat_base_cpu(cgrp, cpu)) rb =
+			ksnap_rstat_base_cpu(cgrp, cpu);
+
+		last += READ_ONCE(rb->last_bstat.cputime.sum_exec_runtime);
+		own += READ_ONCE(rb->bstat.cputime.sum_exec_runtime);
+	}
+	for_each_cpu(cpu, more ?: cpu_none_mask) {
 		typeof(ksnap_rstat_base_cpu(cgrp, cpu)) rb =
 			ksnap_rstat_base_cpu(cgrp, cpu);
 

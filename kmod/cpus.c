@@ -87,7 +87,8 @@ void ksnap_cpus_down(struct ksnap *ks, unsigned int cpu)
 	ksnap_snapshot_cpu(ks->cfg, cpu, false, true, cpus->base);
 	ksnap_cpus_hold_vm(ks->cfg, cpus, cpu);
 	cpumask_clear_cpu(cpu, &cpus->live);
-	cpus->live_gen++;
+	/* Still summed for cpu.stat.usage: live | was_live is the same. */
+	cpumask_set_cpu(cpu, &cpus->was_live);
 	cpumask_set_cpu(cpu, &cpus->unfolded);
 	/*
 	 * The kernel moves a pinned timer off a dying CPU (when depends on
@@ -126,7 +127,9 @@ void ksnap_cpus_up(struct ksnap *ks, unsigned int cpu)
 			cpus->base[p->percpu[i]] -= share[p->percpu[i]];
 		cpumask_clear_cpu(cpu, &cpus->unfolded);
 		cpumask_set_cpu(cpu, &cpus->live);
-		cpus->live_gen++;
+		/* One offline since before the start: a new CPU summed. */
+		if (!cpumask_test_and_clear_cpu(cpu, &cpus->was_live))
+			cpus->live_gen++;
 	}
 	raw_spin_unlock_irqrestore(&cpus->lock, flags);
 }
@@ -170,6 +173,7 @@ void ksnap_cpus_start(struct ksnap *ks, int armed)
 	memset(cpus->vm_offset, 0, sizeof(cpus->vm_offset));
 	raw_spin_lock_irq(&cpus->lock);
 	cpumask_copy(&cpus->live, cpu_online_mask);
+	cpumask_clear(&cpus->was_live);
 	cpumask_clear(&cpus->unfolded);
 	cpus->armed = armed;
 	cpus->active = true;

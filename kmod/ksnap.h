@@ -371,7 +371,13 @@ struct ksnap_cpus {
 	bool active;		/* a collection runs: hotplug updates base */
 	int armed;		/* the CPU the timer was armed on, or -1 */
 	struct cpumask live;	/* online CPUs, read live */
-	u32 live_gen;		/* changes with live (cgusage.h) */
+	/*
+	 * Went offline while the collection ran: cpu.stat.usage still sums
+	 * them (compat.h), so that live | was_live changes only when a CPU
+	 * offline since before the start comes online.
+	 */
+	struct cpumask was_live;
+	u32 live_gen;		/* changes with live | was_live (cgusage.h) */
 	struct cpumask unfolded; /* went offline: VM events until folded */
 	u64 base[KSNAP_MAX_COLUMNS];	/* the other CPUs' share of a sum */
 	/*

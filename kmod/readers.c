@@ -215,18 +215,20 @@ u64 ksnap_read_memcg_stat(const struct ksnap_metric *m,
 u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 			const struct ksnap_cgroup *cg)
 {
-	return ksnap_cgroup_usage(cg->cgrp, cpu_online_mask, 0, NULL);
+	return ksnap_cgroup_usage(cg->cgrp, cpu_online_mask, NULL, 0, NULL);
 }
 
 /*
- * The same, from the sampling path: over the CPUs it reads live, @live
- * (numbered @live_gen), with the cgroup's state @st.
+ * The same, from the sampling path: over the CPUs it reads live and those
+ * that went offline while it ran (struct ksnap_cpus, under its lock),
+ * with the cgroup's state @st.
  */
 u64 ksnap_read_cg_usage_run(const struct ksnap_cgroup *cg,
-			    const struct cpumask *live, u32 live_gen,
+			    const struct ksnap_cpus *cpus,
 			    struct ksnap_cg_usage *st)
 {
-	return ksnap_cgroup_usage(cg->cgrp, live, live_gen, st);
+	return ksnap_cgroup_usage(cg->cgrp, &cpus->live, &cpus->was_live,
+				  cpus->live_gen, st);
 }
 
 /* CPU time of the cgroup's own tasks (not its descendants') on one CPU. */

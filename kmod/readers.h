@@ -32,7 +32,7 @@ u64 ksnap_read_cg_psi(const struct ksnap_metric *m,
 u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 			const struct ksnap_cgroup *cg);
 u64 ksnap_read_cg_usage_run(const struct ksnap_cgroup *cg,
-			    const struct cpumask *live, u32 live_gen,
+			    const struct ksnap_cpus *cpus,
 			    struct ksnap_cg_usage *st);
 u64 ksnap_read_cg_usage_self(const struct ksnap_metric *m,
 			     const struct ksnap_cgroup *cg, int cpu);

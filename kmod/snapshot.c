@@ -98,10 +98,10 @@ static u32 ksnap_snapshot_vm_cpu(const struct ksnap_config *cfg,
 }
 
 /*
- * A column read once: cpu.stat.usage over the live CPUs with its cgroup's
- * state when there is one (@cg_usage, by cgroup index: readers.c,
- * cgusage.h).  With cpus->lock held: the live set does not change under
- * the read.
+ * A column read once: cpu.stat.usage over the live CPUs (and those that
+ * went offline while running) with its cgroup's state when there is one
+ * (@cg_usage, by cgroup index: readers.c, cgusage.h).  With cpus->lock
+ * held: the CPUs summed over do not change under the read.
  */
 static u64 ksnap_snapshot_single(const struct ksnap_source *src,
 				 const struct ksnap_cpus *cpus,
@@ -109,8 +109,7 @@ static u64 ksnap_snapshot_single(const struct ksnap_source *src,
 {
 	if (cg_usage && src->metric->read == ksnap_read_cg_usage &&
 	    !ksnap_cgroup_released(src->cg))
-		return ksnap_read_cg_usage_run(src->cg, &cpus->live,
-					       cpus->live_gen,
+		return ksnap_read_cg_usage_run(src->cg, cpus,
 					       &cg_usage[src->cg_idx]);
 	return ksnap_metric_read(src->metric, src->cg, src->cpu);
 }

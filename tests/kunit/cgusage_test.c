@@ -90,30 +90,30 @@ static void ksnap_cgusage_forget(struct kunit *test)
 }
 
 /*
- * A CPU went offline: its last flushed part L leaves sum(L), so K reads
- * L more, and its own time leaves sum(N).  K is learnt again at once from
- * the sums over the CPUs now online, not held at the old K (which, with
- * the CPU's N gone, would read low and then step up by L a sample later).
+ * A CPU offline since before the start comes online: its last flushed
+ * part L joins sum(L), so K reads L less, and its own time joins sum(N).
+ * K is learnt again at once from the sums over the CPUs now summed, not
+ * held at the old K (which would read the CPU's L twice, and be held
+ * there as the sampler holds a monotonic column).
  */
 static void ksnap_cgusage_relearn_when_cpus_change(struct kunit *test)
 {
 	struct ksnap_cg_usage st = { 0 };
 
-	/* Two CPUs: L 300 + 200, N 400 + 250, F 600: K 100, usage 750. */
-	ksnap_cg_usage_next(&st, 100, 650, 0);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 650, 0), 750ULL);
 	/*
-	 * The second goes: K over the first alone is 300, N is 400.  Usage
-	 * is 700: the 50 the CPU ran since its last flush come with the
-	 * next flush.
+	 * CPU A summed: L 300, N 400; CPU B offline, not summed: L 200,
+	 * N 250; F 600.  K over A is 300: usage 700, B's unflushed 50 left
+	 * out until a flush.
 	 */
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 300, 400, 1), 700ULL);
-	KUNIT_EXPECT_EQ(test, st.k, 300ULL);
-	/* The flush moves those 50 into F: K 350, usage 750 again. */
-	ksnap_cg_usage_next(&st, 350, 400, 1);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 350, 400, 1), 750ULL);
-	/* It comes back, its L now 250 and its N 250: K 100, usage 750. */
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 650, 2), 750ULL);
+	ksnap_cg_usage_next(&st, 300, 400, 0);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 300, 400, 0), 700ULL);
+	/* The flush takes B's 50 into F: K 350, usage 750. */
+	ksnap_cg_usage_next(&st, 350, 400, 0);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 350, 400, 0), 750ULL);
+	/* B comes online, its L now 250: K over both 100, N 650: 750. */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 650, 1), 750ULL);
+	KUNIT_EXPECT_EQ(test, st.k, 100ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 660, 1), 760ULL);
 }
 
 static struct kunit_case ksnap_cgusage_cases[] = {
