@@ -33,7 +33,10 @@
  * every record (ksnap_sets_unnamed()), waits for it: it is tried again
  * every KSNAP_FOLLOW_WAIT_MS, and counted in stats/set_change_waits.
  * Once the ring is full the reader loses records whatever happens, and
- * the rescan goes ahead.  A shed for the read's bound never waits.
+ * the rescan goes ahead: a wait lasts at most the time the ring takes to
+ * fill.  A shed or take-back for the read's bound never waits, and
+ * neither does any rescan with overflow=overwrite (its reader accepts
+ * being lapped, and the kernel never reads its tail).
  */
 #include <linux/cpu.h>
 #include <linux/hrtimer.h>
@@ -419,13 +422,18 @@ out:
 
 /*
  * Would a set change now cost the reader a set's names (the file's
- * comment)?  Then the rescan waits, counted.  ks->lock held, running.
+ * comment)?  Then the rescan waits; each wait is counted once, however
+ * often it is tried again.  ks->lock held, running.
  */
 static bool ksnap_follow_wait_reader(struct ksnap *ks)
 {
-	if (!ksnap_sets_unnamed(ks))
+	if (!ksnap_sets_unnamed(ks)) {
+		ks->follow_waiting = false;
 		return false;
-	ks->follow.set_change_waits++;
+	}
+	if (!ks->follow_waiting)
+		ks->follow.set_change_waits++;
+	ks->follow_waiting = true;
 	return true;
 }
 
@@ -492,6 +500,12 @@ static void ksnap_follow_kick_fn(struct work_struct *work)
 
 	mutex_lock(&ks->lock);
 	if (ks->running && ks->cfg->nr_patterns) {
+		/* A shed or take-back since the check may have made it wait. */
+		if (ksnap_follow_wait_reader(ks)) {
+			ksnap_follow_kick(ks);
+			mutex_unlock(&ks->lock);
+			return;
+		}
 		ks->follow.event_rescans++;
 		ksnap_follow_rescan(ks);
 		mod_delayed_work(system_unbound_wq, &ks->follow_work,
@@ -540,6 +554,7 @@ void ksnap_follow_start(struct ksnap *ks)
 {
 	lockdep_assert_held(&ks->lock);
 	memset(&ks->follow, 0, sizeof(ks->follow));
+	ks->follow_waiting = false;
 	ks->follow.cgroups_skipped = ks->cfg->nr_skipped;
 	ks->follow.columns_admitted = ks->run.cap_columns;
 	ks->follow.cgroup_price_ns = ks->run.price_ns;

@@ -444,6 +444,7 @@ struct ksnap {
 	 */
 	struct tracepoint *cgevent_tp[KSNAP_NR_CGEVENTS];
 	bool following;
+	bool follow_waiting;	/* rescans wait for the reader (follow.c) */
 	unsigned long kick_pending;
 	unsigned long kick_next;
 	unsigned long kick_tat;		/* the worker's alone */

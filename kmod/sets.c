@@ -71,7 +71,7 @@ void ksnap_sets_keep(struct ksnap *ks, const struct ksnap_config *cfg,
  * when the oldest slot's set has a record the attached reader has not
  * read, and the reader has lost nothing yet (ksnap_ring_yet_to_read()): a
  * set change now would make it lose that set's records, though it could
- * still read them all.
+ * still read them all.  Never with overflow=overwrite.
  */
 bool ksnap_sets_unnamed(const struct ksnap *ks)
 {
@@ -79,7 +79,8 @@ bool ksnap_sets_unnamed(const struct ksnap *ks)
 	u64 tail;
 
 	lockdep_assert_held(&ks->lock);
-	if (!o->set_id || !ksnap_reader_attached(ks))
+	/* overflow=overwrite: the tail is never read (ksnap_abi.h). */
+	if (ks->overwrite || !o->set_id || !ksnap_reader_attached(ks))
 		return false;
 	/* Only compared: no slot is read after it, so no ordering. */
 	tail = READ_ONCE(ks->consumer->tail);
