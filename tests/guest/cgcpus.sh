@@ -43,14 +43,8 @@ wait_attached
 wait_rows $W/s.tsv 3
 
 # col_last: the last row's cpu.stat.usage of the leaf.
-col_last() {
-	awk -F'\t' -v k="cpu.stat.usage[$L]" '$1 == "Time (ns)" { for (i = 2; i <= NF; i++) if ($i == k) c = i; next }
-		c && $1 ~ /^[0-9]+$/ { v = $c } END { print v + 0 }' $W/s.tsv
-}
-runtime() {
-	read -r _rt _ < /proc/$1/schedstat
-	echo "$_rt"
-}
+col_last() { stream_last $W/s.tsv "cpu.stat.usage[$L]"; }
+runtime() { proc_runtime "$1"; }
 burned_at_least() { # PID MS
 	_b=$(runtime "$1")
 	echo "burned $_b ns (want $2 ms)"

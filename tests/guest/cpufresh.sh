@@ -52,10 +52,7 @@ wait_attached
 wait_rows $W/s.tsv 3
 
 # col_last NAME: the last row's value of column NAME of the stream.
-col_last() {
-	awk -F'\t' -v k="$1" '$1 == "Time (ns)" { for (i = 2; i <= NF; i++) if ($i == k) c = i; next }
-		c && $1 ~ /^[0-9]+$/ { v = $c } END { print v + 0 }' $W/s.tsv
-}
+col_last() { stream_last $W/s.tsv "$1"; }
 # col_first NAME: the first row's value.
 col_first() {
 	awk -F'\t' -v k="$1" '$1 == "Time (ns)" { for (i = 2; i <= NF; i++) if ($i == k) c = i; next }
@@ -68,16 +65,7 @@ caught_up() {
 	echo "$1 $_v, burned $2"
 	[ "$_v" -ge $(( $2 - $2 / 10 - 1000000 )) ]
 }
-# runtime PID: its CPU time so far, ns (schedstat; else utime + stime in
-# clock ticks of 10 ms).
-runtime() {
-	if [ -r /proc/$1/schedstat ]; then
-		read -r _rt _ < /proc/$1/schedstat
-		echo "$_rt"
-	else
-		awk '{ print ($14 + $15) * 10000000 }' /proc/$1/stat
-	fi
-}
+runtime() { proc_runtime "$1"; }
 burned_at_least() {
 	_b=$(runtime "$1")
 	echo "burned $_b ns"

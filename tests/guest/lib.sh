@@ -517,3 +517,19 @@ finish() {
 	unload
 	[ $nfail -eq 0 ]
 }
+
+# stream_last FILE NAME: the last row's value of column NAME of a stream.
+stream_last() {
+	awk -F'\t' -v k="$2" '$1 == "Time (ns)" { for (i = 2; i <= NF; i++) if ($i == k) c = i; next }
+		c && $1 ~ /^[0-9]+$/ { v = $c } END { print v + 0 }' "$1"
+}
+# proc_runtime PID: its CPU time so far, ns (schedstat; else utime +
+# stime in clock ticks of 10 ms).
+proc_runtime() {
+	if [ -r /proc/$1/schedstat ]; then
+		read -r _rt _ < /proc/$1/schedstat
+		echo "$_rt"
+	else
+		awk '{ print ($14 + $15) * 10000000 }' /proc/$1/stat
+	fi
+}
