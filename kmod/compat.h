@@ -145,6 +145,17 @@ static inline bool ksnap_cgroup_threaded(const struct cgroup *cgrp)
  */
 #define KSNAP_CG_USAGE_FRESH	KSNAP_FRESH_2S
 
+/* Add @cpu's flushed part (L) to *@last and its own time (N) to *@own. */
+static inline void ksnap_cgroup_usage_cpu(struct cgroup *cgrp, int cpu,
+					  u64 *last, u64 *own)
+{
+	typeof(ksnap_rstat_base_cpu(cgrp, cpu)) rb =
+		ksnap_rstat_base_cpu(cgrp, cpu);
+
+	*last += READ_ONCE(rb->last_bstat.cputime.sum_exec_runtime);
+	*own += READ_ONCE(rb->bstat.cputime.sum_exec_runtime);
+}
+
 static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 				     const struct cpumask *cpus,
 				     const struct cpumask *more, u32 cpus_gen,
@@ -160,20 +171,10 @@ static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 			ksnap_cg_usage_forget(st);
 		return flushed;
 	}
-	for_each_cpu(cpu, cpus) {
-		typeof(ksnap_rstat_base_cpu(cgrp, cpu)) rb =
-			ksnap_rstat_base_cpu(cgrp, cpu);
-
-		last += READ_ONCE(rb->last_bstat.cputime.sum_exec_runtime);
-		own += READ_ONCE(rb->bstat.cputime.sum_exec_runtime);
-	}
-	for_each_cpu(cpu, more ?: cpu_none_mask) {
-		typeof(ksnap_rstat_base_cpu(cgrp, cpu)) rb =
-			ksnap_rstat_base_cpu(cgrp, cpu);
-
-		last += READ_ONCE(rb->last_bstat.cputime.sum_exec_runtime);
-		own += READ_ONCE(rb->bstat.cputime.sum_exec_runtime);
-	}
+	for_each_cpu(cpu, cpus)
+		ksnap_cgroup_usage_cpu(cgrp, cpu, &last, &own);
+	for_each_cpu(cpu, more ?: cpu_none_mask)
+		ksnap_cgroup_usage_cpu(cgrp, cpu, &last, &own);
 	if (!st)
 		return own + (flushed - last);
 	return ksnap_cg_usage_next(st, flushed - last, own, cpus_gen);
