@@ -70,6 +70,14 @@ apt_newest() { # PKG SUITES
 		sort -V | tail -1
 }
 
+# Whether the lists hold package PKG at exactly VERSION.  apt-cache show
+# exits 0 for a version it does not know (it only warns), so the answer is
+# its Version line.
+apt_has() { # PKG VERSION
+	# shellcheck disable=SC2086
+	apt-cache $APT_OPTS show "$1=$2" 2>/dev/null | grep -qx "Version: $2"
+}
+
 # The package a metapackage version depends on whose name starts with
 # PREFIX (linux-image-, linux-source-...).
 apt_dep_of() { # METAPKG VERSION PREFIX
