@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 	}
 	if (om_layout_build(&l, cols, n, NULL))
 		return 1;
-	/* The counters' peak rates over 40 ms (ksnapd's, web.c). */
+	/* The counters' peak rates over 40 ms (ksnapd's, webrows.c). */
 	for (i = 0; i < l.nr_fam; i++)
 		if (l.fam[i].counter)
 			l.fam[i].rate_interval_ns = 40000000;
