@@ -34,11 +34,15 @@
 /* Over seconds in a row that stop a collection with nothing to shed. */
 #define KSNAP_COST_STOP_SECONDS	5
 /*
- * Seconds in a row whose longest read was within KSNAP_COST_CALM_PCT of
- * the bound before shed cgroups are taken back.
+ * Calm seconds in a row before shed cgroups are taken back.  A second is
+ * calm when at most one read in KSNAP_COST_CALM_ONE_IN took more than
+ * KSNAP_COST_CALM_PCT of the bound: as one long read does not make an
+ * over second, a few (a vCPU its host preempts) do not keep a second from
+ * being calm; with fewer reads a second than that, each must be within.
  */
 #define KSNAP_COST_CALM_SECONDS	10
 #define KSNAP_COST_CALM_PCT	75
+#define KSNAP_COST_CALM_ONE_IN	10
 
 /*
  * Calibration reads at start, each after a sleep: the timer reads a
@@ -119,6 +123,7 @@ static inline unsigned int ksnap_cost_fit_columns(unsigned int nr_columns,
 struct ksnap_cost_window {
 	u32 reads;		/* this second's reads */
 	u32 over;		/* and those above the bound */
+	u32 warm;		/* and those above KSNAP_COST_CALM_PCT of it */
 	u64 max_ns;		/* and the longest */
 	u32 over_seconds;	/* over seconds in a row, up to the last */
 	u32 calm_seconds;	/* calm seconds in a row, up to the last */
@@ -138,6 +143,7 @@ static inline void ksnap_cost_read(struct ksnap_cost_window *w, u64 read_ns,
 {
 	w->reads++;
 	w->over += read_ns > bound_ns;
+	w->warm += read_ns * 100 > bound_ns * KSNAP_COST_CALM_PCT;
 	w->max_ns = max(w->max_ns, read_ns);
 }
 
@@ -150,7 +156,7 @@ static inline void ksnap_cost_read(struct ksnap_cost_window *w, u64 read_ns,
  *
  * Return: KSNAP_COST_SHED for an over second when @can_shed; KSNAP_COST_STOP
  * after KSNAP_COST_STOP_SECONDS over seconds in a row otherwise;
- * KSNAP_COST_GROW after KSNAP_COST_CALM_SECONDS calm ones when @can_grow
+ * KSNAP_COST_GROW after KSNAP_COST_CALM_SECONDS calm ones in a row when @can_grow
  * (the calm count then restarts); else KSNAP_COST_KEEP.
  */
 static inline enum ksnap_cost_verdict
@@ -159,12 +165,13 @@ ksnap_cost_second(struct ksnap_cost_window *w, u64 bound_ns, bool can_shed,
 {
 	bool over = w->reads && 2 * w->over >= w->reads;
 	bool calm = w->reads &&
-		    w->max_ns * 100 <= bound_ns * KSNAP_COST_CALM_PCT;
+		    w->warm * KSNAP_COST_CALM_ONE_IN <= w->reads;
 
 	w->over_seconds = over ? w->over_seconds + 1 : 0;
 	w->calm_seconds = calm ? w->calm_seconds + 1 : 0;
 	w->reads = 0;
 	w->over = 0;
+	w->warm = 0;
 	w->max_ns = 0;
 	if (over && can_shed)
 		return KSNAP_COST_SHED;

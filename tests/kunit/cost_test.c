@@ -186,6 +186,30 @@ static void ksnap_cost_calm_seconds_grow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.calm_seconds, 0U);
 }
 
+/*
+ * A few long reads in a second (vCPUs their host preempted) keep it calm:
+ * shed cgroups come back; more than one in KSNAP_COST_CALM_ONE_IN do not.
+ */
+static void ksnap_cost_few_long_reads_stay_calm(struct kunit *test)
+{
+	struct ksnap_cost_window w = { 0 };
+	unsigned int i;
+
+	/* 100 reads a second, 10 of them 5 times the bound. */
+	for (i = 0; i + 1 < KSNAP_COST_CALM_SECONDS; i++)
+		KUNIT_EXPECT_EQ(test, second(&w, 100, 10, true, true),
+				KSNAP_COST_KEEP);
+	KUNIT_EXPECT_EQ(test, second(&w, 100, 10, true, true),
+			KSNAP_COST_GROW);
+	/* 11 of 100 above 75% of the bound: not calm. */
+	w.calm_seconds = KSNAP_COST_CALM_SECONDS - 1;
+	for (i = 0; i < 100; i++)
+		ksnap_cost_read(&w, i < 11 ? 80 : 50, 100);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, 100, true, true),
+			KSNAP_COST_KEEP);
+	KUNIT_EXPECT_EQ(test, w.calm_seconds, 0U);
+}
+
 static struct kunit_case ksnap_cost_cases[] = {
 	KUNIT_CASE(ksnap_cost_bound),
 	KUNIT_CASE(ksnap_cost_fit_period),
@@ -196,6 +220,7 @@ static struct kunit_case ksnap_cost_cases[] = {
 	KUNIT_CASE(ksnap_cost_over_second_sheds),
 	KUNIT_CASE(ksnap_cost_stop_only_when_sustained),
 	KUNIT_CASE(ksnap_cost_calm_seconds_grow),
+	KUNIT_CASE(ksnap_cost_few_long_reads_stay_calm),
 	{}
 };
 
