@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * ksnap shared-memory ABI, version 5.
+ * ksnap shared-memory ABI, version 6.
  *
  * ksnap.ko samples kernel and cgroup counters from an hrtimer into a ring
  * that userspace maps from /dev/ksnap.  This header is the whole contract
@@ -16,7 +16,7 @@
  * added parts it finds absent: it accepts a ring when abi_compat <= V and
  * KSNAP_ABI_READS_FROM <= abi_version.  A module and a reader one
  * version apart, in either order, work together.  Version 5 adds
- * KSNAP_FEAT_REFRESH_NS to version 4.  Version 1 (positions
+ * KSNAP_FEAT_REFRESH_NS to version 4; version 6 adds KSNAP_FEAT_EXITS.  Version 1 (positions
  * that restart with each collection, a consumer page the kernel wrote at
  * open and start) is not compatible with version 2; version 2 (a power of
  * two of records, a slot being p & (nr_records - 1)) is not compatible
@@ -191,7 +191,7 @@
 #include <linux/types.h>
 
 #define KSNAP_MAGIC		0x50414e534bULL	/* "KSNAP" */
-#define KSNAP_ABI_VERSION	5
+#define KSNAP_ABI_VERSION	6
 #define KSNAP_ABI_COMPAT	4	/* oldest reader version this module serves */
 #define KSNAP_ABI_READS_FROM	4	/* oldest module version a reader reads */
 
@@ -213,6 +213,8 @@
  * (version 5)
  */
 #define KSNAP_FEAT_REFRESH_NS		(1ULL << 7)
+/* Exit records, by KSNAP_IOC_EXIT, and ksnap_stats.exits_lost (version 6) */
+#define KSNAP_FEAT_EXITS		(1ULL << 8)
 
 #define KSNAP_DEVICE_PATH	"/dev/ksnap"
 /*
@@ -226,6 +228,8 @@
 #define KSNAP_FIELD_NAME_MAX	16
 /* A cgroup path: PATH_MAX, as deep as cgroupfs nests. */
 #define KSNAP_FIELD_VALUE_MAX	4096
+/* An exit record's path: longer paths are cut (KSNAP_EXIT_PATH_CUT). */
+#define KSNAP_EXIT_PATH_MAX	512
 #define KSNAP_DESC_MAX		224
 #define KSNAP_UNIT_MAX		16
 
@@ -299,7 +303,9 @@ struct ksnap_stats {
 	 * expansion (start or rescan).
 	 */
 	__u64 cgroups_skipped;
-	__u64 reserved[2];
+	/* KSNAP_FEAT_EXITS: exit records dropped, the queue being full */
+	__u64 exits_lost;
+	__u64 reserved[1];
 };
 
 struct ksnap_ctrl {
@@ -440,6 +446,48 @@ struct ksnap_enable {
 #define KSNAP_ENABLE_STOP_ON_CLOSE	(1U << 0)
 
 /*
+ * KSNAP_IOC_EXIT (KSNAP_FEAT_EXITS): the oldest exit record queued, taken
+ * off the queue.  While a collection with cgroup patterns runs, the
+ * removal (rmdir) of a cgroup a pattern matches queues one, whether or
+ * not the cgroup was ever in a column set: its final CPU and memory
+ * figures, read as it is removed (its tasks are gone, and nothing can
+ * charge it any more).  The queue holds KSNAP_EXITS_QUEUED records; one
+ * that finds it full is dropped and counted in ksnap_stats.exits_lost.
+ * Records left from a collection are dropped at the next start (counted
+ * in its exits_lost).  Errors: EAGAIN, the queue is empty; EBADF, the
+ * file is a query handle; EINVAL, reserved on input is not zero; EFAULT.
+ */
+struct ksnap_exit {
+	__u32 generation;	/* out: the collection it came in */
+	__u32 flags;		/* out: KSNAP_EXIT_* */
+	__u64 cgroup_id;	/* out: the cgroup's id (cgroupfs inode) */
+	/* CLOCK_MONOTONIC, ns since the collection's start_mono_ns */
+	__u64 time_ns;		/* out: its removal */
+	__u64 born_ns;		/* out: its mkdir (KSNAP_EXIT_BORN) */
+	/* cpu.stat's usage_usec, user_usec and system_usec, in ns */
+	__u64 cpu_usage_ns;
+	__u64 cpu_user_ns;
+	__u64 cpu_system_ns;
+	/* KSNAP_EXIT_MEMORY: memory.peak (bytes) and memory.events */
+	__u64 memory_peak;
+	__u64 memory_oom;
+	__u64 memory_oom_kill;
+	__u64 reserved[2];	/* in: zero; out: zero */
+	/* out: the path in the patterns' cgroup namespace, NUL-terminated */
+	char path[KSNAP_EXIT_PATH_MAX];
+};
+
+/* ksnap_exit.flags */
+/* born_ns is set: the mkdir came while the collection ran */
+#define KSNAP_EXIT_BORN		(1U << 0)
+/* The cgroup had a memory controller: the memory_* fields are set */
+#define KSNAP_EXIT_MEMORY	(1U << 1)
+/* path was cut to fit KSNAP_EXIT_PATH_MAX (it is the first bytes) */
+#define KSNAP_EXIT_PATH_CUT	(1U << 2)
+
+#define KSNAP_EXITS_QUEUED	256
+
+/*
  * The catalogue: ioctl(fd, KSNAP_IOC_METRIC, &info) on /dev/ksnap, the
  * caller setting info.index (0, 1, 2...) and reserved to zero;
  * the kernel fills in metric number index, or fails with EINVAL past the
@@ -518,6 +566,7 @@ struct ksnap_record {
 #define KSNAP_IOC_DONE		_IOW(KSNAP_IOC_MAGIC, 0x03, struct ksnap_done)
 #define KSNAP_IOC_SEEN		_IOW(KSNAP_IOC_MAGIC, 0x04, struct ksnap_seen)
 #define KSNAP_IOC_ENABLE	_IOW(KSNAP_IOC_MAGIC, 0x05, struct ksnap_enable)
+#define KSNAP_IOC_EXIT		_IOWR(KSNAP_IOC_MAGIC, 0x06, struct ksnap_exit)
 
 /* The layout, checked wherever this header is compiled. */
 #define KSNAP_ABI_ASSERT(cond, what) _Static_assert(cond, "ksnap ABI: " what)
@@ -531,6 +580,8 @@ KSNAP_ABI_ASSERT(sizeof(struct ksnap_done) == 8, "ksnap_done size");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_seen) == 8, "ksnap_seen size");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_enable) == 16, "ksnap_enable size");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_record) == 40, "ksnap_record size");
+KSNAP_ABI_ASSERT(sizeof(struct ksnap_exit) == 96 + KSNAP_EXIT_PATH_MAX,
+		 "ksnap_exit size");
 KSNAP_ABI_ASSERT(__builtin_offsetof(struct ksnap_record, values) == 40,
 		 "values right after the header");
 KSNAP_ABI_ASSERT(sizeof(struct ksnap_metric_info) == 368,

@@ -8,7 +8,9 @@
  * rename(2), so a followed cgroup keeps its path.)  The kernel calls a
  * probe under cgroup_mutex, with interrupts off but on PREEMPT_RT (its
  * trace_cgroup_path_lock): it reads which hierarchy the cgroup is on and
- * whether a collection runs, and queues the follow worker, nothing more.
+ * whether a collection runs, and queues the follow worker; for a cgroup a
+ * running collection's patterns match, it notes a mkdir's time and
+ * queues a removal's exit record (exits.c).
  * With the probes attached, the kernel builds the path of every cgroup
  * made or removed, under that lock, whether or not a collection runs:
  * the cost of a string copy per mkdir and rmdir.  The event's path is never used: the worker
@@ -31,8 +33,8 @@ static const char * const ksnap_cgevent_names[KSNAP_NR_CGEVENTS] = {
 	"cgroup_mkdir", "cgroup_rmdir",
 };
 
-/* The probe: the prototype of the cgroup event class, 5.10 to 7.3. */
-static void ksnap_cgevent_probe(void *data, struct cgroup *cgrp,
+/* The probes: the prototype of the cgroup event class, 5.10 to 7.3. */
+static void ksnap_cgevent_mkdir(void *data, struct cgroup *cgrp,
 				const char *path)
 {
 	struct ksnap *ks = data;
@@ -40,8 +42,26 @@ static void ksnap_cgevent_probe(void *data, struct cgroup *cgrp,
 	/* Patterns are on the unified hierarchy: v1 events do not change them. */
 	if (cgrp->root != &cgrp_dfl_root)
 		return;
+	ksnap_exits_mkdir(ks, cgrp);
 	ksnap_follow_kick(ks);
 }
+
+static void ksnap_cgevent_rmdir(void *data, struct cgroup *cgrp,
+				const char *path)
+{
+	struct ksnap *ks = data;
+
+	if (cgrp->root != &cgrp_dfl_root)
+		return;
+	ksnap_exits_rmdir(ks, cgrp);
+	ksnap_follow_kick(ks);
+}
+
+static void (* const ksnap_cgevent_probes[KSNAP_NR_CGEVENTS])(void *,
+							      struct cgroup *,
+							      const char *) = {
+	ksnap_cgevent_mkdir, ksnap_cgevent_rmdir,
+};
 
 struct ksnap_cgevent_find {
 	struct tracepoint *tp[KSNAP_NR_CGEVENTS];
@@ -76,8 +96,8 @@ void ksnap_cgevents_init(struct ksnap *ks)
 			ret = -ENOENT;
 			break;
 		}
-		ret = tracepoint_probe_register(f.tp[i], ksnap_cgevent_probe,
-						ks);
+		ret = tracepoint_probe_register(f.tp[i],
+						ksnap_cgevent_probes[i], ks);
 		if (ret)
 			break;
 		ks->cgevent_tp[i] = f.tp[i];
@@ -99,7 +119,7 @@ void ksnap_cgevents_uninit(struct ksnap *ks)
 		if (!ks->cgevent_tp[i])
 			continue;
 		tracepoint_probe_unregister(ks->cgevent_tp[i],
-					    ksnap_cgevent_probe, ks);
+					    ksnap_cgevent_probes[i], ks);
 		ks->cgevent_tp[i] = NULL;
 		any = true;
 	}

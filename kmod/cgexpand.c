@@ -50,6 +50,12 @@ module_param_cb(cgroup_depth, &ksnap_cgroup_depth_ops, &ksnap_cgroup_depth,
 MODULE_PARM_DESC(cgroup_depth,
 		 "levels a trailing ** of a cgroup pattern matches below what precedes it (0..32, default 2); read when patterns are expanded: at a cgroups write and at every start");
 
+/* cgroup_depth, as a walk reads it (exits.c matches as the walks do). */
+unsigned int ksnap_cgpattern_depth(void)
+{
+	return READ_ONCE(ksnap_cgroup_depth);
+}
+
 /* The namespace of @from, or else of the task configuring, held. */
 struct cgroup_namespace *ksnap_cgpattern_ns_get(const struct ksnap_config *from)
 {

@@ -181,6 +181,32 @@ static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 }
 
 /*
+ * The user and system parts of a removed cgroup's usage, as the ticks
+ * split them (cpu.stat scales usage in their ratio): its flushed sums,
+ * and with no child left, what its CPUs had not yet given them.
+ */
+static inline void ksnap_cgroup_cputime(struct cgroup *cgrp, u64 *user,
+					u64 *system)
+{
+	int cpu;
+
+	*user = READ_ONCE(cgrp->bstat.cputime.utime);
+	*system = READ_ONCE(cgrp->bstat.cputime.stime);
+	if (READ_ONCE(cgrp->nr_descendants) ||
+	    READ_ONCE(cgrp->nr_dying_descendants))
+		return;
+	for_each_possible_cpu(cpu) {
+		typeof(ksnap_rstat_base_cpu(cgrp, cpu)) rb =
+			ksnap_rstat_base_cpu(cgrp, cpu);
+
+		*user += READ_ONCE(rb->bstat.cputime.utime) -
+			 READ_ONCE(rb->last_bstat.cputime.utime);
+		*system += READ_ONCE(rb->bstat.cputime.stime) -
+			   READ_ONCE(rb->last_bstat.cputime.stime);
+	}
+}
+
+/*
  * About 7.1: the reclaim counters of /proc/vmstat (pgrefill, pgsteal_*,
  * pgscan_* but pgscan_direct_throttle) moved from the VM events (per-CPU,
  * live) to the node stats (folded about once a second), and what they

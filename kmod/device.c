@@ -324,6 +324,10 @@ static long ksnap_ioctl(struct file *file, unsigned int cmd,
 		return ksnap_ioctl_seen(ks, file, uarg);
 	case KSNAP_IOC_ENABLE:
 		return ksnap_ioctl_enable(ks, file, uarg);
+	case KSNAP_IOC_EXIT:
+		/* Taken off the queue: the reader's alone. */
+		return ksnap_is_reader(file) ? ksnap_exits_ioctl(ks, uarg) :
+		       -EBADF;
 	default:
 		return -ENOTTY;
 	}

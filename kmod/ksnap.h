@@ -259,6 +259,7 @@ bool ksnap_config_offered(const struct ksnap_config *cfg);
 /* cgexpand.c: cgroup patterns expanded (cgpattern.h). */
 struct cgroup_namespace *ksnap_cgpattern_ns_get(const struct ksnap_config *from);
 void ksnap_cgpattern_ns_put(struct cgroup_namespace *ns);
+unsigned int ksnap_cgpattern_depth(void);
 int ksnap_cgpattern_expand(struct ksnap_config *cfg,
 			   const char *const *entries, unsigned int nr,
 			   bool quiet);
@@ -450,6 +451,7 @@ struct ksnap {
 	unsigned long kick_tat;		/* the worker's alone */
 	struct delayed_work kick_work;
 	struct ksnap_follow_stats follow;
+	struct ksnap_exits *exits;	/* exit records (exits.c) */
 	struct ksnap_old_set old_sets[KSNAP_OLD_SETS];
 	unsigned int old_next;		/* the slot the next one takes */
 	u64 calib[KSNAP_MAX_COLUMNS];	/* calibration reads' values */
@@ -520,6 +522,17 @@ void ksnap_follow_start(struct ksnap *ks);
 void ksnap_follow_stop(struct ksnap *ks);
 void ksnap_follow_uninit(struct ksnap *ks);
 void ksnap_follow_kick(struct ksnap *ks);
+
+/* exits.c: the final figures of removed cgroups, queued for the reader. */
+struct cgroup;
+int ksnap_exits_init(struct ksnap *ks);
+void ksnap_exits_uninit(struct ksnap *ks);
+void ksnap_exits_arm(struct ksnap *ks);
+void ksnap_exits_disarm(struct ksnap *ks);
+void ksnap_exits_mkdir(struct ksnap *ks, struct cgroup *cgrp);
+void ksnap_exits_rmdir(struct ksnap *ks, struct cgroup *cgrp);
+long ksnap_exits_ioctl(struct ksnap *ks, void __user *arg);
+u64 ksnap_exits_recorded(const struct ksnap *ks);
 
 /* cgevents.c: cgroup events start a rescan (ksnap_follow_kick()). */
 void ksnap_cgevents_init(struct ksnap *ks);

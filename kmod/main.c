@@ -124,6 +124,9 @@ static int __init ksnap_init(void)
 	ret = ksnap_cpus_init(ks);
 	if (ret)
 		goto err_ring;
+	ret = ksnap_exits_init(ks);
+	if (ret)
+		goto err_cpus;
 	ksnap_sampler_init(ks);
 	/* After the follow worker exists: a probe may queue it at once. */
 	ksnap_cgevents_init(ks);
@@ -142,6 +145,8 @@ static int __init ksnap_init(void)
 err_sampler:
 	ksnap_cgevents_uninit(ks);
 	ksnap_sampler_uninit(ks);
+	ksnap_exits_uninit(ks);
+err_cpus:
 	ksnap_cpus_uninit(ks);
 err_ring:
 	ksnap_ring_free(ks->ring);
@@ -165,6 +170,7 @@ static void __exit ksnap_exit(void)
 	/* No probe runs after this: none queues the follow worker again. */
 	ksnap_cgevents_uninit(ks);
 	ksnap_sampler_uninit(ks);
+	ksnap_exits_uninit(ks);
 	ksnap_cpus_uninit(ks);
 	ksnap_ring_free(ks->ring);
 	ksnap_config_free(ks->cfg);

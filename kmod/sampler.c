@@ -612,6 +612,7 @@ int ksnap_sampler_start(struct ksnap *ks)
 				 ksnap_read_bound_ns(ks->period_ns));
 	WRITE_ONCE(ks->running, true);
 	ksnap_follow_start(ks);
+	ksnap_exits_arm(ks);
 	/* Armed from its CPU: a pinned timer fires where it was started. */
 	smp_call_function_single(cpu, ksnap_timer_arm, ks, true);
 	wake_up_interruptible(&ks->wait);
@@ -640,6 +641,7 @@ void ksnap_sampler_stop(struct ksnap *ks)
 		return;
 	WRITE_ONCE(ks->running, false);
 	ksnap_follow_stop(ks);
+	ksnap_exits_disarm(ks);
 	hrtimer_cancel(&ks->timer);
 
 	/* The timer's code path, with interrupts off as in the timer. */

@@ -488,6 +488,17 @@ static KSNAP_STAT_ATTR(cpu);
 static KSNAP_STAT_ATTR(read_estimate_ns);
 static KSNAP_STAT_ATTR(read_bound_ns);
 static KSNAP_STAT_ATTR(read_recent_ns);
+static KSNAP_STAT_ATTR(exits_lost);
+
+static ssize_t stats_exits_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  ksnap_exits_recorded(ksnap_from_dev(dev)));
+}
+
+static struct device_attribute ksnap_stat_attr_exits =
+	__ATTR(exits, 0444, stats_exits_show, NULL);
 
 static ssize_t stats_generation_show(struct device *dev,
 				     struct device_attribute *attr, char *buf)
@@ -620,6 +631,8 @@ static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_cgroup_price_ns.attr.attr,
 	&ksnap_stat_attr_set_change_pause_max_ns.attr.attr,
 	&ksnap_stat_attr_set_change_waits.attr.attr,
+	&ksnap_stat_attr_exits.attr,
+	&ksnap_stat_attr_exits_lost.attr.attr,
 	NULL,
 };
 

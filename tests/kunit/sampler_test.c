@@ -27,6 +27,7 @@
 #include "../../kmod/price.c"
 #include "../../kmod/install.c"
 #include "../../kmod/gone.c"
+#include "../../kmod/exits.c"
 #include "../../kmod/sets.c"
 
 /* Fake metrics: item + the number of reads so far, so values move. */

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exit records: the final figures of each cgroup a running collection's
+ * patterns match, taken from the cgroup_rmdir probe (cgevents.c) as the
+ * cgroup is removed, and queued for the reader (KSNAP_IOC_EXIT).  A
+ * cgroup that lived shorter than a rescan, and was never in a column set,
+ * leaves one all the same.
+ *
+ * The probes run under cgroup_mutex, so they never run concurrently with
+ * each other, with interrupts off but on PREEMPT_RT.  The removed cgroup
+ * has no task and no child left; its css are killed, not yet released
+ * (their release takes cgroup_mutex): its counters are read as the timer
+ * reads them, and are final.  What the probes share with the process
+ * context (the filter, the queue) is under exits->lock, a spinlock taken
+ * with interrupts saved: on PREEMPT_RT both sides may sleep on it.
+ *
+ * The filter is the running collection's patterns and the root of their
+ * cgroup namespace, copied at start (ksnap_exits_arm()) and dropped at
+ * stop: the probe matches the path it builds from that root, never the
+ * event's own, so a cgroup outside the namespace is never recorded.
+ */
+#include <linux/cgroup.h>
+#include <linux/cpumask.h>
+#include <linux/math64.h>
+#include <linux/memcontrol.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "cgpattern.h"
+#include "compat.h"
+#include "exits.h"
+#include "ksnap.h"
+#include "parse.h"
+
+/* The patterns of a running collection, and where their paths start. */
+struct ksnap_exit_filter {
+	struct cgroup *root;	/* held */
+	unsigned int depth;
+	unsigned int nr;
+	u32 generation;
+	u64 start_ns;		/* run.start_mono_ns */
+	char *buf;		/* the patterns, NUL-separated */
+	const char *pattern[];
+};
+
+struct ksnap_exits {
+	spinlock_t lock;	/* the filter, the queue, the table */
+	struct ksnap_exit_filter *filter;	/* NULL: nothing recorded */
+	unsigned int head;	/* the oldest queued */
+	unsigned int nr;	/* queued */
+	u64 recorded;		/* this collection's, queued */
+	__u64 *lost;		/* ks->ctrl->stats.exits_lost */
+	struct ksnap_born born[KSNAP_BORN_SLOTS];
+	/* The probes' own (cgroup_mutex): the path being matched. */
+	char path[PATH_MAX];
+	struct ksnap_exit queue[KSNAP_EXITS_QUEUED];
+};
+
+static void ksnap_exit_filter_free(struct ksnap_exit_filter *f)
+{
+	if (!f)
+		return;
+	cgroup_put(f->root);
+	kfree(f->buf);
+	kfree(f);
+}
+
+/* The patterns of @cfg's cgroups list, or NULL: none, or no memory. */
+static struct ksnap_exit_filter *ksnap_exit_filter_new(const struct ksnap *ks)
+{
+	const struct ksnap_config *cfg = ks->cfg;
+	struct ksnap_exit_filter *f;
+	struct ksnap_parse_err err;
+	struct ksnap_list *list;
+	unsigned int i;
+
+	if (!cfg->nr_patterns || !cfg->cgns)
+		return NULL;
+	list = kvmalloc(sizeof(*list), GFP_KERNEL);
+	f = kzalloc(struct_size(f, pattern, cfg->nr_patterns), GFP_KERNEL);
+	if (!list || !f)
+		goto fail;
+	f->buf = kstrdup(cfg->cgroups_arg, GFP_KERNEL);
+	if (!f->buf)
+		goto fail;
+	/* Parsed before, when the configuration was built: no error here. */
+	if (ksnap_parse_list(f->buf, KSNAP_FIELD_VALUE_MAX, list, &err))
+		goto fail;
+	for (i = 0; i < list->nr && f->nr < cfg->nr_patterns; i++)
+		if (ksnap_cgpattern_is_pattern(list->item[i]))
+			f->pattern[f->nr++] = list->item[i];
+	kvfree(list);
+	f->root = cfg->cgns->root_cset->dfl_cgrp;
+	cgroup_get(f->root);
+	f->depth = ksnap_cgpattern_depth();
+	f->generation = ks->ctrl->generation;
+	f->start_ns = ks->run.start_mono_ns;
+	return f;
+fail:
+	kvfree(list);
+	if (f)
+		kfree(f->buf);
+	kfree(f);
+	pr_warn_ratelimited("cgroups: no memory for the patterns' filter: this collection records no exits\n");
+	return NULL;
+}
+
+/* @cgrp's path from @f's root into ex->path: false when not below it. */
+static bool ksnap_exit_match(struct ksnap_exits *ex,
+			     const struct ksnap_exit_filter *f,
+			     struct cgroup *cgrp)
+{
+	int len;
+
+	if (!cgroup_is_descendant(cgrp, f->root))
+		return false;
+	len = kernfs_path_from_node(cgrp->kn, f->root->kn, ex->path,
+				    sizeof(ex->path));
+	if (len <= 0 || len >= sizeof(ex->path))
+		return false;
+	return ksnap_cgpattern_owner(f->pattern, f->nr, ex->path,
+				     f->depth) >= 0;
+}
+
+/* A cgroup was made: remember when, if a pattern matches it. */
+void ksnap_exits_mkdir(struct ksnap *ks, struct cgroup *cgrp)
+{
+	struct ksnap_exits *ex = ks->exits;
+	unsigned long flags;
+
+	/* No collection with patterns: no lock taken.  Pairs with arm's. */
+	if (!ex || !READ_ONCE(ex->filter))
+		return;
+	spin_lock_irqsave(&ex->lock, flags);
+	if (ex->filter && ksnap_exit_match(ex, ex->filter, cgrp))
+		ksnap_born_add(ex->born, cgroup_id(cgrp), ktime_get_ns());
+	spin_unlock_irqrestore(&ex->lock, flags);
+}
+
+/* The memory figures of @cgrp's own memory css, if it has one. */
+static void ksnap_exit_memory(struct cgroup *cgrp, struct ksnap_exit *e)
+{
+#ifdef CONFIG_MEMCG
+	struct cgroup_subsys_state *css;
+	struct mem_cgroup *memcg;
+
+	rcu_read_lock();
+	css = rcu_dereference(cgrp->subsys[memory_cgrp_id]);
+	if (css) {
+		memcg = mem_cgroup_from_css(css);
+		e->memory_peak = (u64)READ_ONCE(memcg->memory.watermark) *
+				 PAGE_SIZE;
+		e->memory_oom = atomic_long_read(&memcg->memory_events[MEMCG_OOM]);
+		e->memory_oom_kill =
+			atomic_long_read(&memcg->memory_events[MEMCG_OOM_KILL]);
+		e->flags |= KSNAP_EXIT_MEMORY;
+	}
+	rcu_read_unlock();
+#endif
+}
+
+/* @cgrp's final figures, into @e. */
+static void ksnap_exit_read(struct cgroup *cgrp, struct ksnap_exit *e)
+{
+	u64 user, system;
+
+	e->cpu_usage_ns = ksnap_cgroup_usage(cgrp, cpu_possible_mask, NULL, 0,
+					     NULL);
+	/* Split as cpu.stat splits it (cputime_adjust()): in their ratio. */
+	ksnap_cgroup_cputime(cgrp, &user, &system);
+	if (user + system) {
+		e->cpu_user_ns = mul_u64_u64_div_u64(e->cpu_usage_ns, user,
+						     user + system);
+		e->cpu_system_ns = e->cpu_usage_ns - e->cpu_user_ns;
+	}
+	ksnap_exit_memory(cgrp, e);
+}
+
+/* A cgroup was removed: queue its exit record, if a pattern matches it. */
+void ksnap_exits_rmdir(struct ksnap *ks, struct cgroup *cgrp)
+{
+	struct ksnap_exits *ex = ks->exits;
+	const struct ksnap_exit_filter *f;
+	struct ksnap_exit *e;
+	unsigned long flags;
+	u64 now = ktime_get_ns(), born;
+
+	if (!ex || !READ_ONCE(ex->filter))
+		return;
+	spin_lock_irqsave(&ex->lock, flags);
+	f = ex->filter;
+	if (!f || !ksnap_exit_match(ex, f, cgrp))
+		goto out;
+	if (!ksnap_born_take(ex->born, cgroup_id(cgrp), &born))
+		born = 0;
+	if (ex->nr == KSNAP_EXITS_QUEUED) {
+		WRITE_ONCE(*ex->lost, *ex->lost + 1);
+		goto out;
+	}
+	e = &ex->queue[(ex->head + ex->nr) % KSNAP_EXITS_QUEUED];
+	memset(e, 0, sizeof(*e));
+	e->generation = f->generation;
+	e->cgroup_id = cgroup_id(cgrp);
+	e->time_ns = now - f->start_ns;
+	if (born) {
+		e->born_ns = born > f->start_ns ? born - f->start_ns : 0;
+		e->flags |= KSNAP_EXIT_BORN;
+	}
+	if (strscpy(e->path, ex->path, sizeof(e->path)) < 0)
+		e->flags |= KSNAP_EXIT_PATH_CUT;
+	ksnap_exit_read(cgrp, e);
+	ex->nr++;
+	WRITE_ONCE(ex->recorded, ex->recorded + 1);
+out:
+	spin_unlock_irqrestore(&ex->lock, flags);
+}
+
+/**
+ * ksnap_exits_arm() - record the exits of a collection that starts
+ * @ks: with ks->lock held, the collection's start published
+ *
+ * Records a reader did not take from the collection before are dropped,
+ * and counted lost in this one's statistics.
+ */
+void ksnap_exits_arm(struct ksnap *ks)
+{
+	struct ksnap_exits *ex = ks->exits;
+	struct ksnap_exit_filter *f, *old;
+	unsigned long flags;
+
+	lockdep_assert_held(&ks->lock);
+	if (!ex)
+		return;
+	f = ksnap_exit_filter_new(ks);
+	spin_lock_irqsave(&ex->lock, flags);
+	old = ex->filter;
+	/* Read unlocked by the probes (a hint: they look again locked). */
+	WRITE_ONCE(ex->filter, f);
+	ex->lost = &ks->ctrl->stats.exits_lost;
+	WRITE_ONCE(*ex->lost, ex->nr);
+	ex->head = 0;
+	ex->nr = 0;
+	WRITE_ONCE(ex->recorded, 0);
+	memset(ex->born, 0, sizeof(ex->born));
+	spin_unlock_irqrestore(&ex->lock, flags);
+	ksnap_exit_filter_free(old);
+}
+
+/* The collection stopped: the probes record nothing more. */
+void ksnap_exits_disarm(struct ksnap *ks)
+{
+	struct ksnap_exits *ex = ks->exits;
+	struct ksnap_exit_filter *old;
+	unsigned long flags;
+
+	if (!ex)
+		return;
+	spin_lock_irqsave(&ex->lock, flags);
+	old = ex->filter;
+	WRITE_ONCE(ex->filter, NULL);
+	spin_unlock_irqrestore(&ex->lock, flags);
+	ksnap_exit_filter_free(old);
+}
+
+/* KSNAP_IOC_EXIT: the oldest record, taken off the queue. */
+long ksnap_exits_ioctl(struct ksnap *ks, void __user *arg)
+{
+	struct ksnap_exits *ex = ks->exits;
+	struct ksnap_exit *e;
+	unsigned long flags;
+	__u64 reserved[2];
+	long ret = 0;
+
+	if (!ex)
+		return -EAGAIN;
+	if (copy_from_user(reserved, arg + offsetof(struct ksnap_exit, reserved),
+			   sizeof(reserved)))
+		return -EFAULT;
+	if (reserved[0] || reserved[1])
+		return -EINVAL;
+	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	spin_lock_irqsave(&ex->lock, flags);
+	if (ex->nr) {
+		*e = ex->queue[ex->head];
+		ex->head = (ex->head + 1) % KSNAP_EXITS_QUEUED;
+		ex->nr--;
+	} else {
+		ret = -EAGAIN;
+	}
+	spin_unlock_irqrestore(&ex->lock, flags);
+	if (!ret && copy_to_user(arg, e, sizeof(*e)))
+		ret = -EFAULT;
+	kfree(e);
+	return ret;
+}
+
+/* stats/exits: the records this collection queued. */
+u64 ksnap_exits_recorded(const struct ksnap *ks)
+{
+	return ks->exits ? READ_ONCE(ks->exits->recorded) : 0;
+}
+
+/*
+ * The queue, the table and the probes' buffer: about 176 KiB.  Without
+ * them (a device KUnit makes) nothing is recorded.
+ */
+int ksnap_exits_init(struct ksnap *ks)
+{
+	ks->exits = vzalloc(sizeof(*ks->exits));
+	if (!ks->exits)
+		return -ENOMEM;
+	spin_lock_init(&ks->exits->lock);
+	ks->exits->lost = &ks->ctrl->stats.exits_lost;
+	return 0;
+}
+
+/* The probes are gone (ksnap_cgevents_uninit()). */
+void ksnap_exits_uninit(struct ksnap *ks)
+{
+	if (!ks->exits)
+		return;
+	ksnap_exit_filter_free(ks->exits->filter);
+	vfree(ks->exits);
+	ks->exits = NULL;
+}
