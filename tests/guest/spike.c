@@ -8,6 +8,9 @@
  *                      and end
  *   faults MIB SECONDS for SECONDS, map MIB MiB, touch it, unmap it,
  *                      again: page faults at a high rate
+ *   burn MS            run on a CPU until this process has had MS ms more
+ *                      CPU time than when it began, exit (the exit
+ *                      records test, exits.sh)
  *
  * Part of the guest test kit: scripts/guest builds it statically into
  * build/guest/bin/ and puts it on the guest's PATH.
@@ -73,13 +76,34 @@ static int faults(size_t len, long seconds)
 	return 0;
 }
 
+static unsigned long long cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int burn(long ms)
+{
+	unsigned long long from = cpu_ns();
+	unsigned long long until = from + (unsigned long long)ms * 1000000ULL;
+
+	while (cpu_ns() < until)
+		;
+	printf("burn: %llu ns of CPU time\n", cpu_ns() - from);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t len;
 
+	if (argc == 3 && !strcmp(argv[1], "burn"))
+		return burn(strtol(argv[2], NULL, 0));
 	if (argc != 4 || (strcmp(argv[1], "spike") && strcmp(argv[1], "faults"))) {
 		fprintf(stderr, "usage: spike spike MIB MS | spike faults MIB "
-			"SECONDS\n");
+			"SECONDS | spike burn MS\n");
 		return 2;
 	}
 	len = strtoul(argv[2], NULL, 0) << 20;

@@ -20,7 +20,8 @@ int ksnapd_collect_init(struct ksnapd_collect *c, struct ksnap_ring *r,
 	/* Columns: by ksnap_ring_read_columns(), when a collection begins. */
 	c->rec = malloc(r->record_size ? r->record_size : sizeof(*c->rec));
 	c->norm = malloc(r->record_size ? r->record_size : sizeof(*c->norm));
-	if (!c->rec || !c->norm) {
+	c->exits = calloc(KSNAPD_EXITS_LISTED, sizeof(*c->exits));
+	if (!c->rec || !c->norm || !c->exits) {
 		ksnapd_collect_fini(c);
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -ENOMEM;
@@ -36,6 +37,8 @@ void ksnapd_collect_fini(struct ksnapd_collect *c)
 	c->rec = NULL;
 	free(c->norm);
 	c->norm = NULL;
+	free(c->exits);
+	c->exits = NULL;
 }
 
 int ksnapd_collect_add(struct ksnapd_collect *c,
@@ -119,6 +122,39 @@ static int each_end(struct ksnapd_collect *c, const struct ksnapd_end *e)
 			k->ended = true;
 	}
 	return pending;
+}
+
+/*
+ * The exit records the module holds, for the stream being written: taken
+ * before its records are read, so that one of a cgroup the set change
+ * read next removes is listed in the stream whose columns held it.  Those
+ * of another collection (an earlier one's, left unread) are dropped.
+ */
+static int take_exits(struct ksnapd_collect *c)
+{
+	struct ksnap_exit x;
+	int ret;
+
+	while (!(ret = ksnap_ring_take_exit(c->ring, &x))) {
+		if (x.generation != c->coll.generation)
+			continue;
+		if (c->nr_exits < KSNAPD_EXITS_LISTED)
+			c->exits[c->nr_exits++] = x;
+		else
+			c->exits_unlisted++;
+	}
+	if (ret == -EAGAIN)
+		return 0;
+	snprintf(c->err, c->errlen, "taking an exit record from the module: "
+		 "%s", strerror(-ret));
+	return ret;
+}
+
+/* A stream has ended at every consumer: the next lists its own. */
+static void exits_ended(struct ksnapd_collect *c)
+{
+	c->nr_exits = 0;
+	c->exits_unlisted = 0;
 }
 
 /* --- the reader session's reports (ksnap_abi.h "Reader session") ------ */
@@ -457,11 +493,13 @@ static int split_set(struct ksnapd_collect *c)
 	collection_stats(c, &e.stats);
 	e.stats.ksnap_snapshots_taken = pos;
 	e.stats.ksnap_snapshots_lost = 0;
+	e.stats.ksnap_exits_lost = 0;
 	ret = each_end(c, &e);
 	if (ret) {
 		free(next.columns);
 		return ret;
 	}
+	exits_ended(c);
 	free(c->coll.columns);
 	c->coll = next;
 	c->next_set = 0;
@@ -516,6 +554,10 @@ static void collection_stats(const struct ksnapd_collect *c,
 	st->ksnapd_snapshots_overwritten = c->overwritten;
 	st->ksnapd_snapshots_skipped = c->skipped;
 	st->ksnapd_first_position = c->first_position;
+	st->ksnap_exits_lost = ks.exits_lost;
+	st->ksnapd_exits_unlisted = c->exits_unlisted;
+	st->exits = c->exits;
+	st->nr_exits = c->nr_exits;
 }
 
 /*
@@ -537,6 +579,12 @@ static int end(struct ksnapd_collect *c, uint32_t state)
 			"ksnapd cannot find them) were skipped (STATS "
 			"ksnapd_snapshots_skipped)\n",
 			gen, (unsigned long long)c->foreign, c->coll.set_id);
+	if (c->state != KSNAPD_END) {
+		/* The last: the module records none once stopped. */
+		ret = take_exits(c);
+		if (ret)
+			return ret;
+	}
 	if (c->state != KSNAPD_END && c->stale && c->cfg.log)
 		fprintf(c->cfg.log, "ksnapd: collection %u: %llu records of "
 			"column sets the module no longer named were skipped "
@@ -563,6 +611,7 @@ static int end(struct ksnapd_collect *c, uint32_t state)
 		return err;
 	if (ret)
 		return 0;
+	exits_ended(c);
 	/* Without --once, the next collection gets its own file. */
 	c->state = c->cfg.once || c->stop ? KSNAPD_DONE : KSNAPD_WAIT_START;
 	return c->state == KSNAPD_DONE;
@@ -603,6 +652,8 @@ static int stream(struct ksnapd_collect *c)
 		c->stop_ret = c->cfg.stop_collection(c->cfg.stop_arg);
 
 	ret = read_now(c, &now);
+	if (!ret)
+		ret = take_exits(c);
 	if (!ret)
 		ret = each_hook(c, false);
 	if (!ret)

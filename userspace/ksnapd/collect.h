@@ -84,6 +84,10 @@ struct ksnapd_collect_config {
 /* ksnapd_collect.stop_ret before stop_collection() is called. */
 #define KSNAPD_STOP_NOT_CALLED	1
 
+/* Exit records one stream's STATS lists at most (the rest are counted:
+ * ksnapd_exits_unlisted); about 170 KB of STATS line at the most. */
+#define KSNAPD_EXITS_LISTED	64
+
 /* Consumers one collector feeds: the output file, the flight recorder
  * and the OpenMetrics endpoint. */
 #define KSNAPD_MAX_CONSUMERS	3
@@ -133,6 +137,12 @@ struct ksnapd_collect {
 	/* A later set the module no longer answers for (the reader fell
 	 * behind): its records are skipped, counted as stale. */
 	uint32_t skip_set;
+
+	/* Exit records taken from the module for the stream being written
+	 * (its STATS lists them), and those past what it lists. */
+	struct ksnap_exit *exits;
+	uint32_t nr_exits;
+	uint64_t exits_unlisted;
 
 	struct ksnapd_consumer consumers[KSNAPD_MAX_CONSUMERS];
 	unsigned int nr_consumers;

@@ -328,6 +328,14 @@ int ksnap_ring_enable(struct ksnap_ring *r, bool on, bool stop_on_close)
 	return ksnap_sys_ioctl(r->fd, KSNAP_IOC_ENABLE, &e);
 }
 
+int ksnap_ring_take_exit(struct ksnap_ring *r, struct ksnap_exit *x)
+{
+	if (r->regular_file || !(r->ctrl->features & KSNAP_FEAT_EXITS))
+		return -EAGAIN;
+	memset(x, 0, sizeof(*x));
+	return ksnap_sys_ioctl(r->fd, KSNAP_IOC_EXIT, x);
+}
+
 int ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen)
 {
 	struct ksnap_done d = { .generation = gen };
@@ -530,4 +538,5 @@ void ksnap_ring_read_stats(const struct ksnap_ring *r, struct ksnap_stats *s)
 	s->read_bound_ns = ksnap_load_relaxed(&k->read_bound_ns);
 	s->read_recent_ns = ksnap_load_relaxed(&k->read_recent_ns);
 	s->cgroups_skipped = ksnap_load_relaxed(&k->cgroups_skipped);
+	s->exits_lost = ksnap_load_relaxed(&k->exits_lost);
 }

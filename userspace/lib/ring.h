@@ -248,6 +248,14 @@ int ksnap_ring_set_done(struct ksnap_ring *r, uint32_t gen);
  */
 int ksnap_ring_enable(struct ksnap_ring *r, bool on, bool stop_on_close);
 
+/*
+ * The oldest exit record the module holds, taken off its queue
+ * (KSNAP_IOC_EXIT) into x.  Returns 0, -EAGAIN when there is none (or the
+ * module has no exit records, KSNAP_FEAT_EXITS, or the ring is a regular
+ * file), or the ioctl's -errno.
+ */
+int ksnap_ring_take_exit(struct ksnap_ring *r, struct ksnap_exit *x);
+
 /* The last collection the kernel counts as written out: the last one we
  * reported (or the session's base, ksnap_ring_claim()). */
 static inline uint32_t ksnap_ring_done(const struct ksnap_ring *r)

@@ -511,7 +511,54 @@ static const struct stats_key stats_keys[] = {
 	KEY("ksnapd_rows_in_earlier_files", ksnapd_rows_in_earlier_files),
 	KEY("ksnapd_files_removed", ksnapd_files_removed),
 	KEY("ksnapd_bytes_removed", ksnapd_bytes_removed),
+	KEY("ksnap_exits_lost", ksnap_exits_lost),
+	KEY("ksnapd_exits_unlisted", ksnapd_exits_unlisted),
 };
+
+/* An exit record's members, as "key":value after a comma. */
+static char *put_member(char *p, const char *key, uint64_t v)
+{
+	*p++ = ',';
+	*p++ = '"';
+	p = put_str(p, key, strlen(key));
+	p = PUT_LIT(p, "\":");
+	return ksnap_put_u64(p, v);
+}
+
+/* The most one exit record takes in STATS. */
+#define EXIT_JSON_MAX	(16 + 5 * KSNAP_EXIT_PATH_MAX + 12 * (32 + U64_MAX_DIGITS))
+
+/*
+ * One exit record as a JSON object: its cgroup named as a column's field
+ * value is (escaped as the header escapes it), then its figures.
+ */
+static char *put_exit(char *p, const struct ksnap_exit *x)
+{
+	char val[4 * KSNAP_EXIT_PATH_MAX];
+	size_t vlen;
+
+	vlen = (size_t)(ksnap_put_value(val, x->path, sizeof(x->path)) - val);
+	p = PUT_LIT(p, "{\"cgroup\":");
+	p = ksnap_json_string(p, val, vlen);
+	p = put_member(p, "cgroup_id", x->cgroup_id);
+	p = put_member(p, "exit_nanos", x->time_ns);
+	if (x->flags & KSNAP_EXIT_BORN) {
+		p = put_member(p, "born_nanos", x->born_ns);
+		p = put_member(p, "lifetime_nanos", x->time_ns - x->born_ns);
+	}
+	p = put_member(p, "cpu_usage_nanos", x->cpu_usage_ns);
+	p = put_member(p, "cpu_user_nanos", x->cpu_user_ns);
+	p = put_member(p, "cpu_system_nanos", x->cpu_system_ns);
+	if (x->flags & KSNAP_EXIT_MEMORY) {
+		p = put_member(p, "memory_peak_bytes", x->memory_peak);
+		p = put_member(p, "memory_oom", x->memory_oom);
+		p = put_member(p, "memory_oom_kill", x->memory_oom_kill);
+	}
+	if (x->flags & KSNAP_EXIT_PATH_CUT)
+		p = PUT_LIT(p, ",\"cgroup_cut\":true");
+	*p++ = '}';
+	return p;
+}
 
 #define NR_STATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))
 
@@ -522,8 +569,9 @@ int ksnap_stream_stats(struct ksnap_stream *s,
 	size_t i;
 	int err = 0;
 
-	start = line_begin(s, 16 + (NR_STATS_KEYS + st->nr_extra) *
-			   (48 + U64_MAX_DIGITS), &err);
+	start = line_begin(s, 32 + (NR_STATS_KEYS + st->nr_extra) *
+			   (48 + U64_MAX_DIGITS) + st->nr_exits * EXIT_JSON_MAX,
+			   &err);
 	if (!start)
 		return err;
 	p = PUT_LIT(start, "STATS\t{");
@@ -546,6 +594,15 @@ int ksnap_stream_stats(struct ksnap_stream *s,
 		p = put_str(p, k, strnlen(k, 40));
 		p = PUT_LIT(p, "\":");
 		p = ksnap_put_u64(p, st->extra[i].value);
+	}
+	if (st->nr_exits) {
+		p = PUT_LIT(p, ",\"ksnap_exits\":[");
+		for (i = 0; i < st->nr_exits; i++) {
+			if (i)
+				*p++ = ',';
+			p = put_exit(p, &st->exits[i]);
+		}
+		*p++ = ']';
 	}
 	*p++ = '}';
 	line_end(s, start, p);

@@ -66,6 +66,13 @@ struct ksnap_stream_stats {
 	 * written, and their bytes: --output-max-size, --output-max-age. */
 	uint64_t ksnapd_files_removed;
 	uint64_t ksnapd_bytes_removed;
+	/* Exit records (docs/format.md "Exits"): dropped by the module, its
+	 * queue full; taken from it but past what one STATS lists. */
+	uint64_t ksnap_exits_lost;
+	uint64_t ksnapd_exits_unlisted;
+	/* The exit records this STATS lists ("ksnap_exits"), or none. */
+	const struct ksnap_exit *exits;
+	uint32_t nr_exits;
 	/* Keys of the writer's own, after these (a flight recorder dump's
 	 * window, flight.h), or none. */
 	const struct ksnap_stats_extra *extra;

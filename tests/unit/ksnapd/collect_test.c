@@ -64,7 +64,8 @@ static void stop_writes_stats_after_the_last_row_then_exits(void **s)
 		"\"ksnapd_snapshots_skipped\":0,"
 		"\"ksnapd_first_position\":0,"
 		"\"ksnapd_rows_in_earlier_files\":0,"
-		"\"ksnapd_files_removed\":0,\"ksnapd_bytes_removed\":0}\n");
+		"\"ksnapd_files_removed\":0,\"ksnapd_bytes_removed\":0,"
+		"\"ksnap_exits_lost\":0,\"ksnapd_exits_unlisted\":0}\n");
 	assert_int_equal(fake_sys.poll_calls, 1);
 	assert_int_equal(fr.cons->tail, 4);
 	assert_int_equal(fr.reader_done, 1);

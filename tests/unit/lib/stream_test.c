@@ -208,6 +208,8 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		.ksnapd_rows_in_earlier_files = 15,
 		.ksnapd_files_removed = 19,
 		.ksnapd_bytes_removed = 20,
+		.ksnap_exits_lost = 21,
+		.ksnapd_exits_unlisted = 22,
 	};
 
 	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
@@ -235,7 +237,45 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		"\"ksnapd_snapshots_skipped\":18,"
 		"\"ksnapd_first_position\":14,"
 		"\"ksnapd_rows_in_earlier_files\":15,"
-		"\"ksnapd_files_removed\":19,\"ksnapd_bytes_removed\":20}\n");
+		"\"ksnapd_files_removed\":19,\"ksnapd_bytes_removed\":20,"
+		"\"ksnap_exits_lost\":21,\"ksnapd_exits_unlisted\":22}\n");
+}
+
+/*
+ * Exit records: an array member after the keys, each cgroup named as a
+ * column's field value is, birth and memory only where the module had
+ * them, and a cut path said so.
+ */
+static void stats_lists_exit_records_after_the_keys(void **state)
+{
+	struct ctx *c = *state;
+	struct ksnap_exit x[2] = {
+		{ .flags = KSNAP_EXIT_BORN | KSNAP_EXIT_MEMORY,
+		  .cgroup_id = 7, .time_ns = 500, .born_ns = 200,
+		  .cpu_usage_ns = 90, .cpu_user_ns = 60, .cpu_system_ns = 30,
+		  .memory_peak = 4096, .memory_oom = 1, .memory_oom_kill = 2,
+		  .path = "/k/a,b" },
+		{ .flags = KSNAP_EXIT_PATH_CUT, .cgroup_id = 8, .time_ns = 9,
+		  .path = "/k/q\"" },
+	};
+	struct ksnap_stream_stats st = { .exits = x, .nr_exits = 2 };
+	const char *out, *list;
+
+	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
+	out = written(c);
+	list = strstr(out, ",\"ksnap_exits\":[");
+	assert_non_null(list);
+	assert_non_null(strstr(out, "\"ksnapd_exits_unlisted\":0,\"ksnap_exits\""));
+	assert_string_equal(list,
+		",\"ksnap_exits\":["
+		"{\"cgroup\":\"/k/a\\\\x2cb\",\"cgroup_id\":7,\"exit_nanos\":500,"
+		"\"born_nanos\":200,\"lifetime_nanos\":300,"
+		"\"cpu_usage_nanos\":90,\"cpu_user_nanos\":60,"
+		"\"cpu_system_nanos\":30,\"memory_peak_bytes\":4096,"
+		"\"memory_oom\":1,\"memory_oom_kill\":2},"
+		"{\"cgroup\":\"/k/q\\\"\",\"cgroup_id\":8,\"exit_nanos\":9,"
+		"\"cpu_usage_nanos\":0,\"cpu_user_nanos\":0,"
+		"\"cpu_system_nanos\":0,\"cgroup_cut\":true}]}\n");
 }
 
 static void put_hex_is_lowercase_without_leading_zeros(void **state)
@@ -488,6 +528,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(header_names_columns_metric_or_metric_value, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(row_prints_zero_and_uint64_max_unsigned, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(stats_has_gvisor_and_ksnap_keys, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(stats_lists_exit_records_after_the_keys, setup_plain, teardown),
 		cmocka_unit_test(put_hex_is_lowercase_without_leading_zeros),
 		cmocka_unit_test(put_u64_matches_printf),
 		cmocka_unit_test_setup_teardown(lossy_header_has_prefix_checksum_column_and_sum, setup_lossy, teardown),
