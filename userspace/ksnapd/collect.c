@@ -124,6 +124,24 @@ static int each_end(struct ksnapd_collect *c, const struct ksnapd_end *e)
 	return pending;
 }
 
+/* Every consumer's exit hook, where it has one. */
+static int each_exit(struct ksnapd_collect *c, const struct ksnap_exit *x)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < c->nr_consumers; i++) {
+		const struct ksnapd_consumer_ops *ops = c->consumers[i].ops;
+
+		if (!ops->exit)
+			continue;
+		ret = ops->exit(c->consumers[i].self, x);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * The exit records the module holds, for the stream being written: taken
  * before its records are read, so that one of a cgroup the set change
@@ -142,6 +160,9 @@ static int take_exits(struct ksnapd_collect *c)
 			c->exits[c->nr_exits++] = x;
 		else
 			c->exits_unlisted++;
+		ret = each_exit(c, &x);
+		if (ret)
+			return ret;
 	}
 	if (ret == -EAGAIN)
 		return 0;

@@ -108,7 +108,10 @@ int rules_check(struct rules *rs, const struct ksnap_column *cols,
 	int ret = 0;
 
 	for (i = 0; i < rs->n; i++) {
-		int err = rule_bind(&rs->rule[i], cols, n, &e);
+		/* A rule on exits has no column of the rows to bind to. */
+		int err = rule_is_exit(&rs->rule[i]) ?
+			  rule_exit_check(&rs->rule[i], &e) :
+			  rule_bind(&rs->rule[i], cols, n, &e);
 
 		if (!err)
 			continue;

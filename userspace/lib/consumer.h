@@ -12,6 +12,7 @@
  *
  *	ops->begin(self, &coll, first_position);
  *	at every wake-up:
+ *		ops->exit(self, record) for each exit record taken;
  *		ops->wake(self);
  *		for (pos = tail; pos != head; pos++)
  *			ops->row(self, record at pos);
@@ -39,7 +40,7 @@
  *    called again for this collection.
  *  - Every function returns 0 (end(): or 1) or -errno, having said what
  *    failed in the error buffer it was given; an error ends ksnapd.
- *  - wake() and flush() may be NULL.
+ *  - wake(), flush() and exit() may be NULL.
  */
 #ifndef KSNAPD_CONSUMER_H
 #define KSNAPD_CONSUMER_H
@@ -87,6 +88,9 @@ struct ksnapd_consumer_ops {
 	/* The collection has ended and every row was seen: 0 done, 1 not
 	 * yet (call again at the next wake-up). */
 	int (*end)(void *self, const struct ksnapd_end *e);
+	/* An exit record of the collection (docs/format.md, "Exits"), taken
+	 * at a wake-up before its rows; may be NULL. */
+	int (*exit)(void *self, const struct ksnap_exit *x);
 };
 
 #endif /* KSNAPD_CONSUMER_H */

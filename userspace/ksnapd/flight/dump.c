@@ -133,6 +133,8 @@ int dump_close(struct dump *d, const struct ksnap_stats_extra *extra,
 	fill_stats(d, &st);
 	st.extra = extra;
 	st.nr_extra = n;
+	st.exits = d->exit;
+	st.nr_exits = d->exit ? 1 : 0;
 	ret = ksnap_stream_stats(&d->stream, &st);
 	if (!ret)
 		ret = ksnap_stream_finish(&d->stream);

@@ -51,6 +51,9 @@ struct dump {
 	uint64_t first_seq, last_seq;	/* ring positions */
 	uint64_t gaps;			/* > 1.5 periods between rows */
 	uint64_t lateness_sum, read_sum, lateness_max, read_max;
+	/* The exit record a rule on exits fired on: listed in STATS
+	 * (ksnap_exits), or NULL. */
+	const struct ksnap_exit *exit;
 };
 
 /*

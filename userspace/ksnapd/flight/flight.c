@@ -16,12 +16,14 @@ static int begin(void *self, const struct ksnap_coll *c, uint64_t first);
 static int row(void *self, const struct ksnap_record *rec);
 static int flush(void *self);
 static int end(void *self, const struct ksnapd_end *e);
+static int on_exit_record(void *self, const struct ksnap_exit *x);
 
 const struct ksnapd_consumer_ops flight_ops = {
 	.begin = begin,
 	.row = row,
 	.flush = flush,
 	.end = end,
+	.exit = on_exit_record,
 };
 
 /* A notice on the log, out at once. */
@@ -223,6 +225,16 @@ static int bind_rules(struct flight *f)
 
 	drop_rules(f);
 	for (i = 0; i < f->nr_tmpl; i++) {
+		if (rule_is_exit(&f->tmpl[i])) {
+			/* Bound to each exit record as it comes. */
+			fr = add_rule(f, &f->tmpl[i], NULL);
+			if (!fr)
+				return -ENOMEM;
+			fr->exit = true;
+			fr->tmpl = &f->tmpl[i];
+			fr->enabled = true;
+			continue;
+		}
 		if (rule_has_pattern(&f->tmpl[i])) {
 			ret = add_pattern_rule(f, &f->tmpl[i]);
 			if (ret)
@@ -366,12 +378,14 @@ static void close_dump(struct flight *f, struct flight_rule *fr, uint64_t t,
 		/* last: a pattern rule's only */
 		{ "ksnapd_dump_cgroup_column", r->cgroup_col },
 	};
-	size_t nr_extra = sizeof(extra) / sizeof(extra[0]) - !r->cgroup;
+	size_t nr_extra = sizeof(extra) / sizeof(extra[0]) -
+			  (!r->cgroup || fr->exit);
 	char path[KSNAP_JSON_MAX(PATH_MAX) + 1];
 	uint64_t rows = d->rows, first = d->first_t, last = d->last_t;
 	uint64_t gaps = d->gaps;
 	int ret;
 
+	d->exit = fr->exit ? &fr->exit_rec : NULL;
 	ret = dump_close(d, extra, nr_extra);
 	if (ret) {
 		dump_failed(f, fr, t, ret);
@@ -499,6 +513,17 @@ static void step(struct flight *f, struct flight_rule *fr,
 	uint64_t t = rec->time_ns;
 	bool held;
 
+	if (fr->exit) {
+		/* Fired by exit records (on_exit_record()): rows only
+		 * end its cooldown and fill its dump. */
+		if (fr->ds == FLIGHT_COOLDOWN && t >= fr->cooldown_until) {
+			fr->ds = FLIGHT_IDLE;
+			fr->suppressed = false;
+		}
+		dump_step(f, fr, rec);
+		return;
+	}
+
 	if (fr->ds == FLIGHT_COOLDOWN && t >= fr->cooldown_until) {
 		fr->ds = FLIGHT_IDLE;
 		if (fr->fired)		/* still firing: a new dump, from now */
@@ -546,6 +571,64 @@ static int flush(void *self)
 			dump_failed(f, fr, f->prev_t, ret);
 	}
 	flight_slices_flush(&f->slices);
+	return 0;
+}
+
+/*
+ * An exit record: each rule on exits that is for its cgroup and holds on
+ * its values fires at its exit time.  The rows up to it may not all have
+ * been read yet: the dump's pre and post windows are counted from it all
+ * the same, and the rows fill them as they come.
+ */
+static int on_exit_record(void *self, const struct ksnap_exit *x)
+{
+	struct flight *f = self;
+	struct ksnap_column *cols;
+	__u64 v[RULE_EXIT_VALUES];
+	struct rule_error e;
+	struct rule r;
+	unsigned int i;
+	uint32_t n;
+
+	if (!f->coll)
+		return 0;
+	cols = calloc(RULE_EXIT_VALUES, sizeof(*cols));
+	if (!cols) {
+		snprintf(f->err, f->errlen, "flight recorder: %s",
+			 strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	n = rule_exit_columns(x, cols, v);
+	for (i = 0; i < f->nr_rules; i++) {
+		struct flight_rule *fr = &f->rules[i];
+		uint64_t now;
+
+		if (!fr->exit || !fr->enabled)
+			continue;
+		r = *fr->tmpl;
+		/* Not for this cgroup, or a value it does not have. */
+		if (rule_bind_cgroup(&r, cols, n, x->path, &e))
+			continue;
+		rule_eval_fini(&fr->ev);
+		fr->rule = r;
+		if (rule_eval_init(&fr->ev, &fr->rule, f->coll->period_ns))
+			continue;
+		if (!rule_eval_row(&fr->ev, x->time_ns, v))
+			continue;
+		fr->exit_rec = *x;
+		/* Its events name the cgroup, as a pattern rule's do. */
+		fr->rule.cgroup = fr->exit_rec.path;
+		fr->fired = false;
+		fr->last_true = x->time_ns;
+		now = f->have_prev && f->prev_t > x->time_ns ? f->prev_t :
+		      x->time_ns;
+		fire(f, fr, now, x->time_ns);
+		/* The history went into a dump it opened: the next row is
+		 * not in it yet.  And the next record may fire it again. */
+		fr->opened_now = false;
+		fr->suppressed = false;
+	}
+	free(cols);
 	return 0;
 }
 

@@ -39,6 +39,11 @@
  *    STATS ksnapd_dump_cgroup_column (the column, from 0 after the time).
  *    The cgroups are found again at every stream (a set change begins
  *    one): a cgroup that comes is watched from the stream that has it.
+ *  - A rule on exits (exit.VALUE[PATTERN], rule.h) is evaluated on each
+ *    exit record of the collection instead of on rows: it fires at the
+ *    record's exit time (its dump's pre counted back from it, its post
+ *    forward), one dump at a time for the rule, with its cooldown; its
+ *    events carry the values, and its dump's STATS lists the record.
  *
  * Dumps are named DIR/RULE-N.tsv (lossy: .log), N from 1, the first name
  * that does not exist.
@@ -83,6 +88,11 @@ struct flight_rule {
 	bool opened_now;	/* at this row: the row is in it already */
 	uint64_t trigger_t, fire_t, cooldown_until;
 	unsigned int fires;
+	/* A rule on exits (rule.h): not evaluated on rows; the record it
+	 * last fired on, listed in its dump's STATS. */
+	bool exit;
+	const struct rule *tmpl;
+	struct ksnap_exit exit_rec;
 };
 
 

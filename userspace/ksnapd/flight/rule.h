@@ -137,6 +137,31 @@ int rule_bind_cgroup(struct rule *r, const struct ksnap_column *cols,
 		     uint32_t n, const char *cgroup, struct rule_error *e);
 
 /*
+ * Rules on exits (rule_exit.c): a rule whose columns are exit.VALUE[...]
+ * fires on the exit records of the cgroups a collection's patterns match
+ * (docs/format.md, "Exits"), not on rows: exit.cpu_usage, cpu_user,
+ * cpu_system, lifetime (ns), memory_peak (bytes), oom, oom_kill, each
+ * with the cgroup (a path or a pattern) in brackets:
+ *
+ *	oomkill: exit.oom_kill[PATTERN] > 0 pre 10s post 1s
+ *
+ * rule_is_exit(): does r name an exit value?
+ * rule_exit_check(): only exit values, known ones with a cgroup, no
+ *   rate() or avg(), no for.  Returns 0 or -EINVAL with e set.
+ * rule_exit_columns(): an exit record as columns exit.VALUE[its cgroup]
+ *   (those it has: lifetime with a birth, memory_* with a memory
+ *   controller) into cols, their values into v; returns how many (at
+ *   most RULE_EXIT_VALUES).  rule_bind_cgroup(r, cols, n, x->path, e)
+ *   then binds a rule to one record, or fails when it is not for it.
+ */
+#define RULE_EXIT_VALUES	7
+
+bool rule_is_exit(const struct rule *r);
+int rule_exit_check(const struct rule *r, struct rule_error *e);
+uint32_t rule_exit_columns(const struct ksnap_exit *x,
+			   struct ksnap_column *cols, __u64 *v);
+
+/*
  * "ksnapd: rule NAME: position P: MSG" and the text with a caret under P,
  * into buf.
  */

@@ -363,6 +363,92 @@ static void a_pattern_that_matches_nothing_waits(void **s)
 	assert_contains(slurp("events.jsonl"), "no cgroup matches");
 }
 
+/* An exit record of cgroup path at t ms, with oom_kill kills. */
+static void exit_at(uint64_t t_ms, const char *path, uint64_t kills)
+{
+	struct ksnap_exit x = {
+		.generation = 7, .flags = KSNAP_EXIT_MEMORY | KSNAP_EXIT_BORN,
+		.time_ns = t_ms * MS, .born_ns = 2 * MS,
+		.cpu_usage_ns = 30 * MS, .memory_peak = 4096,
+		.memory_oom = kills, .memory_oom_kill = kills,
+	};
+
+	snprintf(x.path, sizeof(x.path), "%s", path);
+	assert_int_equal(flight_ops.exit(&f, &x), 0);
+}
+
+/*
+ * A rule on exits fires on the record of a cgroup its pattern matches
+ * whose values hold, at its exit time: the dump holds the rows from pre
+ * before it to post after it, and its STATS lists the record.
+ */
+static void an_oom_kill_exit_dumps_the_rows_around_it(void **s)
+{
+	const char *dump;
+	uint64_t t;
+
+	start("oom: exit.oom_kill[/k/*] > 0 pre 5ms post 3ms");
+	for (t = 1; t <= 20; t++)
+		row_at(t, 100);
+	exit_at(18, "/k/a", 0);		/* no kill: no dump */
+	exit_at(19, "/other/b", 1);	/* not its pattern */
+	assert_int_equal(files(), 1);	/* events.jsonl */
+	exit_at(19, "/k/c", 1);
+	for (t = 21; t <= 40; t++)
+		row_at(t, 100);
+	finish();
+	dump = slurp("oom-1.tsv");
+	assert_non_null(dump);
+	/* Rows 14 to 22: pre before 19, post after it. */
+	assert_int_equal(rows_in(dump), 9);
+	assert_contains(dump, "Time (ns)\tmemory.current[/svc]\n"
+			"14000000\t100\n");
+	assert_contains(dump, "21000000\t100\n22000000\t100\nSTATS\t{");
+	assert_contains(dump, "\"ksnapd_dump_trigger_nanos\":19000000,");
+	assert_contains(dump, "\"ksnap_exits\":[{\"cgroup\":\"/k/c\",");
+	assert_contains(dump, "\"memory_oom_kill\":1}]}");
+	dump = slurp("events.jsonl");
+	assert_int_equal(count_lines_starting(dump, "{\"event\":\"firing\","
+			 "\"rule\":\"oom\""), 1);
+	assert_contains(dump, "\"cgroup\":\"/k/c\",");
+	assert_contains(dump, "\"since_ns\":19000000,\"values\":"
+			"{\"exit.oom_kill[/k/*]\":1}");
+	assert_int_equal(files(), 2);
+}
+
+/* A rule on exits: only exit values, known ones, no rate() and no for. */
+static void a_rule_on_exits_is_checked_for_what_an_exit_has(void **s)
+{
+	static const struct {
+		const char *text;
+		const char *msg;
+	} bad[] = {
+		{ "exit.oom_kill[/k/*] > 0 and memory.current[/svc] > 1",
+		  "is a column of the rows" },
+		{ "exit.oom_kills[/k/*] > 0", "unknown exit value" },
+		{ "exit.oom_kill > 0", "expected the cgroups it is for" },
+		{ "rate(exit.cpu_usage[/k/*]) > 0", "rate() and avg() take rows" },
+		{ "exit.oom_kill[/k/*] > 0 for 1s", "an exit is one moment" },
+	};
+	struct rule r;
+	struct rule_error e;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(rule_parse(&r, bad[i].text, 1, &e), 0);
+		assert_true(rule_is_exit(&r));
+		assert_int_equal(rule_exit_check(&r, &e), -EINVAL);
+		if (!strstr(e.msg, bad[i].msg))
+			fail_msg("rule '%s': expected an error with '%s', "
+				 "got '%s'", bad[i].text, bad[i].msg, e.msg);
+	}
+	assert_int_equal(rule_parse(&r, "exit.lifetime[/k/*] < 100M and "
+				    "exit.cpu_usage[/k/*] > 50M", 1, &e), 0);
+	assert_int_equal(rule_exit_check(&r, &e), 0);
+	assert_int_equal(rule_parse(&r, "memory.current[/svc] > 1", 1, &e), 0);
+	assert_false(rule_is_exit(&r));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +476,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			a_pattern_that_matches_nothing_waits, fsetup,
 			fteardown),
+		cmocka_unit_test_setup_teardown(
+			an_oom_kill_exit_dumps_the_rows_around_it, fsetup,
+			fteardown),
+		cmocka_unit_test(
+			a_rule_on_exits_is_checked_for_what_an_exit_has),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
