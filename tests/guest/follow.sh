@@ -85,10 +85,17 @@ check "the reader ends after the stop" 0 $?
 # --- the records ------------------------------------------------------------
 # "seq set_id flags": set ids never step back, and the first record of
 # each set after the first is flagged KSNAP_REC_SET_CHANGED (16), no other.
-n=$(grep -c '^[0-9]' /out/follow.sets)
-check "the reader named every set's columns when it met the set" 0 \
-	"$(grep '^set ' /out/follow.sets | grep -vc ' cgroups\( /[^ ]*\)*$')"
-check "every snapshot taken is a record (none lost)" "$(ksnap_stat taken)" "$n"
+# The reader named every set and lost nothing; on a debug kernel, whose
+# reader can fall a ring behind beside a busy host, what it lost is
+# counted instead (check_sets_counted: lost, skipped, overwritten).
+if debug_kernel; then
+	check_sets_counted /out/follow.sets
+else
+	n=$(grep -c '^[0-9]' /out/follow.sets)
+	check "the reader named every set's columns when it met the set" 0 \
+		"$(grep '^set ' /out/follow.sets | grep -vc ' cgroups\( /[^ ]*\)*$')"
+	check "every snapshot taken is a record (none lost)" "$(ksnap_stat taken)" "$n"
+fi
 check "the records' sets never step back" 0 \
 	"$(awk '/^[0-9]/ { if (++k > 1 && $2 < s) b++; s = $2 } END { print b + 0 }' /out/follow.sets)"
 check "as many sets in the records as set changes, plus the first" \

@@ -80,6 +80,13 @@
  *                                    set's first record, the cgroups of
  *                                    its cpu.stat.usage columns, asked
  *                                    for then: "set ID cgroups A B ..."
+ *                                    (an errno's name after them: the
+ *                                    set could not be named whole); last
+ *                                    line "end N skipped K overwritten O":
+ *                                    K of the N records were of sets it
+ *                                    could not name (a reader of values,
+ *                                    as ksnapd, skips and counts them),
+ *                                    O positions it jumped over unread
  *   guestprobe write-n FILE CHAR N   one write(2) of N times CHAR
  *   guestprobe write-hex FILE HEX    one write(2) of the bytes HEX ("" is
  *                                    a zero-length write)
@@ -436,16 +443,21 @@ static double now_s(void)
 /*
  * The cgroups of set @set_id's cpu.stat.usage columns, as its reader asks
  * for them when it first meets the set in a record: "set ID cgroups A B",
- * or "set ID ERRNAME".
+ * or "set ID cgroups [A B...] ERRNAME" when the module no longer names it
+ * (ESTALE: the reader fell more set changes behind than the module keeps).
+ * Returns 0 when the set was named whole, else the errno.
  */
-static void print_set(int fd, uint32_t set_id)
+static int print_set(int fd, uint32_t set_id)
 {
 	struct ksnap_column_info *ci = calloc(1, sizeof(*ci));
 	uint32_t i;
 	int e = 0;
 
-	if (!ci)
-		return;
+	if (!ci) {
+		printf("set %u cgroups ENOMEM\n", set_id);
+		fflush(stdout);
+		return ENOMEM;
+	}
 	printf("set %u cgroups", set_id);
 	for (i = 0; ; i++) {
 		memset(ci, 0, sizeof(*ci));
@@ -464,13 +476,15 @@ static void print_set(int fd, uint32_t set_id)
 	printf("\n");
 	fflush(stdout);
 	free(ci);
+	return e == ENOENT ? 0 : e;
 }
 
 static int cmd_records(double secs, bool reads, bool sets)
 {
 	uint32_t last_set = 0;
+	bool set_named = false;
 	double end = now_s() + secs;
-	uint64_t n = 0;
+	uint64_t n = 0, skipped = 0, overwritten = 0;
 	struct dev d;
 	int ret = dev_map(&d);
 
@@ -487,8 +501,13 @@ static int cmd_records(double secs, bool reads, bool sets)
 		tail = d.cons->tail;
 		if (tail < start)
 			tail = start;
-		if (tail > head || head - tail > d.ctrl->nr_records)
+		if (tail > head) {
 			tail = head;
+		} else if (head - tail > d.ctrl->nr_records) {
+			/* Overwritten (overflow=overwrite): jumped, counted. */
+			overwritten += head - tail;
+			tail = head;
+		}
 		for (; tail != head; tail++) {
 			const struct ksnap_record *r = (const void *)
 				((const char *)d.ctrl +
@@ -506,8 +525,10 @@ static int cmd_records(double secs, bool reads, bool sets)
 			}
 			if (sets) {
 				if (r->set_id != last_set)
-					print_set(d.fd, r->set_id);
+					set_named = !print_set(d.fd, r->set_id);
 				last_set = r->set_id;
+				if (!set_named)
+					skipped++;
 				printf("%llu %u %u\n", (unsigned long long)r->seq,
 				       r->set_id, r->flags);
 				n++;
@@ -534,7 +555,12 @@ static int cmd_records(double secs, bool reads, bool sets)
 		if (state == KSNAP_STATE_STOPPED && gen && n)
 			break;
 	}
-	printf("end %llu\n", (unsigned long long)n);
+	if (sets)
+		printf("end %llu skipped %llu overwritten %llu\n",
+		       (unsigned long long)n, (unsigned long long)skipped,
+		       (unsigned long long)overwritten);
+	else
+		printf("end %llu\n", (unsigned long long)n);
 	dev_unmap(&d);
 	return 0;
 }
