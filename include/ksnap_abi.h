@@ -484,6 +484,13 @@ struct ksnap_exit {
 #define KSNAP_EXIT_MEMORY	(1U << 1)
 /* path was cut to fit KSNAP_EXIT_PATH_MAX (it is the first bytes) */
 #define KSNAP_EXIT_PATH_CUT	(1U << 2)
+/*
+ * The cgroup had dying descendants: their last CPU time reaches it after
+ * its removal, so the cpu_* fields are as of the last rstat flush (they
+ * may lag by up to the time since it, about 2 s on 5.13 to 6.15, or
+ * since the last read of cpu.stat on the others).
+ */
+#define KSNAP_EXIT_CPU_FLUSHED	(1U << 3)
 
 #define KSNAP_EXITS_QUEUED	256
 

@@ -13,9 +13,12 @@
  * queues a removal's exit record (exits.c).
  * With the probes attached, the kernel builds the path of every cgroup
  * made or removed, under that lock, whether or not a collection runs:
- * the cost of a string copy per mkdir and rmdir.  The event's path is never used: the worker
- * expands the patterns again in the configuration's cgroup namespace, so
- * an event in another namespace can start a rescan but not direct it.
+ * the cost of a string copy per mkdir and rmdir.  A rescan never uses the
+ * event's path: the worker expands the patterns again in the
+ * configuration's cgroup namespace, so an event in another namespace can
+ * start a rescan but not direct it.  An exit record names its cgroup by
+ * it, once the cgroup's ancestry has put it below that namespace's root
+ * (exits.c).
  *
  * The rescans the events start are coalesced (ksnap_follow_kick()): one
  * runs settle_ms after the first event; after KSNAP_FOLLOW_KICK_BURST back
@@ -42,7 +45,7 @@ static void ksnap_cgevent_mkdir(void *data, struct cgroup *cgrp,
 	/* Patterns are on the unified hierarchy: v1 events do not change them. */
 	if (cgrp->root != &cgrp_dfl_root)
 		return;
-	ksnap_exits_mkdir(ks, cgrp);
+	ksnap_exits_mkdir(ks, cgrp, path);
 	ksnap_follow_kick(ks);
 }
 
@@ -53,7 +56,7 @@ static void ksnap_cgevent_rmdir(void *data, struct cgroup *cgrp,
 
 	if (cgrp->root != &cgrp_dfl_root)
 		return;
-	ksnap_exits_rmdir(ks, cgrp);
+	ksnap_exits_rmdir(ks, cgrp, path);
 	ksnap_follow_kick(ks);
 }
 

@@ -7,17 +7,22 @@
  * leaves one all the same.
  *
  * The probes run under cgroup_mutex, so they never run concurrently with
- * each other, with interrupts off but on PREEMPT_RT.  The removed cgroup
- * has no task and no child left; its css are killed, not yet released
- * (their release takes cgroup_mutex): its counters are read as the timer
- * reads them, and are final.  What the probes share with the process
- * context (the filter, the queue) is under exits->lock, a spinlock taken
- * with interrupts saved: on PREEMPT_RT both sides may sleep on it.
+ * each other, and with preemption off (a tracepoint's probes do, on
+ * PREEMPT_RT too; interrupts are off as well but on PREEMPT_RT): no lock
+ * that may sleep, so no kernfs path walk (kernfs_rename_lock sleeps on
+ * PREEMPT_RT).  The removed cgroup has no task and no live child left;
+ * its css are killed, not yet released (their release takes
+ * cgroup_mutex): its counters are read as the timer reads them.  What the
+ * probes share with the process context (the filter, the queue, the
+ * table) is under exits->lock, a raw spinlock held for string compares
+ * and copies only.
  *
- * The filter is the running collection's patterns and the root of their
- * cgroup namespace, copied at start (ksnap_exits_arm()) and dropped at
- * stop: the probe matches the path it builds from that root, never the
- * event's own, so a cgroup outside the namespace is never recorded.
+ * The filter is the running collection's patterns, the root of their
+ * cgroup namespace and that root's path on the hierarchy, copied at start
+ * (ksnap_exits_arm()) and dropped at stop.  A cgroup is recorded when it
+ * is below the root (cgroup_is_descendant(): its ancestors' ids, not its
+ * name) and its path from there, the event's path with the root's cut
+ * off, matches a pattern: a cgroup outside the namespace never is.
  */
 #include <linux/cgroup.h>
 #include <linux/cpumask.h>
@@ -42,20 +47,20 @@ struct ksnap_exit_filter {
 	unsigned int nr;
 	u32 generation;
 	u64 start_ns;		/* run.start_mono_ns */
+	char *root_path;	/* the root's, on the hierarchy; "" for / */
+	size_t root_len;
 	char *buf;		/* the patterns, NUL-separated */
 	const char *pattern[];
 };
 
 struct ksnap_exits {
-	spinlock_t lock;	/* the filter, the queue, the table */
+	raw_spinlock_t lock;	/* the filter, the queue, the table */
 	struct ksnap_exit_filter *filter;	/* NULL: nothing recorded */
 	unsigned int head;	/* the oldest queued */
 	unsigned int nr;	/* queued */
 	u64 recorded;		/* this collection's, queued */
 	__u64 *lost;		/* ks->ctrl->stats.exits_lost */
 	struct ksnap_born born[KSNAP_BORN_SLOTS];
-	/* The probes' own (cgroup_mutex): the path being matched. */
-	char path[PATH_MAX];
 	struct ksnap_exit queue[KSNAP_EXITS_QUEUED];
 };
 
@@ -64,6 +69,7 @@ static void ksnap_exit_filter_free(struct ksnap_exit_filter *f)
 	if (!f)
 		return;
 	cgroup_put(f->root);
+	kfree(f->root_path);
 	kfree(f->buf);
 	kfree(f);
 }
@@ -93,8 +99,19 @@ static struct ksnap_exit_filter *ksnap_exit_filter_new(const struct ksnap *ks)
 		if (ksnap_cgpattern_is_pattern(list->item[i]))
 			f->pattern[f->nr++] = list->item[i];
 	kvfree(list);
+	list = NULL;
 	f->root = cfg->cgns->root_cset->dfl_cgrp;
 	cgroup_get(f->root);
+	f->root_path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!f->root_path ||
+	    kernfs_path_from_node(f->root->kn, NULL, f->root_path,
+				  PATH_MAX) <= 0) {
+		ksnap_exit_filter_free(f);
+		f = NULL;
+		goto fail;
+	}
+	/* The hierarchy's root is "/": the paths below it are as they are. */
+	f->root_len = strcmp(f->root_path, "/") ? strlen(f->root_path) : 0;
 	f->depth = ksnap_cgpattern_depth();
 	f->generation = ks->ctrl->generation;
 	f->start_ns = ks->run.start_mono_ns;
@@ -108,25 +125,29 @@ fail:
 	return NULL;
 }
 
-/* @cgrp's path from @f's root into ex->path: false when not below it. */
-static bool ksnap_exit_match(struct ksnap_exits *ex,
-			     const struct ksnap_exit_filter *f,
-			     struct cgroup *cgrp)
+/*
+ * @cgrp's path from @f's root, from the event's @path (from the
+ * hierarchy's root), if a pattern matches it; NULL when none does, or
+ * when it is not below the root.
+ */
+static const char *ksnap_exit_match(const struct ksnap_exit_filter *f,
+				    struct cgroup *cgrp, const char *path)
 {
-	int len;
+	const char *rel;
 
-	if (!cgroup_is_descendant(cgrp, f->root))
-		return false;
-	len = kernfs_path_from_node(cgrp->kn, f->root->kn, ex->path,
-				    sizeof(ex->path));
-	if (len <= 0 || len >= sizeof(ex->path))
-		return false;
-	return ksnap_cgpattern_owner(f->pattern, f->nr, ex->path,
-				     f->depth) >= 0;
+	if (!path || !cgroup_is_descendant(cgrp, f->root) ||
+	    strncmp(path, f->root_path, f->root_len))
+		return NULL;
+	rel = path + f->root_len;
+	if (*rel != '/')
+		return NULL;
+	return ksnap_cgpattern_owner(f->pattern, f->nr, rel, f->depth) >= 0 ?
+	       rel : NULL;
 }
 
-/* A cgroup was made: remember when, if a pattern matches it. */
-void ksnap_exits_mkdir(struct ksnap *ks, struct cgroup *cgrp)
+/* A cgroup was made (@path its event's): remember when, if matched. */
+void ksnap_exits_mkdir(struct ksnap *ks, struct cgroup *cgrp,
+		       const char *path)
 {
 	struct ksnap_exits *ex = ks->exits;
 	unsigned long flags;
@@ -134,10 +155,10 @@ void ksnap_exits_mkdir(struct ksnap *ks, struct cgroup *cgrp)
 	/* No collection with patterns: no lock taken.  Pairs with arm's. */
 	if (!ex || !READ_ONCE(ex->filter))
 		return;
-	spin_lock_irqsave(&ex->lock, flags);
-	if (ex->filter && ksnap_exit_match(ex, ex->filter, cgrp))
+	raw_spin_lock_irqsave(&ex->lock, flags);
+	if (ex->filter && ksnap_exit_match(ex->filter, cgrp, path))
 		ksnap_born_add(ex->born, cgroup_id(cgrp), ktime_get_ns());
-	spin_unlock_irqrestore(&ex->lock, flags);
+	raw_spin_unlock_irqrestore(&ex->lock, flags);
 }
 
 /* The memory figures of @cgrp's own memory css, if it has one. */
@@ -171,29 +192,39 @@ static void ksnap_exit_read(struct cgroup *cgrp, struct ksnap_exit *e)
 					     NULL);
 	/* Split as cpu.stat splits it (cputime_adjust()): in their ratio. */
 	ksnap_cgroup_cputime(cgrp, &user, &system);
-	if (user + system) {
+	/* As cputime_adjust(): all of it user when no tick saw either. */
+	if (user + system)
 		e->cpu_user_ns = mul_u64_u64_div_u64(e->cpu_usage_ns, user,
 						     user + system);
-		e->cpu_system_ns = e->cpu_usage_ns - e->cpu_user_ns;
-	}
+	else
+		e->cpu_user_ns = e->cpu_usage_ns;
+	e->cpu_system_ns = e->cpu_usage_ns - e->cpu_user_ns;
+	/* A dying child's last flush comes later: as of the last flush. */
+	if (READ_ONCE(cgrp->nr_dying_descendants))
+		e->flags |= KSNAP_EXIT_CPU_FLUSHED;
 	ksnap_exit_memory(cgrp, e);
 }
 
 /* A cgroup was removed: queue its exit record, if a pattern matches it. */
-void ksnap_exits_rmdir(struct ksnap *ks, struct cgroup *cgrp)
+void ksnap_exits_rmdir(struct ksnap *ks, struct cgroup *cgrp,
+		       const char *path)
 {
 	struct ksnap_exits *ex = ks->exits;
 	const struct ksnap_exit_filter *f;
 	struct ksnap_exit *e;
 	unsigned long flags;
-	u64 now = ktime_get_ns(), born;
+	const char *rel;
+	u64 now, born;
 
 	if (!ex || !READ_ONCE(ex->filter))
 		return;
-	spin_lock_irqsave(&ex->lock, flags);
+	raw_spin_lock_irqsave(&ex->lock, flags);
 	f = ex->filter;
-	if (!f || !ksnap_exit_match(ex, f, cgrp))
+	rel = f ? ksnap_exit_match(f, cgrp, path) : NULL;
+	if (!rel)
 		goto out;
+	/* After the start it is checked against (the filter's). */
+	now = ktime_get_ns();
 	if (!ksnap_born_take(ex->born, cgroup_id(cgrp), &born))
 		born = 0;
 	if (ex->nr == KSNAP_EXITS_QUEUED) {
@@ -209,13 +240,13 @@ void ksnap_exits_rmdir(struct ksnap *ks, struct cgroup *cgrp)
 		e->born_ns = born > f->start_ns ? born - f->start_ns : 0;
 		e->flags |= KSNAP_EXIT_BORN;
 	}
-	if (strscpy(e->path, ex->path, sizeof(e->path)) < 0)
+	if (strscpy(e->path, rel, sizeof(e->path)) < 0)
 		e->flags |= KSNAP_EXIT_PATH_CUT;
 	ksnap_exit_read(cgrp, e);
 	ex->nr++;
 	WRITE_ONCE(ex->recorded, ex->recorded + 1);
 out:
-	spin_unlock_irqrestore(&ex->lock, flags);
+	raw_spin_unlock_irqrestore(&ex->lock, flags);
 }
 
 /**
@@ -235,7 +266,7 @@ void ksnap_exits_arm(struct ksnap *ks)
 	if (!ex)
 		return;
 	f = ksnap_exit_filter_new(ks);
-	spin_lock_irqsave(&ex->lock, flags);
+	raw_spin_lock_irqsave(&ex->lock, flags);
 	old = ex->filter;
 	/* Read unlocked by the probes (a hint: they look again locked). */
 	WRITE_ONCE(ex->filter, f);
@@ -245,7 +276,7 @@ void ksnap_exits_arm(struct ksnap *ks)
 	ex->nr = 0;
 	WRITE_ONCE(ex->recorded, 0);
 	memset(ex->born, 0, sizeof(ex->born));
-	spin_unlock_irqrestore(&ex->lock, flags);
+	raw_spin_unlock_irqrestore(&ex->lock, flags);
 	ksnap_exit_filter_free(old);
 }
 
@@ -258,10 +289,10 @@ void ksnap_exits_disarm(struct ksnap *ks)
 
 	if (!ex)
 		return;
-	spin_lock_irqsave(&ex->lock, flags);
+	raw_spin_lock_irqsave(&ex->lock, flags);
 	old = ex->filter;
 	WRITE_ONCE(ex->filter, NULL);
-	spin_unlock_irqrestore(&ex->lock, flags);
+	raw_spin_unlock_irqrestore(&ex->lock, flags);
 	ksnap_exit_filter_free(old);
 }
 
@@ -284,7 +315,7 @@ long ksnap_exits_ioctl(struct ksnap *ks, void __user *arg)
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
-	spin_lock_irqsave(&ex->lock, flags);
+	raw_spin_lock_irqsave(&ex->lock, flags);
 	if (ex->nr) {
 		*e = ex->queue[ex->head];
 		ex->head = (ex->head + 1) % KSNAP_EXITS_QUEUED;
@@ -292,9 +323,14 @@ long ksnap_exits_ioctl(struct ksnap *ks, void __user *arg)
 	} else {
 		ret = -EAGAIN;
 	}
-	spin_unlock_irqrestore(&ex->lock, flags);
-	if (!ret && copy_to_user(arg, e, sizeof(*e)))
+	raw_spin_unlock_irqrestore(&ex->lock, flags);
+	/* Taken off the queue and not delivered: counted, as a drop is. */
+	if (!ret && copy_to_user(arg, e, sizeof(*e))) {
+		raw_spin_lock_irqsave(&ex->lock, flags);
+		WRITE_ONCE(*ex->lost, *ex->lost + 1);
+		raw_spin_unlock_irqrestore(&ex->lock, flags);
 		ret = -EFAULT;
+	}
 	kfree(e);
 	return ret;
 }
@@ -306,7 +342,7 @@ u64 ksnap_exits_recorded(const struct ksnap *ks)
 }
 
 /*
- * The queue, the table and the probes' buffer: about 176 KiB.  Without
+ * The queue and the table: about 168 KiB.  Without
  * them (a device KUnit makes) nothing is recorded.
  */
 int ksnap_exits_init(struct ksnap *ks)
@@ -314,7 +350,7 @@ int ksnap_exits_init(struct ksnap *ks)
 	ks->exits = vzalloc(sizeof(*ks->exits));
 	if (!ks->exits)
 		return -ENOMEM;
-	spin_lock_init(&ks->exits->lock);
+	raw_spin_lock_init(&ks->exits->lock);
 	ks->exits->lost = &ks->ctrl->stats.exits_lost;
 	return 0;
 }

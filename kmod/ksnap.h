@@ -529,8 +529,10 @@ int ksnap_exits_init(struct ksnap *ks);
 void ksnap_exits_uninit(struct ksnap *ks);
 void ksnap_exits_arm(struct ksnap *ks);
 void ksnap_exits_disarm(struct ksnap *ks);
-void ksnap_exits_mkdir(struct ksnap *ks, struct cgroup *cgrp);
-void ksnap_exits_rmdir(struct ksnap *ks, struct cgroup *cgrp);
+void ksnap_exits_mkdir(struct ksnap *ks, struct cgroup *cgrp,
+		       const char *path);
+void ksnap_exits_rmdir(struct ksnap *ks, struct cgroup *cgrp,
+		       const char *path);
 long ksnap_exits_ioctl(struct ksnap *ks, void __user *arg);
 u64 ksnap_exits_recorded(const struct ksnap *ks);
 
