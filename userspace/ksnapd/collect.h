@@ -85,7 +85,8 @@ struct ksnapd_collect_config {
 #define KSNAPD_STOP_NOT_CALLED	1
 
 /* Exit records one stream's STATS lists at most (the rest are counted:
- * ksnapd_exits_unlisted); about 170 KB of STATS line at the most. */
+ * ksnapd_exits_unlisted); the line lists fewer when these would take
+ * more than 24 KiB of it (stream.c). */
 #define KSNAPD_EXITS_LISTED	64
 
 /* Consumers one collector feeds: the output file, the flight recorder

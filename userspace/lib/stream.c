@@ -525,8 +525,19 @@ static char *put_member(char *p, const char *key, uint64_t v)
 	return ksnap_put_u64(p, v);
 }
 
-/* The most one exit record takes in STATS. */
-#define EXIT_JSON_MAX	(16 + 5 * KSNAP_EXIT_PATH_MAX + 12 * (32 + U64_MAX_DIGITS))
+/*
+ * The most one exit record takes in STATS: its path, each byte of which
+ * ksnap_put_value() makes at most 4 and ksnap_json_string() at most 6 of
+ * (a control byte or one not UTF-8: "\\u0001", "\\ufffd"; "\\x2c" is 5),
+ * and its members.
+ */
+#define EXIT_JSON_MAX	(32 + 6 * KSNAP_EXIT_PATH_MAX + 12 * (32 + U64_MAX_DIGITS))
+/*
+ * The exit records of one STATS line take at most this (those past it are
+ * counted in ksnapd_exits_unlisted): the line stays within what log
+ * shippers and journald take (Fluent Bit 32 KiB, journald's LineMax 48 KiB).
+ */
+#define EXITS_JSON_BUDGET	(24 * 1024)
 
 /*
  * One exit record as a JSON object: its cgroup named as a column's field
@@ -556,29 +567,49 @@ static char *put_exit(char *p, const struct ksnap_exit *x)
 	}
 	if (x->flags & KSNAP_EXIT_PATH_CUT)
 		p = PUT_LIT(p, ",\"cgroup_cut\":true");
+	if (x->flags & KSNAP_EXIT_CPU_FLUSHED)
+		p = PUT_LIT(p, ",\"cpu_flushed\":true");
 	*p++ = '}';
 	return p;
 }
 
 #define NR_STATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))
 
+/* How many of st's exit records fit EXITS_JSON_BUDGET, in order. */
+static size_t exits_listed(const struct ksnap_stream_stats *st)
+{
+	char buf[EXIT_JSON_MAX];
+	size_t i, used = 0, len;
+
+	for (i = 0; i < st->nr_exits; i++) {
+		len = (size_t)(put_exit(buf, &st->exits[i]) - buf) + 1;
+		if (used + len > EXITS_JSON_BUDGET)
+			break;
+		used += len;
+	}
+	return i;
+}
+
 int ksnap_stream_stats(struct ksnap_stream *s,
 		       const struct ksnap_stream_stats *st)
 {
 	char *start, *p;
-	size_t i;
+	size_t i, listed;
 	int err = 0;
 
-	start = line_begin(s, 32 + (NR_STATS_KEYS + st->nr_extra) *
-			   (48 + U64_MAX_DIGITS) + st->nr_exits * EXIT_JSON_MAX,
-			   &err);
+	start = line_begin(s, 64 + (NR_STATS_KEYS + st->nr_extra) *
+			   (48 + U64_MAX_DIGITS) + EXITS_JSON_BUDGET, &err);
 	if (!start)
 		return err;
+	listed = exits_listed(st);
 	p = PUT_LIT(start, "STATS\t{");
 	for (i = 0; i < NR_STATS_KEYS; i++) {
 		uint64_t v;
 
 		memcpy(&v, (const char *)st + stats_keys[i].offset, sizeof(v));
+		if (stats_keys[i].offset ==
+		    offsetof(struct ksnap_stream_stats, ksnapd_exits_unlisted))
+			v += st->nr_exits - listed;
 		if (i)
 			*p++ = ',';
 		*p++ = '"';
@@ -595,9 +626,9 @@ int ksnap_stream_stats(struct ksnap_stream *s,
 		p = PUT_LIT(p, "\":");
 		p = ksnap_put_u64(p, st->extra[i].value);
 	}
-	if (st->nr_exits) {
+	if (listed) {
 		p = PUT_LIT(p, ",\"ksnap_exits\":[");
-		for (i = 0; i < st->nr_exits; i++) {
+		for (i = 0; i < listed; i++) {
 			if (i)
 				*p++ = ',';
 			p = put_exit(p, &st->exits[i]);

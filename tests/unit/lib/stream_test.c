@@ -278,6 +278,44 @@ static void stats_lists_exit_records_after_the_keys(void **state)
 		"\"cpu_system_nanos\":0,\"cgroup_cut\":true}]}\n");
 }
 
+/*
+ * Paths of control and non-UTF-8 bytes take 6 bytes each in STATS: 64
+ * records of 511 of them fit the buffer reserved (under ASan a miss is an
+ * overflow), and those past the line's budget are counted, not listed.
+ */
+static void stats_of_many_long_odd_paths_stays_within_its_budget(void **state)
+{
+	struct ctx *c = *state;
+	static struct ksnap_exit x[64];
+	struct ksnap_stream_stats st = { .exits = x, .nr_exits = 64,
+					 .ksnapd_exits_unlisted = 5 };
+	const char *out, *list, *un;
+	unsigned int i, listed = 0;
+	size_t j;
+
+	for (i = 0; i < 64; i++) {
+		x[i].path[0] = '/';
+		for (j = 1; j < sizeof(x[i].path) - 1; j++)
+			x[i].path[j] = j % 2 ? 0x01 : (char)0xff;
+	}
+	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
+	out = written(c);
+	list = strstr(out, "\"ksnap_exits\":[");
+	assert_non_null(list);
+	for (un = list; (un = strstr(un, "{\"cgroup\":")); un++)
+		listed++;
+	un = strstr(out, "\"ksnapd_exits_unlisted\":");
+	assert_non_null(un);
+	if (listed < 1 || listed >= 64)
+		fail_msg("expected a few of 64 listed, got %u", listed);
+	if (strtoull(un + 24, NULL, 10) != 5 + 64 - listed)
+		fail_msg("expected %u unlisted, got %s", 5 + 64 - listed, un);
+	if (strlen(out) > 26 * 1024)
+		fail_msg("expected a line within 26 KiB, got %zu bytes",
+			 strlen(out));
+	assert_non_null(strstr(list, "\\u0001\\ufffd"));
+}
+
 static void put_hex_is_lowercase_without_leading_zeros(void **state)
 {
 	char buf[16];
@@ -529,6 +567,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(row_prints_zero_and_uint64_max_unsigned, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(stats_has_gvisor_and_ksnap_keys, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(stats_lists_exit_records_after_the_keys, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(stats_of_many_long_odd_paths_stays_within_its_budget, setup_plain, teardown),
 		cmocka_unit_test(put_hex_is_lowercase_without_leading_zeros),
 		cmocka_unit_test(put_u64_matches_printf),
 		cmocka_unit_test_setup_teardown(lossy_header_has_prefix_checksum_column_and_sum, setup_lossy, teardown),

@@ -246,6 +246,9 @@ static int bind_rules(struct flight *f)
 			return -ENOMEM;
 		bind_rule(f, fr);
 	}
+	/* add_rule() may have moved the rules: each evaluator to its own. */
+	for (i = 0; i < f->nr_rules; i++)
+		f->rules[i].ev.r = &f->rules[i].rule;
 	return 0;
 }
 
@@ -585,10 +588,12 @@ static int on_exit_record(void *self, const struct ksnap_exit *x)
 	struct flight *f = self;
 	struct ksnap_column *cols;
 	__u64 v[RULE_EXIT_VALUES];
+	struct rule_eval ev;
 	struct rule_error e;
 	struct rule r;
 	unsigned int i;
 	uint32_t n;
+	bool held;
 
 	if (!f->coll)
 		return 0;
@@ -609,17 +614,32 @@ static int on_exit_record(void *self, const struct ksnap_exit *x)
 		/* Not for this cgroup, or a value it does not have. */
 		if (rule_bind_cgroup(&r, cols, n, x->path, &e))
 			continue;
+		/* Evaluated apart: an open dump keeps its record and rule. */
+		if (rule_eval_init(&ev, &r, f->coll->period_ns)) {
+			free(cols);
+			snprintf(f->err, f->errlen, "flight recorder: %s",
+				 strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		held = rule_eval_row(&ev, x->time_ns, v);
+		rule_eval_fini(&ev);
+		if (!held)
+			continue;
+		fr->last_true = x->time_ns;
+		if (fr->ds == FLIGHT_DUMPING) {
+			/* It extends the dump: post from this exit. */
+			fire(f, fr, x->time_ns, x->time_ns);
+			continue;
+		}
 		rule_eval_fini(&fr->ev);
 		fr->rule = r;
 		if (rule_eval_init(&fr->ev, &fr->rule, f->coll->period_ns))
 			continue;
-		if (!rule_eval_row(&fr->ev, x->time_ns, v))
-			continue;
+		rule_eval_row(&fr->ev, x->time_ns, v);
 		fr->exit_rec = *x;
 		/* Its events name the cgroup, as a pattern rule's do. */
 		fr->rule.cgroup = fr->exit_rec.path;
 		fr->fired = false;
-		fr->last_true = x->time_ns;
 		now = f->have_prev && f->prev_t > x->time_ns ? f->prev_t :
 		      x->time_ns;
 		fire(f, fr, now, x->time_ns);

@@ -394,22 +394,25 @@ static void an_oom_kill_exit_dumps_the_rows_around_it(void **s)
 	exit_at(19, "/other/b", 1);	/* not its pattern */
 	assert_int_equal(files(), 1);	/* events.jsonl */
 	exit_at(19, "/k/c", 1);
+	exit_at(20, "/k/d", 2);		/* within post: extends, keeps /k/c */
 	for (t = 21; t <= 40; t++)
 		row_at(t, 100);
 	finish();
 	dump = slurp("oom-1.tsv");
 	assert_non_null(dump);
-	/* Rows 14 to 22: pre before 19, post after it. */
-	assert_int_equal(rows_in(dump), 9);
+	/* Rows 14 to 23: pre before 19, post after the second, 20. */
+	assert_int_equal(rows_in(dump), 10);
 	assert_contains(dump, "Time (ns)\tmemory.current[/svc]\n"
 			"14000000\t100\n");
-	assert_contains(dump, "21000000\t100\n22000000\t100\nSTATS\t{");
+	assert_contains(dump, "22000000\t100\n23000000\t100\nSTATS\t{");
 	assert_contains(dump, "\"ksnapd_dump_trigger_nanos\":19000000,");
 	assert_contains(dump, "\"ksnap_exits\":[{\"cgroup\":\"/k/c\",");
 	assert_contains(dump, "\"memory_oom_kill\":1}]}");
 	dump = slurp("events.jsonl");
 	assert_int_equal(count_lines_starting(dump, "{\"event\":\"firing\","
-			 "\"rule\":\"oom\""), 1);
+			 "\"rule\":\"oom\""), 2);
+	assert_contains(dump, "\"extends\":true,\"fires\":2");
+	assert_contains(dump, "\"cgroup\":\"/k/c\",\"path\":");
 	assert_contains(dump, "\"cgroup\":\"/k/c\",");
 	assert_contains(dump, "\"since_ns\":19000000,\"values\":"
 			"{\"exit.oom_kill[/k/*]\":1}");
