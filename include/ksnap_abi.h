@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
- * ksnap shared-memory ABI, version 6.
+ * ksnap shared-memory ABI, version 7.
  *
  * ksnap.ko samples kernel and cgroup counters from an hrtimer into a ring
  * that userspace maps from /dev/ksnap.  This header is the whole contract
@@ -16,7 +16,8 @@
  * added parts it finds absent: it accepts a ring when abi_compat <= V and
  * KSNAP_ABI_READS_FROM <= abi_version.  A module and a reader one
  * version apart, in either order, work together.  Version 5 adds
- * KSNAP_FEAT_REFRESH_NS to version 4; version 6 adds KSNAP_FEAT_EXITS.  Version 1 (positions
+ * KSNAP_FEAT_REFRESH_NS to version 4; version 6 adds KSNAP_FEAT_EXITS;
+ * version 7 adds KSNAP_FEAT_THINNED.  Version 1 (positions
  * that restart with each collection, a consumer page the kernel wrote at
  * open and start) is not compatible with version 2; version 2 (a power of
  * two of records, a slot being p & (nr_records - 1)) is not compatible
@@ -191,7 +192,7 @@
 #include <linux/types.h>
 
 #define KSNAP_MAGIC		0x50414e534bULL	/* "KSNAP" */
-#define KSNAP_ABI_VERSION	6
+#define KSNAP_ABI_VERSION	7
 #define KSNAP_ABI_COMPAT	4	/* oldest reader version this module serves */
 #define KSNAP_ABI_READS_FROM	4	/* oldest module version a reader reads */
 
@@ -215,6 +216,11 @@
 #define KSNAP_FEAT_REFRESH_NS		(1ULL << 7)
 /* Exit records, by KSNAP_IOC_EXIT, and ksnap_stats.exits_lost (version 6) */
 #define KSNAP_FEAT_EXITS		(1ULL << 8)
+/*
+ * ksnap_stats.thinned counts, and a collection is never stopped for its
+ * reads' cost (stop_reason is never KSNAP_STOP_OVERRUN; version 7)
+ */
+#define KSNAP_FEAT_THINNED		(1ULL << 9)
 
 #define KSNAP_DEVICE_PATH	"/dev/ksnap"
 /*
@@ -250,7 +256,8 @@
 /*
  * The kernel stopped it: most reads of a snapshot took longer than the
  * bound (ksnap_stats.read_bound_ns) for seconds in a row, and the set had
- * no cgroup left to shed.
+ * no cgroup left to shed.  Only a module without KSNAP_FEAT_THINNED does;
+ * one with it reads less often instead (ksnap_stats.thinned).
  */
 #define KSNAP_STOP_OVERRUN	1
 
@@ -285,7 +292,8 @@
 struct ksnap_stats {
 	__u64 taken;		/* snapshots attempted = written + lost */
 	__u64 lost;		/* dropped because the ring was full */
-	__u64 missed;		/* timer periods skipped (hrtimer overruns) */
+	/* timer periods that passed with no snapshot: late, or thinned */
+	__u64 missed;
 	__u64 lateness_sum_ns;	/* sum of (collection start - expiry) */
 	__u64 lateness_max_ns;
 	__u64 read_sum_ns;	/* sum of time spent reading counters */
@@ -305,7 +313,13 @@ struct ksnap_stats {
 	__u64 cgroups_skipped;
 	/* KSNAP_FEAT_EXITS: exit records dropped, the queue being full */
 	__u64 exits_lost;
-	__u64 reserved[1];
+	/*
+	 * KSNAP_FEAT_THINNED: periods of missed skipped on purpose, the reads
+	 * taking longer than their bound with no cgroup left to shed: the
+	 * timer then reads every 2, 4, ... periods (at least once a second),
+	 * and every period again once reads leave room.
+	 */
+	__u64 thinned;
 };
 
 struct ksnap_ctrl {

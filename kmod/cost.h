@@ -8,6 +8,7 @@
 #ifndef KSNAP_COST_H
 #define KSNAP_COST_H
 
+#include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/time64.h>
@@ -31,8 +32,15 @@
  * under would.
  */
 #define KSNAP_COST_WINDOW_NS	NSEC_PER_SEC
-/* Over seconds in a row that stop a collection with nothing to shed. */
-#define KSNAP_COST_STOP_SECONDS	5
+/*
+ * A set with no cgroup left to shed thins instead: each over second
+ * doubles the periods from one read to the next (the stride), up to one
+ * read a KSNAP_COST_WINDOW_NS, and the bound grows with them (read_pct of
+ * the stride's time, at most read_cap_us).  While thinned, a second is
+ * calm by the bound of half the stride: after this many calm seconds in a
+ * row the stride halves.  The collection is never stopped for its cost.
+ */
+#define KSNAP_COST_UNTHIN_SECONDS	3
 /*
  * Calm seconds in a row before shed cgroups are taken back.  A second is
  * calm when at most one read in KSNAP_COST_CALM_ONE_IN took more than
@@ -134,34 +142,43 @@ enum ksnap_cost_verdict {
 	KSNAP_COST_KEEP,	/* nothing */
 	KSNAP_COST_SHED,	/* read fewer cgroups */
 	KSNAP_COST_GROW,	/* take shed cgroups back */
-	KSNAP_COST_STOP,	/* nothing to shed, over for too long */
+	KSNAP_COST_THIN,	/* nothing to shed: read every other period read */
+	KSNAP_COST_UNTHIN,	/* thinned, and calm: read more often again */
+	KSNAP_COST_OVER,	/* over, with nothing left to shed or thin */
 };
 
-/* One read of @read_ns, counted in the second it ends in. */
+/*
+ * One read of @read_ns, counted in the second it ends in: against
+ * @bound_ns, and against @calm_bound_ns for calm (the bound, or while
+ * thinned the bound at half the stride).
+ */
 static inline void ksnap_cost_read(struct ksnap_cost_window *w, u64 read_ns,
-				   u64 bound_ns)
+				   u64 bound_ns, u64 calm_bound_ns)
 {
 	w->reads++;
 	w->over += read_ns > bound_ns;
-	w->warm += read_ns * 100 > bound_ns * KSNAP_COST_CALM_PCT;
+	w->warm += read_ns * 100 > calm_bound_ns * KSNAP_COST_CALM_PCT;
 	w->max_ns = max(w->max_ns, read_ns);
 }
 
 /**
  * ksnap_cost_second() - judge the second that ended, and begin the next
  * @w: its reads; its counts restart
- * @bound_ns: the bound
  * @can_shed: the set has cgroups it may do without
  * @can_grow: cgroups were shed, and the bound may admit them again
+ * @can_thin: the stride may grow (ksnap_cost_max_stride())
+ * @thinned: the stride is above one period
  *
- * Return: KSNAP_COST_SHED for an over second when @can_shed; KSNAP_COST_STOP
- * after KSNAP_COST_STOP_SECONDS over seconds in a row otherwise;
- * KSNAP_COST_GROW after KSNAP_COST_CALM_SECONDS calm ones in a row when @can_grow
- * (the calm count then restarts); else KSNAP_COST_KEEP.
+ * Return: for an over second KSNAP_COST_SHED when @can_shed, else
+ * KSNAP_COST_THIN when @can_thin, else KSNAP_COST_OVER;
+ * KSNAP_COST_UNTHIN after KSNAP_COST_UNTHIN_SECONDS calm ones in a row when
+ * @thinned, and KSNAP_COST_GROW after KSNAP_COST_CALM_SECONDS when not and
+ * @can_grow (either way the calm count then restarts); else
+ * KSNAP_COST_KEEP.
  */
 static inline enum ksnap_cost_verdict
-ksnap_cost_second(struct ksnap_cost_window *w, u64 bound_ns, bool can_shed,
-		  bool can_grow)
+ksnap_cost_second(struct ksnap_cost_window *w, bool can_shed, bool can_grow,
+		  bool can_thin, bool thinned)
 {
 	bool over = w->reads && 2 * w->over >= w->reads;
 	bool calm = w->reads &&
@@ -173,15 +190,33 @@ ksnap_cost_second(struct ksnap_cost_window *w, u64 bound_ns, bool can_shed,
 	w->over = 0;
 	w->warm = 0;
 	w->max_ns = 0;
-	if (over && can_shed)
-		return KSNAP_COST_SHED;
-	if (w->over_seconds >= KSNAP_COST_STOP_SECONDS)
-		return KSNAP_COST_STOP;
-	if (can_grow && w->calm_seconds >= KSNAP_COST_CALM_SECONDS) {
+	if (over)
+		return can_shed ? KSNAP_COST_SHED :
+		       can_thin ? KSNAP_COST_THIN : KSNAP_COST_OVER;
+	if (thinned && w->calm_seconds >= KSNAP_COST_UNTHIN_SECONDS) {
+		w->calm_seconds = 0;
+		return KSNAP_COST_UNTHIN;
+	}
+	if (!thinned && can_grow &&
+	    w->calm_seconds >= KSNAP_COST_CALM_SECONDS) {
 		w->calm_seconds = 0;
 		return KSNAP_COST_GROW;
 	}
 	return KSNAP_COST_KEEP;
+}
+
+/**
+ * ksnap_cost_max_stride() - the most periods from one read to the next
+ * @period_ns: the sampling period
+ *
+ * Return: the periods in KSNAP_COST_WINDOW_NS, at least one: a thinned
+ * collection still reads once a second.
+ */
+static inline u32 ksnap_cost_max_stride(u64 period_ns)
+{
+	u64 n = period_ns ? div64_u64(KSNAP_COST_WINDOW_NS, period_ns) : 1;
+
+	return clamp_t(u64, n, 1, U32_MAX);
 }
 
 #endif /* KSNAP_COST_H */

@@ -24,7 +24,7 @@ void ksnap_ctrl_init(struct ksnap *ks)
 			 KSNAP_FEAT_READ_BOUND | KSNAP_FEAT_METRIC_IOCTL |
 			 KSNAP_FEAT_READER_IOCTL | KSNAP_FEAT_CGROUPS_SKIPPED |
 			 KSNAP_FEAT_ENABLE_IOCTL | KSNAP_FEAT_REFRESH_NS |
-			 KSNAP_FEAT_EXITS;
+			 KSNAP_FEAT_EXITS | KSNAP_FEAT_THINNED;
 	ctrl->page_size = l->page_size;
 	ctrl->ctrl_pages = l->ctrl_pages;
 	ctrl->consumer_pgoff = l->consumer_pgoff;

@@ -198,7 +198,7 @@ static void ksnap_follow_reprice(struct ksnap *ks)
 		   ksnap_follow_admit_columns(ks, run->start_columns,
 					      READ_ONCE(st->read_estimate_ns),
 					      price,
-					      READ_ONCE(st->read_bound_ns)));
+					      READ_ONCE(run->base_bound_ns)));
 	WRITE_ONCE(run->cap_columns,
 		   run->admit_columns - min(shed, run->admit_columns - 1));
 	ks->follow.columns_admitted = run->cap_columns;

@@ -183,26 +183,19 @@ static void ksnap_install_arm_fn(void *arg)
  * Stop the timer between two snapshots: cpus_read_lock() taken (no
  * hotplug callback reads the configuration), the timer cancelled (its
  * callback has returned and does not run again), the gone worker done.
- * Returns false, with nothing held, when the collection is stopping on an
- * overrun.  ks->lock held.
+ * ks->lock held.
  */
-static bool ksnap_install_pause(struct ksnap *ks, struct ksnap_install_arm *arm)
+static void ksnap_install_pause(struct ksnap *ks, struct ksnap_install_arm *arm)
 {
 	cpus_read_lock();
 	arm->paused_ns = ktime_get_ns();
 	hrtimer_cancel(&ks->timer);
-	/* The timer stopped rearming: the overrun worker stops it. */
-	if (READ_ONCE(ks->run.overrun)) {
-		cpus_read_unlock();
-		return false;
-	}
 	arm->ks = ks;
 	arm->expires = hrtimer_get_expires(&ks->timer);
 	/* It reads ks->cfg without ks->lock; nothing queues it now. */
 	cancel_work_sync(&ks->gone_work);
 	/* What it had still to log, as a stop does. */
 	ksnap_gone_report(ks);
-	return true;
 }
 
 /*
@@ -238,10 +231,7 @@ static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg,
 	if (!mv)
 		return -ENOMEM;
 	ksnap_install_map(ks, cfg, mv);
-	if (!ksnap_install_pause(ks, &arm)) {
-		kvfree(mv);
-		return -ECANCELED;
-	}
+	ksnap_install_pause(ks, &arm);
 	ksnap_install_move(ks, cfg, mv);
 	ks->set_id++;
 	ks->run.set_id = ks->set_id;
@@ -278,8 +268,7 @@ static int ksnap_install_running(struct ksnap *ks, struct ksnap_config *cfg,
  *	   it.  A running collection's set change is always published.
  *
  * Return: 0 (@cfg is ks->cfg; the old one is freed), or, while running,
- * -ENOMEM or -ECANCELED when the collection is stopping on an overrun:
- * @cfg is the caller's then, and nothing changed.
+ * -ENOMEM: @cfg is the caller's then, and nothing changed.
  */
 int ksnap_install(struct ksnap *ks, struct ksnap_config *cfg,
 		  unsigned int flags)
@@ -326,8 +315,9 @@ static void ksnap_install_release_fn(struct work_struct *work)
 	for (i = 0; i < cfg->nr_cgroups; i++)
 		any |= test_bit(i, ks->run.gone) &&
 		       !ksnap_cgroup_released(&cfg->cgroups[i]);
-	if (!any || !ksnap_install_pause(ks, &arm))
+	if (!any)
 		goto out;
+	ksnap_install_pause(ks, &arm);
 	for (i = 0; i < cfg->nr_cgroups; i++)
 		if (test_bit(i, ks->run.gone))
 			ksnap_cgroup_release(&cfg->cgroups[i]);

@@ -301,7 +301,18 @@ struct ksnap_run {
 	u64 read_end_ns;	/* when the last read ended */
 	u64 recent_start_ns;	/* this second's reads: since */
 	struct ksnap_cost_window cost;	/* and what they were */
-	bool overrun;		/* above for too long: a worker stops it */
+	/*
+	 * Periods from one read to the next, 1 unless thinned (cost.h); read
+	 * by stats/stride.  The verdict the thin worker logs; the stride
+	 * it last logged, and whether it said reads are over at that
+	 * stride (the worker's, under ks->lock).
+	 */
+	u32 stride;
+	/* the bound at stride 1, which admission (follow.c) counts by */
+	u64 base_bound_ns;
+	int thin_verdict;
+	u32 thin_logged;
+	bool over_logged;
 	u32 set_flags;		/* KSNAP_REC_SET_CHANGED for the next record */
 	/*
 	 * Admission (follow.c), written by process context, read by the
@@ -433,7 +444,7 @@ struct ksnap {
 	struct hrtimer timer;
 	struct irq_work wake_work;
 	struct work_struct gone_work;	/* logs removed cgroups */
-	struct work_struct overrun_work;	/* stops on a sustained overrun */
+	struct work_struct thin_work;	/* logs a stride's change (cost.h) */
 	struct work_struct admit_work;	/* sheds, or takes back (follow.c) */
 	struct work_struct release_work;	/* lets removed cgroups go */
 	struct delayed_work follow_work;	/* rescans patterns (follow.c) */

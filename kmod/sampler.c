@@ -291,31 +291,61 @@ static u64 ksnap_sample(struct ksnap *ks, u64 lateness_ns, u32 flags)
 }
 
 /*
+ * Read every @stride periods from the next expiry on.  The reader is woken
+ * after about as much time as before (wake_ms=), so after fewer records;
+ * woken now when it has more unread than that already.  From the timer.
+ */
+static void ksnap_set_stride(struct ksnap *ks, u32 stride)
+{
+	struct ksnap_run *run = &ks->run;
+	u32 mark = ksnap_ring_wake_mark(ks->cfg->nr_records,
+					ks->period_ns * stride,
+					(u64)READ_ONCE(ks->wake_ms) *
+					NSEC_PER_MSEC);
+
+	WRITE_ONCE(run->stride, stride);
+	if (mark < run->wake_mark)
+		ksnap_wake(ks);
+	run->wake_mark = mark;
+	run->unwoken = 0;
+}
+
+/*
  * A read of @read_ns against the bound, judged a second at a time
  * (cost.h): the longest of each second is published
  * (stats.read_recent_ns); an over second sheds cgroups (follow.c), or,
- * with none to shed, enough of them in a row queue the worker that stops
- * the collection; calm seconds take shed cgroups back.  From the timer.
- * Returns true when the timer must not rearm.
+ * with none to shed, thins: the timer reads every other period it read,
+ * the bound growing with the time between reads; calm seconds (by half
+ * the stride's bound while thinned) halve the stride again, then take
+ * shed cgroups back.  From the timer.
  */
-static bool ksnap_read_overrun(struct ksnap *ks, u64 read_ns)
+static void ksnap_read_judge(struct ksnap *ks, u64 read_ns)
 {
 	struct ksnap_run *run = &ks->run;
 	struct ksnap_stats *st = &ks->ctrl->stats;
-	u64 bound = ksnap_read_bound_ns(ks->period_ns);
+	u32 stride = run->stride, max_stride;
+	u64 base = ksnap_read_bound_ns(ks->period_ns);
+	u64 bound = stride > 1 ? ksnap_read_bound_ns(ks->period_ns * stride) :
+		    base;
 	u64 now = run->read_end_ns;
 	enum ksnap_cost_verdict v;
 
+	if (base != run->base_bound_ns)
+		WRITE_ONCE(run->base_bound_ns, base);
 	if (bound != st->read_bound_ns)
 		WRITE_ONCE(st->read_bound_ns, bound);
-	ksnap_cost_read(&run->cost, read_ns, bound);
+	ksnap_cost_read(&run->cost, read_ns, bound, stride > 1 ?
+			ksnap_read_bound_ns(ks->period_ns * (stride / 2)) :
+			bound);
 	if (now - run->recent_start_ns < KSNAP_COST_WINDOW_NS)
-		return false;
+		return;
 	WRITE_ONCE(st->read_recent_ns, run->cost.max_ns);
 	run->recent_start_ns = now;
-	v = ksnap_cost_second(&run->cost, bound, READ_ONCE(run->can_shed),
+	max_stride = ksnap_cost_max_stride(ks->period_ns);
+	v = ksnap_cost_second(&run->cost, READ_ONCE(run->can_shed),
 			      READ_ONCE(run->cap_columns) <
-			      READ_ONCE(run->admit_columns));
+			      READ_ONCE(run->admit_columns),
+			      stride < max_stride, stride > 1);
 	switch (v) {
 	case KSNAP_COST_SHED:
 	case KSNAP_COST_GROW:
@@ -325,14 +355,21 @@ static bool ksnap_read_overrun(struct ksnap *ks, u64 read_ns)
 		 */
 		WRITE_ONCE(run->verdict, v);
 		queue_work(system_unbound_wq, &ks->admit_work);
-		return false;
-	case KSNAP_COST_STOP:
-		WRITE_ONCE(run->overrun, true);
-		queue_work(system_unbound_wq, &ks->overrun_work);
-		return true;
+		return;
+	case KSNAP_COST_THIN:
+		ksnap_set_stride(ks, min_t(u64, 2ULL * stride, max_stride));
+		break;
+	case KSNAP_COST_UNTHIN:
+		ksnap_set_stride(ks, stride / 2);
+		break;
+	case KSNAP_COST_OVER:
+		break;
 	default:
-		return false;
+		return;
 	}
+	/* Logged by the worker, in process context. */
+	WRITE_ONCE(run->thin_verdict, v);
+	queue_work(system_unbound_wq, &ks->thin_work);
 }
 
 static enum hrtimer_restart ksnap_timer_fn(struct hrtimer *timer)
@@ -342,23 +379,31 @@ static enum hrtimer_restart ksnap_timer_fn(struct hrtimer *timer)
 	ktime_t expires = hrtimer_get_expires(timer);
 	s64 late = ktime_to_ns(ktime_sub(now, expires));
 	__u64 *missed = &ks->ctrl->stats.missed;
+	__u64 *thinned = &ks->ctrl->stats.thinned;
 	u64 n, read_ns;
+	u32 stride;
 
 	if (!READ_ONCE(ks->running))
 		return HRTIMER_NORESTART;
 
-	/* Lateness above is measured before forwarding moves the expiry. */
-	hrtimer_forward(timer, now, ns_to_ktime(ks->period_ns));
+	/*
+	 * Lateness above is measured before forwarding moves the expiry.  A
+	 * thinned timer skips stride - 1 periods on purpose: missed counts
+	 * them too (a period that passed with no snapshot), thinned says why.
+	 */
+	stride = ks->run.stride;
+	hrtimer_forward(timer, now, ns_to_ktime(ks->period_ns * stride));
 	n = ksnap_periods_missed(ktime_to_ns(ktime_sub(hrtimer_get_expires(timer),
 						       expires)),
 				 ks->period_ns);
 	if (n)
 		WRITE_ONCE(*missed, *missed + n);
+	if (stride > 1)
+		WRITE_ONCE(*thinned, *thinned + stride - 1);
 
 	read_ns = ksnap_sample(ks, max_t(s64, late, 0), 0);
-	/* Stopped from process context: the timer is not rearmed meanwhile. */
-	if (read_ns && ksnap_read_overrun(ks, read_ns))
-		return HRTIMER_NORESTART;
+	if (read_ns)
+		ksnap_read_judge(ks, read_ns);
 	return HRTIMER_RESTART;
 }
 
@@ -370,24 +415,49 @@ static void ksnap_wake_fn(struct irq_work *work)
 }
 
 /*
- * The timer found its reads above the bound for too long and stopped
- * rearming: stop the collection, unless a stop (and maybe a new start)
- * came first.
+ * The timer thinned, read more often again, or found its reads over the
+ * bound with nothing left to shed or thin (ksnap_read_judge()): say so,
+ * once per stride it comes to, and once that it can thin no more.
  */
-static void ksnap_overrun_fn(struct work_struct *work)
+static void ksnap_thin_fn(struct work_struct *work)
 {
-	struct ksnap *ks = container_of(work, struct ksnap, overrun_work);
+	struct ksnap *ks = container_of(work, struct ksnap, thin_work);
 	const struct ksnap_stats *st = &ks->ctrl->stats;
+	struct ksnap_run *run = &ks->run;
+	bool thinner;
+	u32 stride;
+	u64 every_us;
 
 	mutex_lock(&ks->lock);
-	if (ks->running && READ_ONCE(ks->run.overrun)) {
-		pr_warn("enable: collection %u stopped: most reads of a snapshot took longer than their bound of %llu ns for %u seconds in a row, with no cgroup left to shed (the longest read of the last second: %llu ns; estimated at start: %llu ns): use a longer period_us, fewer columns, or raise read_pct or read_cap_us\n",
+	if (!ks->running)
+		goto out;
+	stride = READ_ONCE(run->stride);
+	every_us = div_u64(ks->period_ns * stride, NSEC_PER_USEC);
+	if (READ_ONCE(run->thin_verdict) == KSNAP_COST_OVER) {
+		if (run->over_logged)
+			goto out;
+		run->over_logged = true;
+		pr_warn("enable: collection %u: most reads of a snapshot take longer than their bound of %llu ns even at one read every %llu us, with no cgroup left to shed: it reads on, at that rate (the longest read of the last second: %llu ns); use a longer period_us, fewer columns, or raise read_pct or read_cap_us\n",
 			ks->ctrl->generation, READ_ONCE(st->read_bound_ns),
-			KSNAP_COST_STOP_SECONDS,
-			READ_ONCE(st->read_recent_ns),
-			READ_ONCE(st->read_estimate_ns));
-		ksnap_sampler_stop(ks);
+			every_us, READ_ONCE(st->read_recent_ns));
+		goto out;
 	}
+	if (stride == run->thin_logged)
+		goto out;
+	thinner = stride > run->thin_logged;
+	run->thin_logged = stride;
+	run->over_logged = false;
+	if (thinner)
+		pr_warn_ratelimited("enable: collection %u: most reads of a snapshot took longer than their bound, with no cgroup left to shed: now a snapshot every %u periods (every %llu us, bound %llu ns), the others counted in stats/thinned and missed; more often again once reads leave room\n",
+				    ks->ctrl->generation, stride, every_us,
+				    READ_ONCE(st->read_bound_ns));
+	else if (stride > 1)
+		pr_info_ratelimited("enable: collection %u: reads leave room: a snapshot every %u periods (every %llu us)\n",
+				    ks->ctrl->generation, stride, every_us);
+	else
+		pr_info_ratelimited("enable: collection %u: a snapshot every period again\n",
+				    ks->ctrl->generation);
+out:
 	mutex_unlock(&ks->lock);
 }
 
@@ -395,7 +465,7 @@ void ksnap_sampler_init(struct ksnap *ks)
 {
 	ksnap_gone_init(ks);
 	ksnap_install_init(ks);
-	INIT_WORK(&ks->overrun_work, ksnap_overrun_fn);
+	INIT_WORK(&ks->thin_work, ksnap_thin_fn);
 	init_waitqueue_head(&ks->wait);
 	init_irq_work(&ks->wake_work, ksnap_wake_fn);
 	ksnap_follow_init(ks);
@@ -451,6 +521,9 @@ static void ksnap_run_reset(struct ksnap *ks)
 	run->set_first_pos = run->start_position;
 	run->slot = ksnap_ring_slot(run->start_position, cfg->nr_records);
 	run->set_id = ks->set_id;
+	run->stride = 1;
+	run->thin_logged = 1;
+	run->base_bound_ns = ksnap_read_bound_ns(ks->period_ns);
 	run->wake_mark = ksnap_ring_wake_mark(cfg->nr_records, ks->period_ns,
 					      (u64)ks->wake_ms * NSEC_PER_MSEC);
 	for (i = 0; i < cfg->nr_cgroups; i++) {
@@ -655,8 +728,7 @@ void ksnap_sampler_stop(struct ksnap *ks)
 	/* The timer is cancelled and hotplug inactive: nothing reads them. */
 	ksnap_sampler_release_gone(ks);
 
-	ksnap_ctrl_publish_stop(ks, READ_ONCE(ks->run.overrun) ?
-				KSNAP_STOP_OVERRUN : KSNAP_STOP_NONE);
+	ksnap_ctrl_publish_stop(ks, KSNAP_STOP_NONE);
 	wake_up_interruptible(&ks->wait);
 }
 
@@ -670,7 +742,7 @@ void ksnap_sampler_uninit(struct ksnap *ks)
 	irq_work_sync(&ks->wake_work);
 	cancel_work_sync(&ks->gone_work);
 	/* Stopped: it finds nothing to do if it runs. */
-	cancel_work_sync(&ks->overrun_work);
+	cancel_work_sync(&ks->thin_work);
 	ksnap_follow_uninit(ks);
 	ksnap_install_uninit(ks);
 }

@@ -489,6 +489,7 @@ static KSNAP_STAT_ATTR(read_estimate_ns);
 static KSNAP_STAT_ATTR(read_bound_ns);
 static KSNAP_STAT_ATTR(read_recent_ns);
 static KSNAP_STAT_ATTR(exits_lost);
+static KSNAP_STAT_ATTR(thinned);
 
 static ssize_t stats_exits_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
@@ -559,6 +560,22 @@ static ssize_t stats_stop_reason_show(struct device *dev,
 static struct device_attribute ksnap_stat_attr_stop_reason =
 	__ATTR(stop_reason, 0444, stats_stop_reason_show, NULL);
 
+/* Periods from one snapshot to the next: 1, or more while thinned. */
+static ssize_t stats_stride_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct ksnap *ks = ksnap_from_dev(dev);
+	u32 stride;
+
+	mutex_lock(&ks->lock);
+	stride = ks->running ? READ_ONCE(ks->run.stride) : 1;
+	mutex_unlock(&ks->lock);
+	return sysfs_emit(buf, "%u\n", stride);
+}
+
+static struct device_attribute ksnap_stat_attr_stride =
+	__ATTR(stride, 0444, stats_stride_show, NULL);
+
 /* The set followed while running (follow.c): read under ks->lock. */
 struct ksnap_follow_attr {
 	struct device_attribute attr;
@@ -618,6 +635,8 @@ static struct attribute *ksnap_stats_attrs[] = {
 	&ksnap_stat_attr_read_bound_ns.attr.attr,
 	&ksnap_stat_attr_read_recent_ns.attr.attr,
 	&ksnap_stat_attr_stop_reason.attr,
+	&ksnap_stat_attr_stride.attr,
+	&ksnap_stat_attr_thinned.attr.attr,
 	&ksnap_stat_attr_set_changes.attr.attr,
 	&ksnap_stat_attr_cgroups_found.attr.attr,
 	&ksnap_stat_attr_cgroups_removed.attr.attr,

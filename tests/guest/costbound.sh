@@ -20,10 +20,14 @@
 #             TCG guest reads depends on what else the host runs (beside
 #             a build on the same cores the median read was 35% over the
 #             estimate), and that is a figure, not a state
-#   overrun   read_cap_us lowered below every read while running: a set
-#             of fixed columns has nothing to shed, so after 5 seconds of
-#             it the kernel stops the collection (stats: stop_reason
-#             overrun, a log line) and ksnapd says why
+#   thin      read_cap_us lowered below every read while running: a set
+#             of fixed columns has nothing to shed, so the kernel thins:
+#             a snapshot every 2, 4, ... periods (stats/stride), down to
+#             one a second, the periods between counted in stats/thinned
+#             and in missed, log lines; it never stops.  The cap raised
+#             again, it reads every period again (stride 1) and thins no
+#             more.  Stopped on request, ksnapd's stream is intact and
+#             ksnapd says nothing of a stop by the kernel
 TEST=costbound
 . /guest/tests/lib.sh
 
@@ -165,40 +169,86 @@ else
 	check "accept: records read (over 100)" 1 "$([ "$n" -gt 100 ] && echo 1 || echo 0)"
 fi
 
-# --- overrun ----------------------------------------------------------------------
+# --- thin -------------------------------------------------------------------------
+stride_above() { # stats/stride is above $1
+	_v=$(ksnap_stat stride)
+	echo "stride $_v"
+	[ "${_v:-0}" -gt "$1" ]
+}
+thinned_at_least() { # stats/thinned is at least $1
+	_v=$(ksnap_stat thinned)
+	echo "thinned $_v"
+	[ "${_v:-0}" -ge "$1" ]
+}
 # A period well above what fits: this start must not be the one refused
 # (a start estimates again, and TCG reads vary).
-check "overrun: period_us=$((fit * 4)) written" ok "$(guestprobe write $KSNAP_SYS/period_us $((fit * 4)))"
+period=$((fit * 4))
+check "thin: period_us=$period written" ok "$(guestprobe write $KSNAP_SYS/period_us $period)"
 ksnapd --once -o /out/costbound.tsv 2> /out/costbound.err &
 kpid=$!
 wait_attached
 klog_mark
 r=$(guestprobe write $KSNAP_SYS/enable 1)
-check "overrun: start" ok "$r"
+check "thin: start" ok "$r"
 [ "$r" = ok ] || info "refused: $(klog_since | grep 'enable: refused:')"
 wait_for "snapshots" 120 taken_at_least 100
+check "thin: every period before (stats/stride)" 1 "$(ksnap_stat stride)"
+check "thin: nothing thinned before" 0 "$(ksnap_stat thinned)"
 klog_mark
 # Every read takes longer than this, and a set of fixed columns has nothing
-# to shed: the kernel stops it after 5 such seconds in a row.
-check "overrun: read_cap_us=1 written while running" ok "$(guestprobe write $P/read_cap_us 1)"
-check_wait "overrun: the kernel stops the collection" 120 stat_is state stopped
-check "overrun: stop_reason overrun" overrun "$(ksnap_stat stop_reason)"
-check "overrun: enable reads 0" 0 "$(cat $KSNAP_SYS/enable)"
-check_lines "overrun: a log line says why" 1 "stopped: most reads of a snapshot took longer than their bound of 1000 ns" "$(klog_since)"
-info "$(klog_since | grep 'stopped: most reads')"
+# to shed: the kernel reads less often, down to once a second.
+most=$((1000000 / period))
+check "thin: read_cap_us=1 written while running" ok "$(guestprobe write $P/read_cap_us 1)"
+check_wait "thin: a snapshot every 2 or more periods" 60 stride_above 1
+check_wait "thin: down to one a second (stride $most, the periods in a second)" 120 stat_is stride $most
+check "thin: still running" running "$(ksnap_stat state)"
+check "thin: enable reads 1" 1 "$(cat $KSNAP_SYS/enable)"
+check_wait "thin: the skipped periods are counted in stats/thinned" 60 thinned_at_least $most
+stats=$(ksnap_dump stats)
+v() { printf '%s\n' "$stats" | sed -n "s/^$1 //p"; }
+# thinned first: the timer adds to missed, then to thinned.
+t=$(ksnap_stat thinned)
+m=$(ksnap_stat missed)
+info "thinned $t, missed $m"
+check "thin: missed counts the thinned periods too" 1 "$([ "$m" -ge "$t" ] && echo 1 || echo 0)"
+check "thin: the bound grew with the time between reads, up to the cap" 1000 "$(v read_bound_ns)"
+check_lines "thin: a log line says it thins, and where it is counted" ">0" \
+	"the others counted in stats/thinned and missed" "$(klog_since)"
+klog_has() { # the kernel log since the mark has a line with $1
+	klog_since | grep -F -e "$1" && return 0
+	echo "no such line; the last: $(klog_since | tail -n 1)"
+	return 1
+}
+check_wait "thin: a log line says even one read a second is over its bound" 60 klog_has \
+	"even at one read every $((period * most)) us, with no cgroup left to shed: it reads on"
+info "$(klog_since | grep -E 'now a snapshot every|it reads on' | tail -n 2)"
+
+# The cap raised: reads fit every period again.
+klog_mark
+check "thin: read_cap_us=1000000 written while running" ok "$(guestprobe write $P/read_cap_us 1000000)"
+check_wait "thin: every period again (stride 1)" 120 stat_is stride 1
+check_lines "thin: a log line says so" 1 "a snapshot every period again" "$(klog_since)"
+t0=$(ksnap_stat thinned)
+n0=$(ksnap_stat taken)
+wait_for "more snapshots" 120 taken_at_least $((n0 + 200))
+check "thin: no period thinned at stride 1" "$t0" "$(ksnap_stat thinned)"
+check "thin: stop" ok "$(guestprobe write $KSNAP_SYS/enable 0)"
+check "thin: stopped on request: stop_reason none" none "$(ksnap_stat stop_reason)"
 wait_pid $kpid 60
-check "overrun: ksnapd exits 0" 0 $?
-check_lines "overrun: ksnapd says the kernel stopped it, and why" 1 \
-	"was stopped by the kernel: reading a snapshot took longer than its bound" "$(cat /out/costbound.err)"
-info "ksnapd: $(grep 'stopped by the kernel' /out/costbound.err)"
-check "overrun: the stream is intact (ksnap-verify)" 0 \
+check "thin: ksnapd exits 0" 0 $?
+check_lines "thin: ksnapd says nothing of a stop by the kernel" 0 \
+	"stopped by the kernel" "$(cat /out/costbound.err)"
+check "thin: the stream's last STATS counts the thinned periods" 1 \
+	"$(grep '^STATS' /out/costbound.tsv | tail -n 1 | grep -c '"ksnap_periods_thinned":[1-9]')"
+check "thin: the stream is intact, its gaps counted (ksnap-verify)" 0 \
 	"$(ksnap-verify -q /out/costbound.tsv > /out/costbound.verify 2>&1; echo $?)"
 
 # A new start is checked again against the bound now in force.
-check "overrun: a start at read_cap_us=1 is EINVAL" EINVAL "$(guestprobe write $KSNAP_SYS/enable 1)"
-check "overrun: read_cap_us=1000000 written" ok "$(guestprobe write $P/read_cap_us 1000000)"
-check "overrun: a start then succeeds" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
-check "overrun: a new collection: stop_reason none" none "$(ksnap_stat stop_reason)"
-check "overrun: stop" ok "$(guestprobe write $KSNAP_SYS/enable 0)"
+check "thin: read_cap_us=1 written" ok "$(guestprobe write $P/read_cap_us 1)"
+check "thin: a start at read_cap_us=1 is EINVAL" EINVAL "$(guestprobe write $KSNAP_SYS/enable 1)"
+check "thin: read_cap_us=1000000 written" ok "$(guestprobe write $P/read_cap_us 1000000)"
+check "thin: a start then succeeds" ok "$(guestprobe write $KSNAP_SYS/enable 1)"
+check "thin: a new collection: stride 1, nothing thinned" "1 0" "$(ksnap_stat stride) $(ksnap_stat thinned)"
+check "thin: stop" ok "$(guestprobe write $KSNAP_SYS/enable 0)"
 
 finish

@@ -52,7 +52,7 @@ check "a knob reads the same through the link" "$(cat $KSNAP_SYS/period_us)" \
 	"$(cat /sys/kernel/ksnap/period_us 2>&1)"
 check "stats/ through the link" stopped "$(cat /sys/kernel/ksnap/stats/state 2>&1)"
 check "stats/: one file per value" \
-	"bad_tail cgroup_price_ns cgroups_found cgroups_removed cgroups_skipped cgroups_unreadable columns_admitted cpu event_rescans exits exits_lost generation lateness_max_ns lateness_sum_ns lost missed read_bound_ns read_estimate_ns read_max_ns read_recent_ns read_sum_ns reader regrows rescans set_change_pause_max_ns set_change_waits set_changes sheds state stop_reason taken wakeups" \
+	"bad_tail cgroup_price_ns cgroups_found cgroups_removed cgroups_skipped cgroups_unreadable columns_admitted cpu event_rescans exits exits_lost generation lateness_max_ns lateness_sum_ns lost missed read_bound_ns read_estimate_ns read_max_ns read_recent_ns read_sum_ns reader regrows rescans set_change_pause_max_ns set_change_waits set_changes sheds state stop_reason stride taken thinned wakeups" \
 	"$(ls $KSNAP_SYS/stats | tr '\n' ' ' | sed 's/ $//')"
 check "plan/: one file per value" \
 	"cache_lines_per_cpu columns live_cpus possible_cpus single summed_cpu_times summed_other summed_vm_events" \

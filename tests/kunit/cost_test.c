@@ -100,8 +100,23 @@ static enum ksnap_cost_verdict second(struct ksnap_cost_window *w,
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		ksnap_cost_read(w, i < over ? 500 : 50, 100);
-	return ksnap_cost_second(w, 100, can_shed, can_grow);
+		ksnap_cost_read(w, i < over ? 500 : 50, 100, 100);
+	return ksnap_cost_second(w, can_shed, can_grow, false, false);
+}
+
+/*
+ * The same for a set with nothing to shed: @thin, the stride may grow;
+ * @thinned, it is above one period.
+ */
+static enum ksnap_cost_verdict thin_second(struct ksnap_cost_window *w,
+					   unsigned int n, unsigned int over,
+					   bool thin, bool thinned)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ksnap_cost_read(w, i < over ? 500 : 50, 100, 100);
+	return ksnap_cost_second(w, false, false, thin, thinned);
 }
 
 /* Reads that alternate over and under the bound are an overrun. */
@@ -111,8 +126,8 @@ static void ksnap_cost_alternating_reads_overrun(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < 1000; i++)
-		ksnap_cost_read(&w, i % 2 ? 500 : 50, 100);
-	KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, 100, true, false),
+		ksnap_cost_read(&w, i % 2 ? 500 : 50, 100, 100);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, true, false, false, false),
 			KSNAP_COST_SHED);
 	KUNIT_EXPECT_EQ(test, w.over_seconds, 1U);
 }
@@ -129,37 +144,85 @@ static void ksnap_cost_one_long_read_is_no_overrun(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.over_seconds, 0U);
 }
 
-/* With cgroups to shed, an over second sheds and never stops. */
+/* With cgroups to shed, every over second sheds, before any thinning. */
 static void ksnap_cost_over_second_sheds(struct kunit *test)
 {
 	struct ksnap_cost_window w = { 0 };
-	unsigned int i;
+	unsigned int i, j;
 
-	for (i = 0; i < 2 * KSNAP_COST_STOP_SECONDS; i++)
-		KUNIT_EXPECT_EQ(test, second(&w, 100, 100, true, false),
+	for (i = 0; i < 10; i++) {
+		for (j = 0; j < 100; j++)
+			ksnap_cost_read(&w, 500, 100, 100);
+		KUNIT_EXPECT_EQ(test,
+				ksnap_cost_second(&w, true, false, true, false),
 				KSNAP_COST_SHED);
+	}
 }
 
-/* With nothing to shed, KSNAP_COST_STOP_SECONDS over seconds in a row stop. */
-static void ksnap_cost_stop_only_when_sustained(struct kunit *test)
+/*
+ * With nothing to shed, every over second thins while the stride may
+ * grow; after that it is KSNAP_COST_OVER, never a stop.
+ */
+static void ksnap_cost_nothing_to_shed_thins(struct kunit *test)
 {
 	struct ksnap_cost_window w = { 0 };
 	unsigned int i;
 
-	for (i = 0; i + 1 < KSNAP_COST_STOP_SECONDS; i++)
-		KUNIT_EXPECT_EQ(test, second(&w, 100, 60, false, false),
-				KSNAP_COST_KEEP);
-	/* A second under the bound starts the count again. */
-	KUNIT_EXPECT_EQ(test, second(&w, 100, 10, false, false),
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, thin_second(&w, 100, 60, true, i > 0),
+				KSNAP_COST_THIN);
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, thin_second(&w, 1, 1, false, true),
+				KSNAP_COST_OVER);
+	/* Under the bound, but not yet calm long enough: nothing. */
+	KUNIT_EXPECT_EQ(test, thin_second(&w, 100, 10, false, true),
 			KSNAP_COST_KEEP);
-	for (i = 0; i + 1 < KSNAP_COST_STOP_SECONDS; i++)
-		KUNIT_EXPECT_EQ(test, second(&w, 100, 60, false, false),
-				KSNAP_COST_KEEP);
-	KUNIT_EXPECT_EQ(test, second(&w, 100, 60, false, false),
-			KSNAP_COST_STOP);
 	/* A second with no read judges nothing. */
-	KUNIT_EXPECT_EQ(test, second(&w, 0, 0, false, false), KSNAP_COST_KEEP);
+	KUNIT_EXPECT_EQ(test, thin_second(&w, 0, 0, false, true),
+			KSNAP_COST_KEEP);
 	KUNIT_EXPECT_EQ(test, w.over_seconds, 0U);
+}
+
+/*
+ * A thinned stride halves after KSNAP_COST_UNTHIN_SECONDS calm seconds in
+ * a row, before any shed cgroup is taken back; calm by the bound at half
+ * the stride, which the caller passes.
+ */
+static void ksnap_cost_calm_seconds_unthin(struct kunit *test)
+{
+	struct ksnap_cost_window w = { 0 };
+	unsigned int i;
+
+	for (i = 0; i + 1 < KSNAP_COST_UNTHIN_SECONDS; i++) {
+		ksnap_cost_read(&w, 70, 200, 100);
+		KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, false, true, true,
+							true),
+				KSNAP_COST_KEEP);
+	}
+	ksnap_cost_read(&w, 70, 200, 100);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, false, true, true, true),
+			KSNAP_COST_UNTHIN);
+	KUNIT_EXPECT_EQ(test, w.calm_seconds, 0U);
+	/* Within the bound, but above 75% of half the stride's: not calm. */
+	for (i = 0; i < 2 * KSNAP_COST_UNTHIN_SECONDS; i++) {
+		ksnap_cost_read(&w, 80, 200, 100);
+		KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, false, true, true,
+							true),
+				KSNAP_COST_KEEP);
+	}
+	KUNIT_EXPECT_EQ(test, w.calm_seconds, 0U);
+	KUNIT_EXPECT_EQ(test, w.over_seconds, 0U);
+}
+
+/* A thinned collection still reads once a second. */
+static void ksnap_cost_max_stride_cases(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ksnap_cost_max_stride(MS), 1000U);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_max_stride(10 * US), 100000U);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_max_stride(3 * MS), 333U);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_max_stride(1000 * MS), 1U);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_max_stride(5000 * MS), 1U);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_max_stride(0), 1U);
 }
 
 /* Shed cgroups come back after KSNAP_COST_CALM_SECONDS calm seconds. */
@@ -180,8 +243,8 @@ static void ksnap_cost_calm_seconds_grow(struct kunit *test)
 				KSNAP_COST_KEEP);
 	/* A read above 75% of the bound is not calm. */
 	w.calm_seconds = KSNAP_COST_CALM_SECONDS - 1;
-	ksnap_cost_read(&w, 80, 100);
-	KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, 100, true, true),
+	ksnap_cost_read(&w, 80, 100, 100);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, true, true, false, false),
 			KSNAP_COST_KEEP);
 	KUNIT_EXPECT_EQ(test, w.calm_seconds, 0U);
 }
@@ -204,8 +267,8 @@ static void ksnap_cost_few_long_reads_stay_calm(struct kunit *test)
 	/* 11 of 100 above 75% of the bound: not calm. */
 	w.calm_seconds = KSNAP_COST_CALM_SECONDS - 1;
 	for (i = 0; i < 100; i++)
-		ksnap_cost_read(&w, i < 11 ? 80 : 50, 100);
-	KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, 100, true, true),
+		ksnap_cost_read(&w, i < 11 ? 80 : 50, 100, 100);
+	KUNIT_EXPECT_EQ(test, ksnap_cost_second(&w, true, true, false, false),
 			KSNAP_COST_KEEP);
 	KUNIT_EXPECT_EQ(test, w.calm_seconds, 0U);
 }
@@ -218,7 +281,9 @@ static struct kunit_case ksnap_cost_cases[] = {
 	KUNIT_CASE(ksnap_cost_alternating_reads_overrun),
 	KUNIT_CASE(ksnap_cost_one_long_read_is_no_overrun),
 	KUNIT_CASE(ksnap_cost_over_second_sheds),
-	KUNIT_CASE(ksnap_cost_stop_only_when_sustained),
+	KUNIT_CASE(ksnap_cost_nothing_to_shed_thins),
+	KUNIT_CASE(ksnap_cost_calm_seconds_unthin),
+	KUNIT_CASE(ksnap_cost_max_stride_cases),
 	KUNIT_CASE(ksnap_cost_calm_seconds_grow),
 	KUNIT_CASE(ksnap_cost_few_long_reads_stay_calm),
 	{}

@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	const struct om_self self = {
 		.version = "sample \"1\"", .abi = KSNAP_ABI_VERSION,
 		.running = true, .window_seconds = 60, .period_seconds = 0.001,
-		.taken = 123456, .lost = 7, .missed = 3, .cgroups_skipped = 2,
+		.taken = 123456, .lost = 7, .missed = 3, .thinned = 1, .cgroups_skipped = 2,
 		.skipped_utf8 = 6,
 		.scrapes = 5, .read_sum_ns = 123456789, .read_max_ns = 4321,
 		.lateness_sum_ns = 987654321, .lateness_max_ns = 54321,

@@ -568,6 +568,7 @@ static void collection_stats(const struct ksnapd_collect *c,
 	st->ksnap_snapshots_taken = ks.taken;
 	st->ksnap_snapshots_lost = ks.lost;
 	st->ksnap_periods_missed = ks.missed;
+	st->ksnap_periods_thinned = ks.thinned;
 	st->ksnap_max_lateness_nanos = ks.lateness_max_ns;
 	st->ksnap_max_read_nanos = ks.read_max_ns;
 	st->ksnap_bad_tail = ks.bad_tail;

@@ -49,6 +49,12 @@ static void report(FILE *log, uint32_t gen,
 		(unsigned long long)f->rd, pct(f->rd, f->rate),
 		(unsigned long long)st->ksnap_snapshots_lost,
 		(unsigned long long)st->ksnap_periods_missed);
+	if (st->ksnap_periods_thinned)
+		fprintf(log, "ksnapd: collection %u: %llu of the periods "
+			"missed were thinned: the module's reads took longer "
+			"than their bound, with no cgroup left to shed, and it "
+			"read less often (stats/thinned)\n", gen,
+			(unsigned long long)st->ksnap_periods_thinned);
 	if (st->ksnapd_first_position)
 		fprintf(log, "ksnapd: collection %u: resumed at position %llu: "
 			"the capture counts the %llu snapshots an earlier "

@@ -587,6 +587,7 @@ static int web_begin(void *self, const struct ksnap_coll *c,
 		__atomic_add_fetch(&w->epoch, 1, __ATOMIC_RELEASE);
 		w->self.period_seconds = (double)c->period_ns * 1e-9;
 		w->self.taken = w->self.lost = w->self.missed = 0;
+		w->self.thinned = 0;
 		w->self.cgroups_skipped = 0;
 		w->self.read_sum_ns = w->self.read_max_ns = 0;
 		w->self.lateness_sum_ns = w->self.lateness_max_ns = 0;
@@ -713,6 +714,7 @@ static int web_flush(void *self)
 	w->self.taken = ks.taken;
 	w->self.lost = ks.lost;
 	w->self.missed = ks.missed;
+	w->self.thinned = ks.thinned;
 	w->self.cgroups_skipped = ks.cgroups_skipped;
 	w->self.read_sum_ns = ks.read_sum_ns;
 	w->self.read_max_ns = ks.read_max_ns;
@@ -736,6 +738,7 @@ static int web_end(void *self, const struct ksnapd_end *e)
 	w->self.taken = e->stats.ksnap_snapshots_taken;
 	w->self.lost = e->stats.ksnap_snapshots_lost;
 	w->self.missed = e->stats.ksnap_periods_missed;
+	w->self.thinned = e->stats.ksnap_periods_thinned;
 	w->self.cgroups_skipped = e->stats.ksnap_cgroups_skipped;
 	w->self.read_sum_ns = e->stats.ksnap_read_sum_nanos;
 	w->self.read_max_ns = e->stats.ksnap_max_read_nanos;

@@ -915,6 +915,11 @@ static void self_metrics(struct om_buf *b, enum om_format f,
 	meta(b, f, "ksnap_snapshots_missed", "counter", NULL,
 	     "sampling periods the module's timer missed in the collection");
 	sample_u64(b, "ksnap_snapshots_missed", "_total", NULL, s->missed);
+	meta(b, f, "ksnap_snapshots_thinned", "counter", NULL,
+	     "of the periods missed, those the module skipped on purpose: "
+	     "its reads took longer than their bound, with no cgroup left "
+	     "to shed");
+	sample_u64(b, "ksnap_snapshots_thinned", "_total", NULL, s->thinned);
 	meta(b, f, "ksnap_cgroups_skipped", "gauge", NULL,
 	     "cgroups a pattern matched that the collection's column set has "
 	     "no room for, at its last rescan");

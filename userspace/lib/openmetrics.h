@@ -180,6 +180,7 @@ struct om_self {
 	double window_seconds;
 	double period_seconds;		/* the collection's, 0 when none */
 	uint64_t taken, lost, missed;	/* the ring's statistics */
+	uint64_t thinned;		/* of missed, skipped on purpose */
 	uint64_t cgroups_skipped;	/* matches the set has no room for */
 	uint64_t read_sum_ns, read_max_ns;
 	uint64_t lateness_sum_ns, lateness_max_ns;

@@ -539,4 +539,5 @@ void ksnap_ring_read_stats(const struct ksnap_ring *r, struct ksnap_stats *s)
 	s->read_recent_ns = ksnap_load_relaxed(&k->read_recent_ns);
 	s->cgroups_skipped = ksnap_load_relaxed(&k->cgroups_skipped);
 	s->exits_lost = ksnap_load_relaxed(&k->exits_lost);
+	s->thinned = ksnap_load_relaxed(&k->thinned);
 }

@@ -498,6 +498,7 @@ static const struct stats_key stats_keys[] = {
 	KEY("ksnap_snapshots_taken", ksnap_snapshots_taken),
 	KEY("ksnap_snapshots_lost", ksnap_snapshots_lost),
 	KEY("ksnap_periods_missed", ksnap_periods_missed),
+	KEY("ksnap_periods_thinned", ksnap_periods_thinned),
 	KEY("ksnap_max_lateness_nanos", ksnap_max_lateness_nanos),
 	KEY("ksnap_max_read_nanos", ksnap_max_read_nanos),
 	KEY("ksnap_lateness_sum_nanos", ksnap_lateness_sum_nanos),

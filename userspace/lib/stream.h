@@ -38,6 +38,9 @@ struct ksnap_stream_stats {
 	uint64_t ksnap_snapshots_taken;
 	uint64_t ksnap_snapshots_lost;
 	uint64_t ksnap_periods_missed;
+	/* Of those, skipped on purpose: the reads over their bound with no
+	 * cgroup left to shed (the module's stats/thinned). */
+	uint64_t ksnap_periods_thinned;
 	uint64_t ksnap_max_lateness_nanos;
 	uint64_t ksnap_max_read_nanos;
 	/* The module's sums over every snapshot taken, lost ones included

@@ -124,6 +124,32 @@ static void skipped_snapshots_are_said_with_why(void **s)
 	free(log);
 }
 
+static void thinned_periods_are_said_with_why(void **s)
+{
+	struct ksnap_stream_stats st0 = {
+		.collection_rate_nanos = 1000,
+		.cheap_last_collection_nanos = 100000,
+		.total_snapshots = 40,
+		.ksnap_periods_missed = 60,
+		.ksnap_periods_thinned = 58,
+	};
+	char *log;
+
+	/* 40 of 100: the thinned periods are missed ones, not captured. */
+	log = summary_of(5, &st0, 1);
+	assert_contains(log, "ksnapd: collection 5: 58 of the periods missed "
+			"were thinned: the module's reads took longer than "
+			"their bound, with no cgroup left to shed, and it read "
+			"less often (stats/thinned)\n");
+	assert_contains(log, "capture rate 40.00% is below 99%");
+	free(log);
+	st0.ksnap_periods_thinned = 0;
+	log = summary_of(5, &st0, 1);
+	if (strstr(log, "thinned"))
+		fail_msg("expected no word of thinning with none; got:\n%s", log);
+	free(log);
+}
+
 static void no_log_no_warnings(void **s)
 {
 	struct ksnap_stream_stats st0 = { .collection_rate_nanos = 1000 };
@@ -138,6 +164,7 @@ int main(void)
 		cmocka_unit_test(counts_an_earlier_readers_snapshots_in_the_capture),
 		cmocka_unit_test(dropped_rows_warn_and_overwritten_snapshots_are_said),
 		cmocka_unit_test(skipped_snapshots_are_said_with_why),
+		cmocka_unit_test(thinned_periods_are_said_with_why),
 		cmocka_unit_test(no_log_no_warnings),
 	};
 

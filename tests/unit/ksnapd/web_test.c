@@ -662,6 +662,7 @@ static void a_set_change_keeps_the_self_counters(void **state)
 	ctrl.stats.taken = 50;
 	ctrl.stats.lost = 4;
 	ctrl.stats.missed = 2;
+	ctrl.stats.thinned = 1;
 	ctrl.stats.cgroups_skipped = 7;
 	row_values(&c, 2, v);
 	render_has("\nksnap_snapshots_taken_total 50\n");
@@ -670,6 +671,7 @@ static void a_set_change_keeps_the_self_counters(void **state)
 	render_has("\nksnap_snapshots_taken_total 50\n");
 	render_has("\nksnap_snapshots_lost_total 4\n");
 	render_has("\nksnap_snapshots_missed_total 2\n");
+	render_has("\nksnap_snapshots_thinned_total 1\n");
 	render_has("\nksnap_cgroups_skipped 7\n");
 	render_has("\nksnap_collection_period_seconds 0.01\n");
 	ctrl.stats.taken = 60;

@@ -195,6 +195,7 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		.ksnap_snapshots_taken = 4,
 		.ksnap_snapshots_lost = 1,
 		.ksnap_periods_missed = 2,
+		.ksnap_periods_thinned = 23,
 		.ksnap_max_lateness_nanos = 9,
 		.ksnap_max_read_nanos = 10,
 		.ksnap_lateness_sum_nanos = 16,
@@ -227,7 +228,8 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		"\"total_backoff_sleep\":0,"
 		"\"total_backoff_sleep_nanos\":0,"
 		"\"ksnap_snapshots_taken\":4,\"ksnap_snapshots_lost\":1,"
-		"\"ksnap_periods_missed\":2,\"ksnap_max_lateness_nanos\":9,"
+		"\"ksnap_periods_missed\":2,\"ksnap_periods_thinned\":23,"
+		"\"ksnap_max_lateness_nanos\":9,"
 		"\"ksnap_max_read_nanos\":10,"
 		"\"ksnap_lateness_sum_nanos\":16,"
 		"\"ksnap_read_sum_nanos\":17,\"ksnap_bad_tail\":11,"
