@@ -15,6 +15,9 @@
 #                    the collection left running
 #   load             --load=period_us=500 with the module not loaded
 #   wait             ksnapd started before the module: waits, then attaches
+#   busy             --start with cgroup patterns while another reader
+#                    holds the device: waits, starting nothing, and starts
+#                    once the device is free
 #   wake_ms          ksnapd is woken once per wake_ms of records (stats
 #                    wakeups), at the load's value and at a knob's
 #   long-path        a cgroup nested to a path of about 300 bytes: its
@@ -507,6 +510,34 @@ if modprobe ksnap metrics=$METRICS period_us=$PERIOD_US; then
 	check "wait: ksnapd attaches once the module is loaded, exits 0" 0 $?
 	verify wait /out/wait.tsv 0
 	collection_rows wait /out/wait.tsv 100
+
+	# --- 7b. --start with patterns waits for a busy device, then starts --------
+	# A second ksnapd (a pod beside the host's service) must not start the
+	# collection of the reader that holds the device.
+	mkdir -p $CG/busy1
+	check "busy: a cgroup pattern written" ok "$(guestprobe write $KSNAP_SYS/cgroups '/busy*')"
+	ksnapd --once -o /out/busy-holder.tsv 2> /out/busy-holder.err &
+	hpid=$!
+	wait_attached
+	ksnapd --start --once -o /out/busy.tsv 2> /out/busy.err &
+	kpid=$!
+	check_wait "busy: the second ksnapd says another reader holds the device" $WAIT_S \
+		grep 'another reader holds it' /out/busy.err
+	check "busy: it started no collection for the reader that holds it" 0 "$(cat $KSNAP_SYS/enable)"
+	kill -TERM $hpid
+	wait_pid $hpid $WAIT_S
+	check_wait "busy: the holder gone, the waiting ksnapd starts its collection" $WAIT_S \
+		stat_is state running
+	workload
+	wait_rows /out/busy.tsv 100
+	check "busy: writing 0 to enable stops it" ok "$(enable 0)"
+	wait_pid $kpid $WAIT_S
+	check "busy: the waiting ksnapd exits 0" 0 $?
+	check "busy: the holder wrote no row" 0 \
+		"$(cat /out/busy-holder.tsv 2>/dev/null | grep -c "^\(GVISOR_METRICS	\)\{0,1\}[0-9]")"
+	verify busy /out/busy.tsv 0
+	check "busy: the cgroups knob cleared" ok "$(guestprobe write $KSNAP_SYS/cgroups '')"
+	rmdir $CG/busy1
 else
 	fail "wait: module loads" "modprobe status 0" "failure"
 	kill -TERM $kpid

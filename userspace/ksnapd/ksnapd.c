@@ -578,7 +578,8 @@ static int set_enable(bool on)
  * keeps the record size the reader mapped: a start that finds more
  * matches than those records hold is refused.  So with patterns, --start
  * starts before the ring is opened, and ksnapd reads the collection from
- * its first record as it does for one already running.
+ * its first record as it does for one already running; once the device is
+ * free (start_when_free()), not to start another reader's collection.
  */
 static bool cgroups_have_patterns(void)
 {
@@ -596,6 +597,29 @@ static bool cgroups_have_patterns(void)
 		return false;
 	buf[n] = '\0';
 	return strchr(buf, '*') != NULL;
+}
+
+/*
+ * --start with patterns: wait until no other reader holds the device (as
+ * ksnapd_open_ring() waits), let it go, and start.  Another reader may
+ * take the device between the two: the open after this waits for it
+ * again.  Returns 0, -EINTR when stopped while waiting, or -errno (said).
+ */
+static int start_when_free(const struct options *opt, int sigfd)
+{
+	struct ksnap_ring ring;
+	int ret;
+
+	ret = ksnapd_open_ring(&ring, opt->device, !opt->no_wait, sigfd,
+			       stderr);
+	if (ret == -EINTR)
+		return ret;
+	if (ret) {
+		ring_error(&ring, opt->device, ret);
+		return ret;
+	}
+	ksnap_ring_close(&ring);
+	return set_enable(true);
 }
 
 /*
@@ -891,7 +915,12 @@ int main(int argc, char **argv)
 	}
 	if (opt.start && !strcmp(opt.device, KSNAP_DEVICE_PATH) &&
 	    cgroups_have_patterns()) {
-		if (set_enable(true))
+		ret = start_when_free(&opt, sigfd);
+		if (ret == -EINTR) {
+			status = 0;	/* stopped while waiting */
+			goto out_sigfd;
+		}
+		if (ret)
 			goto out_sigfd;
 		opt.started = true;
 	}
