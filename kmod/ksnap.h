@@ -165,7 +165,6 @@ bool ksnap_cgroup_is_threaded(const struct ksnap_cgroup *cg);
 const char *ksnap_cgroup_no_memory_why(const struct ksnap_cgroup *cg);
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg);
 bool ksnap_cgroup_memory_gone(const struct ksnap_cgroup *cg);
-bool ksnap_cgroup_memory_moved(const struct ksnap_cgroup *cg);
 
 /* Removed and its references dropped: it reads as its frozen values. */
 static inline bool ksnap_cgroup_released(const struct ksnap_cgroup *cg)
