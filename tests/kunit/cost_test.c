@@ -92,31 +92,43 @@ static void ksnap_cost_fit_columns_cases(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ksnap_cost_fit_columns(256, 1000 * MS, 0), 0U);
 }
 
-/* A second of @n reads, @over of them above a bound of 100 ns. */
+/*
+ * A second of @n reads, @over of them above a bound of 100 ns, judged with
+ * @flags: what the set can do (the arguments of ksnap_cost_second()).
+ */
+#define CAN_SHED	BIT(0)
+#define CAN_GROW	BIT(1)
+#define CAN_THIN	BIT(2)
+#define THINNED		BIT(3)
+
+static enum ksnap_cost_verdict judge(struct ksnap_cost_window *w,
+				     unsigned int n, unsigned int over,
+				     unsigned int flags)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ksnap_cost_read(w, i < over ? 500 : 50, 100, 100);
+	return ksnap_cost_second(w, flags & CAN_SHED, flags & CAN_GROW,
+				 flags & CAN_THIN, flags & THINNED);
+}
+
+/* A set that may shed (@can_shed) or take back (@can_grow), not thinned. */
 static enum ksnap_cost_verdict second(struct ksnap_cost_window *w,
 				      unsigned int n, unsigned int over,
 				      bool can_shed, bool can_grow)
 {
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		ksnap_cost_read(w, i < over ? 500 : 50, 100, 100);
-	return ksnap_cost_second(w, can_shed, can_grow, false, false);
+	return judge(w, n, over, (can_shed ? CAN_SHED : 0) |
+				 (can_grow ? CAN_GROW : 0));
 }
 
-/*
- * The same for a set with nothing to shed: @thin, the stride may grow;
- * @thinned, it is above one period.
- */
+/* A set with nothing to shed: @thin, the stride may grow; @thinned. */
 static enum ksnap_cost_verdict thin_second(struct ksnap_cost_window *w,
 					   unsigned int n, unsigned int over,
 					   bool thin, bool thinned)
 {
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		ksnap_cost_read(w, i < over ? 500 : 50, 100, 100);
-	return ksnap_cost_second(w, false, false, thin, thinned);
+	return judge(w, n, over, (thin ? CAN_THIN : 0) |
+				 (thinned ? THINNED : 0));
 }
 
 /* Reads that alternate over and under the bound are an overrun. */
