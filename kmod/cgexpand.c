@@ -361,7 +361,9 @@ int ksnap_cgpattern_find(const struct ksnap_config *cfg,
 /*
  * Do @a and @b configure the same cgroups in the same order?  A cgroup is
  * the same by its id, which a released copy keeps: a removed cgroup still
- * held by the running set is the one its rebuilt copy released.
+ * held by the running set is the one its rebuilt copy released; and by
+ * its memcg: one whose memory controller was disabled and enabled again
+ * has a new one (ksnap_cgroup_dup()).
  */
 bool ksnap_cgpattern_same(const struct ksnap_config *a,
 			  const struct ksnap_config *b)
@@ -372,6 +374,8 @@ bool ksnap_cgpattern_same(const struct ksnap_config *a,
 		return false;
 	for (i = 0; i < a->nr_cgroups; i++)
 		if (a->cgroups[i].id != b->cgroups[i].id ||
+		    ksnap_cgroup_memcg_changed(&a->cgroups[i],
+					       &b->cgroups[i]) ||
 		    strcmp(a->cgroups[i].path, b->cgroups[i].path))
 			return false;
 	return true;

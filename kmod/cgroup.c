@@ -196,12 +196,18 @@ bool ksnap_cgroup_release(struct ksnap_cgroup *cg)
  * nothing new, and a removed cgroup is not held again: a released one is
  * copied (its frozen values), and one removed since it was held is
  * released in @dst (this reconfiguration is where its reference goes; the
- * current configuration's goes when it is freed).  Process context.
+ * current configuration's goes when it is freed).  A memory controller
+ * disabled and enabled again since @src was held gave the cgroup a new
+ * memcg: @dst holds that one, not the old, offline one, which is let go
+ * with @src; while it is still disabled, @dst holds the old one, whose
+ * columns stay frozen.  Process context.
  *
  * Return: 0, or -ENOMEM (@dst then holds nothing).
  */
 int ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src)
 {
+	struct cgroup_subsys_state *css = NULL;
+
 	*dst = *src;
 	if (ksnap_cgroup_released(src)) {
 		dst->frozen = kmemdup(src->frozen,
@@ -210,10 +216,54 @@ int ksnap_cgroup_dup(struct ksnap_cgroup *dst, const struct ksnap_cgroup *src)
 		return dst->frozen ? 0 : -ENOMEM;
 	}
 	cgroup_get(dst->cgrp);
-	if (dst->memory)
+	if (ksnap_cgroup_memory_gone(src))
+		css = ksnap_cgroup_own_css(dst->cgrp, memory_cgrp_id);
+	if (css) {
+		dst->memory = css;
+		dst->memcg = mem_cgroup_from_css(css);
+	} else if (dst->memory) {
 		css_get(dst->memory);
+	}
 	ksnap_cgroup_release(dst);
 	return 0;
+}
+
+/**
+ * ksnap_cgroup_memcg_changed() - is @b's memcg another than @a's?
+ * @a: a configured cgroup
+ * @b: the same cgroup in another configuration
+ *
+ * Only when both are held: a released copy holds no memcg by design.
+ */
+bool ksnap_cgroup_memcg_changed(const struct ksnap_cgroup *a,
+				const struct ksnap_cgroup *b)
+{
+	return !ksnap_cgroup_released(a) && !ksnap_cgroup_released(b) &&
+	       a->memory != b->memory;
+}
+
+/**
+ * ksnap_cgroup_memory_moved() - has a held cgroup a new memcg?
+ * @cg: a configured cgroup
+ *
+ * Its memory controller was disabled (ksnap_cgroup_memory_gone()) and is
+ * enabled again: a new configuration would hold the new memcg
+ * (ksnap_cgroup_dup()).  Process context.
+ */
+bool ksnap_cgroup_memory_moved(const struct ksnap_cgroup *cg)
+{
+	struct cgroup_subsys_state *css;
+	bool moved;
+
+	if (ksnap_cgroup_released(cg) || !ksnap_cgroup_memory_gone(cg))
+		return false;
+	rcu_read_lock();
+	css = rcu_dereference(cg->cgrp->subsys[memory_cgrp_id]);
+	moved = css && css != cg->memory &&
+		(READ_ONCE(css->flags) & (CSS_ONLINE | CSS_DYING)) ==
+		CSS_ONLINE;
+	rcu_read_unlock();
+	return moved;
 }
 
 /* Drop what @cg holds: references, or a released cgroup's values. */
@@ -241,9 +291,13 @@ bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg)
  * The cgroup's memory controller was disabled (its parent's
  * subtree_control lost "memory"): its memcg is offline, its tasks are
  * charged to an ancestor, and its memory counters say nothing new.  The
- * cgroup itself may live on.  Timer-safe; the css is held.
+ * cgroup itself may live on.  CSS_DYING is set at once, by kill_css();
+ * CSS_ONLINE is cleared later, once the css is offlined.  Timer-safe; the
+ * css is held.
  */
 bool ksnap_cgroup_memory_gone(const struct ksnap_cgroup *cg)
 {
-	return cg->memory && !(READ_ONCE(cg->memory->flags) & CSS_ONLINE);
+	return cg->memory &&
+	       (READ_ONCE(cg->memory->flags) & (CSS_ONLINE | CSS_DYING)) !=
+	       CSS_ONLINE;
 }

@@ -236,13 +236,26 @@ static unsigned int ksnap_follow_count_new(const struct ksnap_config *a,
 	return n;
 }
 
+/* Has a configured cgroup a new memcg (ksnap_cgroup_memory_moved())? */
+static bool ksnap_follow_memory_moved(const struct ksnap_config *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		if (ksnap_cgroup_memory_moved(&cfg->cgroups[i]))
+			return true;
+	return false;
+}
+
 /**
  * ksnap_follow_refresh() - expand the configuration's patterns again
  * @ks: stopped, with ks->lock held: a start, before anything reads ks->cfg
  * @changed: set when ks->cfg became a new configuration, not yet published
  *
  * Cgroups created since the configuration that match are added, removed
- * ones dropped (their references go with the old configuration).  With a
+ * ones dropped (their references go with the old configuration), and a
+ * cgroup whose memory controller was disabled and enabled again, path or
+ * match, gets its new memcg (also with no pattern).  With a
  * reader open, the record geometry it mapped stays: a new set whose
  * records would be larger is refused.
  *
@@ -255,7 +268,8 @@ int ksnap_follow_refresh(struct ksnap *ks, bool *changed)
 
 	lockdep_assert_held(&ks->lock);
 	*changed = false;
-	if (!old->nr_patterns)
+	/* Paths only: held as they are, but for a new memcg. */
+	if (!old->nr_patterns && !ksnap_follow_memory_moved(old))
 		return 0;
 	cfg = ksnap_config_rebuild(old, &ks->layout, KSNAP_CG_NO_LIMIT);
 	if (IS_ERR(cfg))

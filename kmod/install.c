@@ -92,8 +92,19 @@ static void ksnap_install_map(const struct ksnap *ks,
 	const struct ksnap_config *old = ks->cfg;
 	unsigned int i;
 
-	for (i = 0; i < cfg->nr_cgroups; i++)
-		mv->cg_from[i] = ksnap_cgpattern_find(old, &cfg->cgroups[i]);
+	for (i = 0; i < cfg->nr_cgroups; i++) {
+		int from = ksnap_cgpattern_find(old, &cfg->cgroups[i]);
+
+		/*
+		 * A new memcg (ksnap_cgroup_dup()): nothing of the old one's
+		 * is kept, neither its values nor that it went.
+		 */
+		if (from >= 0 &&
+		    ksnap_cgroup_memcg_changed(&old->cgroups[from],
+					       &cfg->cgroups[i]))
+			from = -1;
+		mv->cg_from[i] = from;
+	}
 	for (i = 0; i < cfg->nr_columns; i++)
 		mv->col_from[i] = ksnap_install_col_from(old, &cfg->col[i],
 							 mv->cg_from);

@@ -165,6 +165,9 @@ bool ksnap_cgroup_is_threaded(const struct ksnap_cgroup *cg);
 const char *ksnap_cgroup_no_memory_why(const struct ksnap_cgroup *cg);
 bool ksnap_cgroup_dying(const struct ksnap_cgroup *cg);
 bool ksnap_cgroup_memory_gone(const struct ksnap_cgroup *cg);
+bool ksnap_cgroup_memory_moved(const struct ksnap_cgroup *cg);
+bool ksnap_cgroup_memcg_changed(const struct ksnap_cgroup *a,
+				const struct ksnap_cgroup *b);
 
 /* Removed and its references dropped: it reads as its frozen values. */
 static inline bool ksnap_cgroup_released(const struct ksnap_cgroup *cg)
