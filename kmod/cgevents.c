@@ -20,7 +20,7 @@
  * it, once the cgroup's ancestry has put it below that namespace's root
  * (exits.c).
  *
- * The rescans the events start are coalesced (ksnap_follow_kick()): one
+ * The rescans the events start are coalesced (ksnap_follow_event()): one
  * runs settle_ms after the first event; after KSNAP_FOLLOW_KICK_BURST back
  * to back, one every KSNAP_FOLLOW_KICK_GAP_MS.  The periodic rescan
  * (discover_ms) stays, for a kernel without the tracepoints and for what a
@@ -46,7 +46,7 @@ static void ksnap_cgevent_mkdir(void *data, struct cgroup *cgrp,
 	if (cgrp->root != &cgrp_dfl_root)
 		return;
 	ksnap_exits_mkdir(ks, cgrp, path);
-	ksnap_follow_kick(ks);
+	ksnap_follow_event(ks);
 }
 
 static void ksnap_cgevent_rmdir(void *data, struct cgroup *cgrp,
@@ -57,7 +57,7 @@ static void ksnap_cgevent_rmdir(void *data, struct cgroup *cgrp,
 	if (cgrp->root != &cgrp_dfl_root)
 		return;
 	ksnap_exits_rmdir(ks, cgrp, path);
-	ksnap_follow_kick(ks);
+	ksnap_follow_event(ks);
 }
 
 static void (* const ksnap_cgevent_probes[KSNAP_NR_CGEVENTS])(void *,

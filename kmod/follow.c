@@ -70,8 +70,10 @@
 static_assert(KSNAP_FOLLOW_KICK_BURST + 2 <= KSNAP_OLD_SETS);
 /* A rescan waiting for the reader to name a set is tried again this often. */
 #define KSNAP_FOLLOW_WAIT_MS		20
-/* ks->kick_pending: a rescan started by events is queued. */
+/* ks->kick_pending: a rescan started by events is queued ... */
 #define KSNAP_FOLLOW_KICK_QUEUED	0
+/* ... and a cgroup event asked for one (stats/event_rescans). */
+#define KSNAP_FOLLOW_KICK_EVENT		1
 
 static unsigned int ksnap_discover_ms = KSNAP_DISCOVER_MS_DEFAULT;
 
@@ -337,9 +339,9 @@ static void ksnap_follow_rescan(struct ksnap *ks)
 				   ksnap_follow_cg_limit(old, cap));
 	if (IS_ERR(cfg))
 		return;
-	/* A match being made: another rescan once it is (ksnap_follow_kick()) */
+	/* A match being made: its mkdir's rescan again once it is. */
 	if (cfg->nr_pending)
-		ksnap_follow_kick(ks);
+		ksnap_follow_event(ks);
 	if (cfg->nr_columns > cap) {
 		/* Its metrics differ from the old set's: fit them. */
 		unsigned int limit = ksnap_follow_cg_limit(cfg, cap);
@@ -520,7 +522,14 @@ static void ksnap_follow_kick_fn(struct work_struct *work)
 			mutex_unlock(&ks->lock);
 			return;
 		}
-		ks->follow.event_rescans++;
+		/*
+		 * Not when only a wait for the reader queued it (periodic).
+		 * An event between the clear_bit() above and this one is
+		 * counted here, and this rescan walks after it.
+		 */
+		if (test_and_clear_bit(KSNAP_FOLLOW_KICK_EVENT,
+				       &ks->kick_pending))
+			ks->follow.event_rescans++;
 		ksnap_follow_rescan(ks);
 		mod_delayed_work(system_unbound_wq, &ks->follow_work,
 				 msecs_to_jiffies(READ_ONCE(ksnap_discover_ms)));
@@ -529,14 +538,15 @@ static void ksnap_follow_kick_fn(struct work_struct *work)
 }
 
 /**
- * ksnap_follow_kick() - a cgroup was made or removed
+ * ksnap_follow_kick() - rescan soon
  * @ks: the device
  *
- * Called by the tracepoint probes (cgevents.c), under cgroup_mutex, in
- * any context (preemptible on PREEMPT_RT), and by a rescan that found a
- * match still being made: queues one rescan, settle_ms on, or when kick_next has
- * come, whichever is later; does nothing while one is queued, or when no
- * collection with patterns runs.
+ * Called for cgroup events (ksnap_follow_event(): by the tracepoint
+ * probes, under cgroup_mutex, in any context, preemptible on PREEMPT_RT;
+ * by a rescan that found a match still being made), and by a rescan that
+ * waits for the reader: queues one rescan, settle_ms on, or when
+ * kick_next has come, whichever is later; does nothing while one is
+ * queued, or when no collection with patterns runs.
  */
 void ksnap_follow_kick(struct ksnap *ks)
 {
@@ -552,6 +562,26 @@ void ksnap_follow_kick(struct ksnap *ks)
 	if (time_before(now + delay, next))
 		delay = next - now;
 	queue_delayed_work(system_unbound_wq, &ks->kick_work, delay);
+}
+
+/**
+ * ksnap_follow_event() - a cgroup was made or removed: rescan
+ * @ks: the device
+ *
+ * As ksnap_follow_kick(), and the rescan is counted as the events' in
+ * stats/event_rescans.  The tracepoint probes' (cgevents.c), in any
+ * context.
+ */
+void ksnap_follow_event(struct ksnap *ks)
+{
+	if (!READ_ONCE(ks->following))
+		return;
+	/*
+	 * Counted by the rescan the kick queues or finds queued, or, seen
+	 * too late for that one, by the next: a count, not a condition.
+	 */
+	set_bit(KSNAP_FOLLOW_KICK_EVENT, &ks->kick_pending);
+	ksnap_follow_kick(ks);
 }
 
 void ksnap_follow_init(struct ksnap *ks)
@@ -587,9 +617,10 @@ void ksnap_follow_stop(struct ksnap *ks)
 {
 	lockdep_assert_held(&ks->lock);
 	WRITE_ONCE(ks->following, false);
-	/* Cancelled before it ran: it would have cleared the bit. */
+	/* Cancelled before it ran: it would have cleared the bits. */
 	if (cancel_delayed_work(&ks->kick_work))
 		clear_bit(KSNAP_FOLLOW_KICK_QUEUED, &ks->kick_pending);
+	clear_bit(KSNAP_FOLLOW_KICK_EVENT, &ks->kick_pending);
 }
 
 /* Stopped for good (unload): the worker gone, the old sets freed. */

@@ -536,6 +536,7 @@ void ksnap_follow_start(struct ksnap *ks);
 void ksnap_follow_stop(struct ksnap *ks);
 void ksnap_follow_uninit(struct ksnap *ks);
 void ksnap_follow_kick(struct ksnap *ks);
+void ksnap_follow_event(struct ksnap *ks);
 
 /* exits.c: the final figures of removed cgroups, queued for the reader. */
 struct cgroup;
@@ -550,7 +551,7 @@ void ksnap_exits_rmdir(struct ksnap *ks, struct cgroup *cgrp,
 long ksnap_exits_ioctl(struct ksnap *ks, void __user *arg);
 u64 ksnap_exits_recorded(const struct ksnap *ks);
 
-/* cgevents.c: cgroup events start a rescan (ksnap_follow_kick()). */
+/* cgevents.c: cgroup events start a rescan (ksnap_follow_event()). */
 void ksnap_cgevents_init(struct ksnap *ks);
 void ksnap_cgevents_uninit(struct ksnap *ks);
 /* price.c: one more cgroup's read. */

@@ -132,6 +132,44 @@ check_wait "the start's set names both" $WAIT_S ring_cgroups_are "$D/a $D/s"
 mkdir $CG$D/t
 found_by_events "made after a restart" "$D/a $D/s $D/t"
 check "stop" ok "$(guestprobe write $S/enable 0)"
+
+# --- a wait for the reader is no event ------------------------------------------------
+# A periodic rescan that finds the reader still to meet the oldest set kept
+# waits for it (stats/set_change_waits), and the rescan that runs once it
+# has is the periodic one's: stats/event_rescans counts only what the
+# cgroup events started.  The reader, once past the start's first
+# records, holds its tail still (set-tail) while five mkdirs make five
+# set changes (the sets kept: the last four swapped out): a sixth would
+# push out the names of the first of them, which began after the tail.  A period of 100 ms keeps the ring (128 records,
+# a pattern's layout) from filling meanwhile, which would end the wait.
+echo 100 > $P/discover_ms
+check "period_us=100000 for the wait" ok \
+	"$(guestprobe write $S/period_us 100000)"
+check "start with discover_ms=100" ok "$(guestprobe write $S/enable 1)"
+wait_samples 2
+guestprobe set-tail head 100000000 > /out/discover.stall 2>&1 &
+spid=$!
+wait_attached
+for u in u1 u2 u3 u4 u5; do
+	n0=$(ksnap_stat event_rescans)
+	mkdir $CG$D/$u
+	check_wait "deferred: the event of $u's mkdir starts a rescan" $WAIT_S \
+		stat_above event_rescans "$n0"
+	info "deferred: $u: $(for k in rescans event_rescans set_changes set_change_waits lost taken; do printf '%s %s ' $k "$(ksnap_stat $k)"; done) $(now_ms)"
+done
+check_wait "deferred: a periodic rescan waits for the reader" $WAIT_S \
+	stat_above set_change_waits 0
+ev=$(ksnap_stat event_rescans)
+info "deferred: $(for k in rescans event_rescans set_changes set_change_waits; do printf '%s %s ' $k "$(ksnap_stat $k)"; done)"
+kill $spid
+wait $spid
+r0=$(ksnap_stat rescans)
+check_wait "deferred: periodic rescans run again once the reader is gone" \
+	$WAIT_S stat_above rescans $((r0 + 2))
+info "deferred: $(for k in rescans event_rescans set_changes set_change_waits; do printf '%s %s ' $k "$(ksnap_stat $k)"; done)"
+check "deferred: event_rescans counts no rescan the wait deferred" "$ev" \
+	"$(ksnap_stat event_rescans)"
+check "stop" ok "$(guestprobe write $S/enable 0)"
 unload
-rmdir $CG$D/a $CG$D/s $CG$D/t $CG$D
+rmdir $CG$D/a $CG$D/s $CG$D/t $CG$D/u[1-5] $CG$D
 finish

@@ -300,6 +300,13 @@ stat_is() {
 	[ "$_v" = "$2" ]
 }
 
+# stat_above KEY N: stats/KEY reads more than N.
+stat_above() {
+	_v=$(ksnap_stat "$1")
+	echo "$1 ${_v:-none} (want more than $2)"
+	[ "${_v:-0}" -gt "$2" ]
+}
+
 # --- Admission ----------------------------------------------------------------
 # A start of a collection with cgroup patterns admits the cgroups its read's
 # bound leaves room for, at the price of one cgroup's read beyond the start
