@@ -28,13 +28,19 @@
 #ifndef KSNAP_CGUSAGE_H
 #define KSNAP_CGUSAGE_H
 
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 /* One cgroup's state: written by the sampling path only (struct ksnap_run). */
 struct ksnap_cg_usage {
 	u64 k;		/* adopted: F - sum(L) seen on two samples in a row */
 	u64 seen;	/* F - sum(L) as the last sample saw it */
+	/* This snapshot's usage, and its user and system parts (split) */
+	u64 usage, user, system;
 	u32 cpus_gen;	/* the CPUs summed over, by number, when seen */
+	u32 usage_seq;	/* the snapshot usage is of (struct ksnap_cpus) */
+	u32 split_seq;	/* the snapshot user and system are of */
 	u8 state;	/* KSNAP_CG_USAGE_* */
 };
 
@@ -86,6 +92,41 @@ static inline u64 ksnap_cg_usage_next(struct ksnap_cg_usage *st, u64 k_seen,
 static inline void ksnap_cg_usage_forget(struct ksnap_cg_usage *st)
 {
 	st->state = KSNAP_CG_USAGE_NONE;
+}
+
+/**
+ * ksnap_cputime_split() - the user and system parts of a usage
+ * @rtime: the usage, ns
+ * @utime: the user time the scheduler ticks saw
+ * @stime: the system time they saw
+ * @user: in: the user part given before (0 at first); out: now
+ * @system: the same for the system part
+ *
+ * As cpu.stat splits usage (cputime_adjust(), not exported): in the
+ * ratio of the ticks, all user when no tick saw either, the two summing
+ * to @rtime; neither part steps back, and a usage that did not grow
+ * leaves both as they were.
+ */
+static inline void ksnap_cputime_split(u64 rtime, u64 utime, u64 stime,
+				       u64 *user, u64 *system)
+{
+	u64 s;
+
+	if (*user + *system >= rtime)
+		return;
+	if (!stime)
+		s = 0;
+	else if (!utime)
+		s = rtime;
+	else
+		/* min(): it may round up on some architectures */
+		s = min(mul_u64_u64_div_u64(stime, rtime, stime + utime),
+			rtime);
+	s = max(s, *system);
+	if (rtime - s < *user)
+		s = rtime - *user;
+	*system = s;
+	*user = rtime - s;
 }
 
 #endif /* KSNAP_CGUSAGE_H */

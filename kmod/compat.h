@@ -180,13 +180,31 @@ static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 	return ksnap_cg_usage_next(st, flushed - last, own, cpus_gen);
 }
 
+/* Add @cpu's user and system time not yet flushed. */
+static inline void ksnap_cgroup_cputime_cpu(struct cgroup *cgrp, int cpu,
+					    u64 *user, u64 *system)
+{
+	typeof(ksnap_rstat_base_cpu(cgrp, cpu)) rb =
+		ksnap_rstat_base_cpu(cgrp, cpu);
+
+	*user += READ_ONCE(rb->bstat.cputime.utime) -
+		 READ_ONCE(rb->last_bstat.cputime.utime);
+	*system += READ_ONCE(rb->bstat.cputime.stime) -
+		   READ_ONCE(rb->last_bstat.cputime.stime);
+}
+
 /*
- * The user and system parts of a removed cgroup's usage, as the ticks
- * split them (cpu.stat scales usage in their ratio): its flushed sums,
- * and with no child left, what its CPUs had not yet given them.
+ * The user and system time of @cgrp's subtree as the scheduler ticks saw
+ * them (cpu.stat splits its usage in their ratio, ksnap_cputime_split()):
+ * the flushed sums, and with no child, what @cpus and @more (as for
+ * ksnap_cgroup_usage()) have not flushed yet.  A read that overlaps a
+ * flush may count a CPU's part twice or not at all: it moves the ratio,
+ * not the usage, and the split never steps back.
  */
-static inline void ksnap_cgroup_cputime(struct cgroup *cgrp, u64 *user,
-					u64 *system)
+static inline void ksnap_cgroup_cputime(struct cgroup *cgrp,
+					const struct cpumask *cpus,
+					const struct cpumask *more,
+					u64 *user, u64 *system)
 {
 	int cpu;
 
@@ -195,15 +213,10 @@ static inline void ksnap_cgroup_cputime(struct cgroup *cgrp, u64 *user,
 	if (READ_ONCE(cgrp->nr_descendants) ||
 	    READ_ONCE(cgrp->nr_dying_descendants))
 		return;
-	for_each_possible_cpu(cpu) {
-		typeof(ksnap_rstat_base_cpu(cgrp, cpu)) rb =
-			ksnap_rstat_base_cpu(cgrp, cpu);
-
-		*user += READ_ONCE(rb->bstat.cputime.utime) -
-			 READ_ONCE(rb->last_bstat.cputime.utime);
-		*system += READ_ONCE(rb->bstat.cputime.stime) -
-			   READ_ONCE(rb->last_bstat.cputime.stime);
-	}
+	for_each_cpu(cpu, cpus)
+		ksnap_cgroup_cputime_cpu(cgrp, cpu, user, system);
+	for_each_cpu(cpu, more ?: cpu_none_mask)
+		ksnap_cgroup_cputime_cpu(cgrp, cpu, user, system);
 }
 
 /*

@@ -190,15 +190,12 @@ static void ksnap_exit_read(struct cgroup *cgrp, struct ksnap_exit *e)
 
 	e->cpu_usage_ns = ksnap_cgroup_usage(cgrp, cpu_possible_mask, NULL, 0,
 					     NULL);
-	/* Split as cpu.stat splits it (cputime_adjust()): in their ratio. */
-	ksnap_cgroup_cputime(cgrp, &user, &system);
-	/* As cputime_adjust(): all of it user when no tick saw either. */
-	if (user + system)
-		e->cpu_user_ns = mul_u64_u64_div_u64(e->cpu_usage_ns, user,
-						     user + system);
-	else
-		e->cpu_user_ns = e->cpu_usage_ns;
-	e->cpu_system_ns = e->cpu_usage_ns - e->cpu_user_ns;
+	/* Split as cpu.stat splits it: in the ticks' ratio. */
+	ksnap_cgroup_cputime(cgrp, cpu_possible_mask, NULL, &user, &system);
+	e->cpu_user_ns = 0;
+	e->cpu_system_ns = 0;
+	ksnap_cputime_split(e->cpu_usage_ns, user, system, &e->cpu_user_ns,
+			    &e->cpu_system_ns);
 	/* A dying child's last flush comes later: as of the last flush. */
 	if (READ_ONCE(cgrp->nr_dying_descendants))
 		e->flags |= KSNAP_EXIT_CPU_FLUSHED;

@@ -393,6 +393,7 @@ struct ksnap_cpus {
 	 */
 	struct cpumask was_live;
 	u32 live_gen;		/* changes with live | was_live (cgusage.h) */
+	u32 snap_seq;		/* the snapshot under way, never 0 (cgusage.h) */
 	struct cpumask unfolded; /* went offline: VM events until folded */
 	u64 base[KSNAP_MAX_COLUMNS];	/* the other CPUs' share of a sum */
 	/*

@@ -209,6 +209,10 @@
 	.read = ksnap_read_memcg_stat,					\
 }
 
+/* cpu.stat.user and cpu.stat.system (readers.c, cgusage.h) */
+#define KSNAP_CG_SPLIT \
+	"cpu.stat.usage split in the ratio the scheduler ticks saw, as cpu.stat splits it; the two sum to it"
+
 const struct ksnap_metric ksnap_metrics[] = {
 	/* /proc/vmstat events, in vm_event_item.h order, same conditions. */
 	KSNAP_VM_EVENT("pgpgin", PGPGIN),
@@ -713,6 +717,24 @@ const struct ksnap_metric ksnap_metrics[] = {
 		/* when a cgroup gains children, or a live read is undone */
 		.monotonic = true,
 		.read = ksnap_read_cg_usage,
+	},
+	{
+		.name = "cpu.stat.user", .unit = "ns",
+		.desc = "CPU time of the subtree in user mode, ns: " KSNAP_CG_SPLIT,
+		.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,
+		.freshness = KSNAP_CG_USAGE_FRESH, .per_cgroup = true,
+		.needs = KSNAP_NEEDS_NONROOT,
+		.monotonic = true,
+		.read = ksnap_read_cg_user,
+	},
+	{
+		.name = "cpu.stat.system", .unit = "ns",
+		.desc = "CPU time of the subtree in kernel mode, ns: " KSNAP_CG_SPLIT,
+		.flags = KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS,
+		.freshness = KSNAP_CG_USAGE_FRESH, .per_cgroup = true,
+		.needs = KSNAP_NEEDS_NONROOT,
+		.monotonic = true,
+		.read = ksnap_read_cg_system,
 	},
 	{
 		.name = "cpu.stat.usage_self", .unit = "ns",

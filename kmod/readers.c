@@ -221,14 +221,78 @@ u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 /*
  * The same, from the sampling path: over the CPUs it reads live and those
  * that went offline while it ran (struct ksnap_cpus, under its lock),
- * with the cgroup's state @st.
+ * with the cgroup's state @st; once a snapshot, which cpu.stat.user and
+ * cpu.stat.system split.
  */
 u64 ksnap_read_cg_usage_run(const struct ksnap_cgroup *cg,
 			    const struct ksnap_cpus *cpus,
 			    struct ksnap_cg_usage *st)
 {
-	return ksnap_cgroup_usage(cg->cgrp, &cpus->live, &cpus->was_live,
-				  cpus->live_gen, st);
+	if (st->usage_seq != cpus->snap_seq) {
+		st->usage = ksnap_cgroup_usage(cg->cgrp, &cpus->live,
+					       &cpus->was_live,
+					       cpus->live_gen, st);
+		st->usage_seq = cpus->snap_seq;
+	}
+	return st->usage;
+}
+
+/*
+ * cpu.stat user and system, ns: the usage above split in the ticks'
+ * ratio, as cpu.stat splits it (cgusage.h).  Read once, with nothing
+ * split before; the sampler keeps the split of each cgroup instead, so
+ * that neither part steps back (ksnap_read_cg_cputime_run()).
+ */
+static void ksnap_cg_split(const struct ksnap_cgroup *cg, u64 *user,
+			   u64 *system)
+{
+	u64 usage = ksnap_cgroup_usage(cg->cgrp, cpu_online_mask, NULL, 0,
+				       NULL);
+	u64 ut, st;
+
+	ksnap_cgroup_cputime(cg->cgrp, cpu_online_mask, NULL, &ut, &st);
+	*user = 0;
+	*system = 0;
+	ksnap_cputime_split(usage, ut, st, user, system);
+}
+
+u64 ksnap_read_cg_user(const struct ksnap_metric *m,
+		       const struct ksnap_cgroup *cg)
+{
+	u64 user, system;
+
+	ksnap_cg_split(cg, &user, &system);
+	return user;
+}
+
+u64 ksnap_read_cg_system(const struct ksnap_metric *m,
+			 const struct ksnap_cgroup *cg)
+{
+	u64 user, system;
+
+	ksnap_cg_split(cg, &user, &system);
+	return system;
+}
+
+/*
+ * The same from the sampling path: the snapshot's usage of the cgroup
+ * (ksnap_read_cg_usage_run()), split once a snapshot from the split
+ * before (@st).
+ */
+u64 ksnap_read_cg_cputime_run(const struct ksnap_metric *m,
+			      const struct ksnap_cgroup *cg,
+			      const struct ksnap_cpus *cpus,
+			      struct ksnap_cg_usage *st)
+{
+	u64 usage = ksnap_read_cg_usage_run(cg, cpus, st), ut, stime;
+
+	if (st->split_seq != cpus->snap_seq) {
+		ksnap_cgroup_cputime(cg->cgrp, &cpus->live, &cpus->was_live,
+				     &ut, &stime);
+		ksnap_cputime_split(usage, ut, stime, &st->user, &st->system);
+		st->split_seq = cpus->snap_seq;
+	}
+	return m->read == ksnap_read_cg_system ? st->system : st->user;
 }
 
 /* CPU time of the cgroup's own tasks (not its descendants') on one CPU. */

@@ -34,6 +34,14 @@ u64 ksnap_read_cg_usage(const struct ksnap_metric *m,
 u64 ksnap_read_cg_usage_run(const struct ksnap_cgroup *cg,
 			    const struct ksnap_cpus *cpus,
 			    struct ksnap_cg_usage *st);
+u64 ksnap_read_cg_user(const struct ksnap_metric *m,
+		       const struct ksnap_cgroup *cg);
+u64 ksnap_read_cg_system(const struct ksnap_metric *m,
+			 const struct ksnap_cgroup *cg);
+u64 ksnap_read_cg_cputime_run(const struct ksnap_metric *m,
+			      const struct ksnap_cgroup *cg,
+			      const struct ksnap_cpus *cpus,
+			      struct ksnap_cg_usage *st);
 u64 ksnap_read_cg_usage_self(const struct ksnap_metric *m,
 			     const struct ksnap_cgroup *cg, int cpu);
 u64 ksnap_read_cpu_time(const struct ksnap_metric *m,

@@ -98,20 +98,26 @@ static u32 ksnap_snapshot_vm_cpu(const struct ksnap_config *cfg,
 }
 
 /*
- * A column read once: cpu.stat.usage over the live CPUs (and those that
- * went offline while running) with its cgroup's state when there is one
- * (@cg_usage, by cgroup index: readers.c, cgusage.h).  With cpus->lock
- * held: the CPUs summed over do not change under the read.
+ * A column read once: cpu.stat.usage, user and system over the live CPUs
+ * (and those that went offline while running) with their cgroup's state
+ * when there is one (@cg_usage, by cgroup index: readers.c, cgusage.h).
+ * With cpus->lock held: the CPUs summed over do not change under the read.
  */
 static u64 ksnap_snapshot_single(const struct ksnap_source *src,
 				 const struct ksnap_cpus *cpus,
 				 struct ksnap_cg_usage *cg_usage)
 {
-	if (cg_usage && src->metric->read == ksnap_read_cg_usage &&
-	    !ksnap_cgroup_released(src->cg))
+	const struct ksnap_metric *m = src->metric;
+
+	if (!cg_usage || !src->cg || ksnap_cgroup_released(src->cg))
+		return ksnap_metric_read(m, src->cg, src->cpu);
+	if (m->read == ksnap_read_cg_usage)
 		return ksnap_read_cg_usage_run(src->cg, cpus,
 					       &cg_usage[src->cg_idx]);
-	return ksnap_metric_read(src->metric, src->cg, src->cpu);
+	if (m->read == ksnap_read_cg_user || m->read == ksnap_read_cg_system)
+		return ksnap_read_cg_cputime_run(m, src->cg, cpus,
+						 &cg_usage[src->cg_idx]);
+	return ksnap_metric_read(m, src->cg, src->cpu);
 }
 
 /**
@@ -142,6 +148,9 @@ u32 ksnap_snapshot(const struct ksnap_config *cfg, struct ksnap_cpus *cpus,
 	 * cpu.stat.usage is summed over that live set: held to the end.
 	 */
 	raw_spin_lock(&cpus->lock);
+	/* A cgroup's CPU columns are read once a snapshot (readers.c). */
+	if (!++cpus->snap_seq)
+		cpus->snap_seq = 1;
 	ksnap_snapshot_base(p, cpus->base, values);
 	for_each_cpu(cpu, &cpus->live)
 		ksnap_snapshot_cpu(cfg, cpu, true, true, values);

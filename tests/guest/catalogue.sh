@@ -52,6 +52,10 @@
 #   cpu.stat.usage_self (live; the cgroup is a leaf, so the file's
 #   usage_usec is the same sum, in us):
 #       -1 us <= after1 - ours <= 2*d12 + 1 ms
+#   cpu.stat.user, cpu.stat.system (usage split in the ticks' ratio; the
+#   file's split from the ratio when read, ours never stepped back):
+#       usage's bounds, widened by a tenth of the usage each way; and in
+#       every row of ours, user + system = usage exactly
 #   pressure totals (aggregated every 2 s; reading the file aggregates;
 #   stall time <= wall time):  -1 us <= after1 - ours <= 2*d12 + 2.2 s
 TEST=catalogue
@@ -211,6 +215,8 @@ FILENAME ~ /\.pressure$/ {
 }
 FILENAME ~ /\/cpu\.stat$/ {
 	if ($1 == "usage_usec") { out("cpu.stat.usage", $2 * 1000); out("cpu.stat.usage_self", $2 * 1000) }
+	if ($1 == "user_usec") out("cpu.stat.user", $2 * 1000)
+	if ($1 == "system_usec") out("cpu.stat.system", $2 * 1000)
 	next
 }
 FILENAME ~ /\/memory\.(stat|events|swap\.events)$/ {
@@ -281,6 +287,13 @@ END {
 		}
 		if (k ~ /^cpu\.stat\.usage$/) { lo = -1000; hi = 2 * d12 + ncpu * 2200000000 }
 		else if (k ~ /^cpu\.stat\.usage_self$/) { lo = -1000; hi = 2 * d12 + 1000000 }
+		else if (k ~ /^cpu\.stat\.(user|system)$/) {
+			# usage's, and the file's split is from the ticks' ratio
+			# now while ours never stepped back as the ratio moved:
+			# a tenth of the usage for that (the workload is steady)
+			u = v1["cpu.stat.usage"] / 10
+			lo = -1000 - u; hi = 2 * d12 + ncpu * 2200000000 + u
+		}
 		else if (k ~ /pressure/) { lo = -1000; hi = 2 * d12 + 2200000000 }
 		else if (k ~ /^cpu\./) {
 			# and at most every CPU's time from the last row to
@@ -399,6 +412,19 @@ run system "$system,pgfault[cpu]" "" 5
 
 cgm=$(awk -F'\t' '$5 == "cgroup" { printf "%s%s", s, $1; s = "," }' $W/available.txt)
 run cgroup "$cgm" "$CGROUP" 2
+# cpu.stat.user and cpu.stat.system split cpu.stat.usage: they sum to it
+# in every row (neither steps back, and a usage held from stepping back
+# leaves them as they were).
+split_bad=$(awk -F'\t' '
+	/^Time \(ns\)/ { for (i = 2; i <= NF; i++) {
+			if ($i ~ /^cpu\.stat\.usage\[/) u = i
+			if ($i ~ /^cpu\.stat\.user\[/) us = i
+			if ($i ~ /^cpu\.stat\.system\[/) sy = i }
+		next }
+	/^[0-9]+\t/ && u && us && sy { n++
+		if ($us + $sy != $u) { print "row " n ": user " $us " + system " $sy " is not usage " $u; exit } }
+	END { if (!n) print "no row with the three columns" }' $W/cgroup.tsv)
+check "cgroup: cpu.stat.user + cpu.stat.system is cpu.stat.usage in every row" "" "$split_bad"
 
 # metrics=pod on one cgroup: a column for each metric the group lists.
 echo 0 > $KSNAP_SYS/enable

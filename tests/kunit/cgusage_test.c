@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite ksnap_cgusage: cpu.stat.usage made live (kmod/cgusage.h):
- * which reading of K = F - sum(L) a sample goes by.
+ * which reading of K = F - sum(L) a sample goes by; and its split into
+ * user and system parts.
  */
 #include <kunit/test.h>
 #include <linux/minmax.h>
@@ -116,12 +117,66 @@ static void ksnap_cgusage_relearn_when_cpus_change(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 660, 1), 760ULL);
 }
 
+/* The usage split in the ticks' ratio, the parts summing to it. */
+static void ksnap_cputime_split_in_ticks_ratio(struct kunit *test)
+{
+	u64 user = 0, system = 0;
+
+	ksnap_cputime_split(1000, 300, 100, &user, &system);
+	KUNIT_EXPECT_EQ(test, user, 750ULL);
+	KUNIT_EXPECT_EQ(test, system, 250ULL);
+	/* No tick saw either: all user, as cpu.stat. */
+	user = 0;
+	system = 0;
+	ksnap_cputime_split(500, 0, 0, &user, &system);
+	KUNIT_EXPECT_EQ(test, user, 500ULL);
+	KUNIT_EXPECT_EQ(test, system, 0ULL);
+	/* Only system ticks: all system. */
+	user = 0;
+	system = 0;
+	ksnap_cputime_split(500, 0, 7, &user, &system);
+	KUNIT_EXPECT_EQ(test, user, 0ULL);
+	KUNIT_EXPECT_EQ(test, system, 500ULL);
+}
+
+/*
+ * Neither part steps back when the ratio moves (a tick's granularity, a
+ * read across a flush), and a usage that did not grow changes nothing.
+ */
+static void ksnap_cputime_split_never_steps_back(struct kunit *test)
+{
+	u64 user = 0, system = 0;
+
+	ksnap_cputime_split(1000, 1, 1, &user, &system);
+	KUNIT_EXPECT_EQ(test, user, 500ULL);
+	KUNIT_EXPECT_EQ(test, system, 500ULL);
+	/* Ratio all user now: system keeps its 500, user takes the growth. */
+	ksnap_cputime_split(1200, 10, 0, &user, &system);
+	KUNIT_EXPECT_EQ(test, system, 500ULL);
+	KUNIT_EXPECT_EQ(test, user, 700ULL);
+	/* Ratio all system: user keeps its 700. */
+	ksnap_cputime_split(1300, 0, 10, &user, &system);
+	KUNIT_EXPECT_EQ(test, user, 700ULL);
+	KUNIT_EXPECT_EQ(test, system, 600ULL);
+	/* A usage that stepped back (a live read undone): unchanged. */
+	ksnap_cputime_split(1250, 1, 1, &user, &system);
+	KUNIT_EXPECT_EQ(test, user, 700ULL);
+	KUNIT_EXPECT_EQ(test, system, 600ULL);
+	/* Growth again, split by the ratio but neither below its last. */
+	ksnap_cputime_split(2000, 1, 1, &user, &system);
+	KUNIT_EXPECT_EQ(test, user + system, 2000ULL);
+	KUNIT_EXPECT_EQ(test, system, 1000ULL);
+	KUNIT_EXPECT_EQ(test, user, 1000ULL);
+}
+
 static struct kunit_case ksnap_cgusage_cases[] = {
 	KUNIT_CASE(ksnap_cgusage_adopt_on_two),
 	KUNIT_CASE(ksnap_cgusage_outlier_ignored),
 	KUNIT_CASE(ksnap_cgusage_never_steps_back),
 	KUNIT_CASE(ksnap_cgusage_forget),
 	KUNIT_CASE(ksnap_cgusage_relearn_when_cpus_change),
+	KUNIT_CASE(ksnap_cputime_split_in_ticks_ratio),
+	KUNIT_CASE(ksnap_cputime_split_never_steps_back),
 	{}
 };
 

@@ -128,6 +128,11 @@ int om_map_name(const char *metric, const char *field, uint32_t flags,
 		/* cAdvisor's container_cpu_usage_seconds_total */
 		snprintf(n->family, sizeof(n->family),
 			 "ksnap_cgroup_cpu_usage_seconds");
+	} else if (cgroup && (!strcmp(metric, "cpu.stat.user") ||
+			      !strcmp(metric, "cpu.stat.system"))) {
+		/* cAdvisor's container_cpu_{user,system}_seconds_total */
+		snprintf(n->family, sizeof(n->family),
+			 "ksnap_cgroup_cpu_%s_seconds", metric + 9);
 	} else if (cgroup) {
 		snprintf(n->family, sizeof(n->family), "ksnap_cgroup_");
 		name_cat(n->family, sizeof(n->family), metric);
