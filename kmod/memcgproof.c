@@ -176,7 +176,9 @@ static enum ksnap_slot ksnap_memcg_slot(const struct ksnap_metric *m)
 {
 	int i;
 
-	if (m->read != ksnap_read_memcg_stat)
+	/* The working set reads inactive_file's slot. */
+	if (m->read != ksnap_read_memcg_stat &&
+	    m->read != ksnap_read_memcg_working_set)
 		return KSNAP_SLOT_UNCHECKED;
 	i = ksnap_memcg_node_index(m->item.node);
 	return i < 0 ? KSNAP_SLOT_DROPPED : ksnap_memcg_slot_state[i];

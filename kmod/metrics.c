@@ -209,6 +209,11 @@
 	.read = ksnap_read_memcg_stat,					\
 }
 
+/* memory.working_set (readers.c) */
+#define KSNAP_MEMCG_WS \
+	"working set as cAdvisor's: memory.current (live) less memory.stat.inactive_file (" \
+	KSNAP_MEMCG_STAT_WHEN "), 0 when that is larger"
+
 /* cpu.stat.user and cpu.stat.system (readers.c, cgusage.h) */
 #define KSNAP_CG_SPLIT \
 	"cpu.stat.usage split in the ratio the scheduler ticks saw, as cpu.stat splits it; the two sum to it"
@@ -686,6 +691,14 @@ const struct ksnap_metric ksnap_metrics[] = {
 			 PAGE_SIZE),
 	KSNAP_MEMCG_STAT("memory.stat.active_file", NR_ACTIVE_FILE,
 			 PAGE_SIZE),
+	{
+		.name = "memory.working_set", .item.node = NR_INACTIVE_FILE,
+		.unit = "bytes", .freshness = KSNAP_MEMCG_STAT_FRESH,
+		.desc = KSNAP_MEMCG_WS ", bytes",
+		.desc_unproven = KSNAP_MEMCG_WS KSNAP_MEMCG_UNPROVEN ", bytes",
+		.per_cgroup = true, .needs = KSNAP_NEEDS_MEMCG,
+		.read = ksnap_read_memcg_working_set,
+	},
 	KSNAP_MEMCG_STAT("memory.stat.unevictable", NR_UNEVICTABLE,
 			 PAGE_SIZE),
 	KSNAP_MEMCG_STAT("memory.stat.slab_reclaimable", NR_SLAB_RECLAIMABLE_B,

@@ -53,6 +53,8 @@ u64 ksnap_read_loadavg(const struct ksnap_metric *m,
 u64 ksnap_read_memcg(const struct ksnap_metric *m, const struct ksnap_cgroup *cg);
 u64 ksnap_read_memcg_event(const struct ksnap_metric *m,
 			   const struct ksnap_cgroup *cg);
+u64 ksnap_read_memcg_working_set(const struct ksnap_metric *m,
+				 const struct ksnap_cgroup *cg);
 u64 ksnap_read_memcg_stat(const struct ksnap_metric *m,
 			  const struct ksnap_cgroup *cg);
 u64 ksnap_read_meminfo(const struct ksnap_metric *m,

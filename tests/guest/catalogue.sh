@@ -47,6 +47,8 @@
 #   per-CPU charge stocks of 64 pages): |diff| <= 2*d12 + ncpus*64 pages
 #   memory.stat.* (rstat, flushed every 2 s and possibly by reading the
 #   file): bytes |diff| <= 2*d12 + ncpus*64 pages; events 2*d12 + 64
+#   memory.working_set (memory.current less memory.stat's inactive_file,
+#   from the two files): the sum of their bounds, 2*d12 + 2*ncpus*64 pages
 #   cpu.stat.usage (subtree, last flush; reading cpu.stat flushes):
 #       -1 us <= after1 - ours <= 2*d12 + ncpus*2.2 s
 #   cpu.stat.usage_self (live; the cgroup is a leaf, so the file's
@@ -177,7 +179,7 @@ wait_line $W/hog.out resident
 # The reader of the kernel's files: "name value" lines named as ksnap's
 # metrics, the cgroup's under their plain names.  One process.
 cat > $W/read.awk <<'EOF'
-function out(k, v) { print k "\t" v }
+function out(k, v) { print k "\t" v; val[k] = v }
 FILENAME == "/proc/vmstat" { out($1, $2); next }
 FILENAME == "/proc/uptime" { out("uptime", $1); next }
 FILENAME == "/proc/stat" {
@@ -229,7 +231,14 @@ FILENAME == "/proc/zoneinfo" {
 	if ($0 ~ /stats threshold:/) thr += $NF	# one line per zone and CPU
 	next
 }
-END { out("zoneinfo.stats_threshold_sum", thr) }
+END {
+	out("zoneinfo.stats_threshold_sum", thr)
+	# cAdvisor's working set, from the two files
+	if (("memory.current" in val) && ("memory.stat.inactive_file" in val)) {
+		ws = val["memory.current"] - val["memory.stat.inactive_file"]
+		out("memory.working_set", ws < 0 ? 0 : ws)
+	}
+}
 EOF
 FILES="/proc/vmstat /proc/stat /proc/softirqs /proc/meminfo /proc/loadavg /proc/zoneinfo"
 # (/proc/uptime is read last: the time after1 was complete)
@@ -305,6 +314,7 @@ END {
 		else if (k == "loadavg.threads") { hi = 2 * d12 + 8; lo = -hi }
 		else if (k == "meminfo.MemAvailable") { hi = fold * page + 2 * d12; lo = -hi }
 		else if (k ~ /^memory\.(current|peak|swap\.current)$/) { hi = 2 * d12 + ncpu * 64 * page; lo = -hi }
+		else if (k == "memory.working_set") { hi = 2 * d12 + 2 * ncpu * 64 * page; lo = -hi }
 		else if (k ~ /^memory\.stat\./) {
 			if (kind[k] == "cumulative") { hi = 2 * d12 + 64 } else hi = 2 * d12 + ncpu * 64 * page
 			lo = -hi

@@ -611,6 +611,16 @@ static void ksnap_metrics_cgroup_released(struct kunit *test)
 	ksnap_cgroup_put(copy);
 }
 
+/* memory.working_set: usage less inactive file pages, never below 0. */
+static void ksnap_metrics_working_set_less_inactive_file(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ksnap_working_set(100 << 20, 30 << 20),
+			70ULL << 20);
+	KUNIT_EXPECT_EQ(test, ksnap_working_set(100 << 20, 0), 100ULL << 20);
+	/* inactive_file flushed later than a live usage that fell */
+	KUNIT_EXPECT_EQ(test, ksnap_working_set(10 << 20, 30 << 20), 0ULL);
+}
+
 static struct kunit_case ksnap_metrics_cases[] = {
 	KUNIT_CASE(ksnap_metrics_registry),
 #ifdef KSNAP_MEMCG_STAT_TABLE
@@ -623,6 +633,7 @@ static struct kunit_case ksnap_metrics_cases[] = {
 	KUNIT_CASE(ksnap_metrics_catalogue),
 	KUNIT_CASE(ksnap_metrics_groups),
 	KUNIT_CASE(ksnap_metrics_pod_group_is_lean),
+	KUNIT_CASE(ksnap_metrics_working_set_less_inactive_file),
 	KUNIT_CASE(ksnap_metrics_read_in_hardirq),
 	KUNIT_CASE(ksnap_metrics_cgroup_root),
 	KUNIT_CASE(ksnap_metrics_cgroup_child),
