@@ -693,7 +693,8 @@ const struct ksnap_metric ksnap_metrics[] = {
 			 PAGE_SIZE),
 	{
 		.name = "memory.working_set", .item.node = NR_INACTIVE_FILE,
-		.unit = "bytes", .freshness = KSNAP_MEMCG_STAT_FRESH,
+		.scale = PAGE_SIZE, .unit = "bytes",
+		.freshness = KSNAP_MEMCG_STAT_FRESH,
 		.desc = KSNAP_MEMCG_WS ", bytes",
 		.desc_unproven = KSNAP_MEMCG_WS KSNAP_MEMCG_UNPROVEN ", bytes",
 		.per_cgroup = true, .needs = KSNAP_NEEDS_MEMCG,

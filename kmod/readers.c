@@ -214,20 +214,14 @@ static u64 ksnap_working_set(u64 usage, u64 inactive_file)
 
 /*
  * memory.working_set: memory.current less memory.stat's inactive_file
- * (item: NR_INACTIVE_FILE, in pages).  The two are as fresh as each is
- * (compat.h).
+ * (item and scale: NR_INACTIVE_FILE's, read as that metric).  The two
+ * are as fresh as each is (compat.h).
  */
 u64 ksnap_read_memcg_working_set(const struct ksnap_metric *m,
 				 const struct ksnap_cgroup *cg)
 {
-	long inactive = 0;
-	int nid;
-
-	for_each_node(nid)
-		inactive += ksnap_memcg_node_stat(cg->memcg, nid, m->item.node);
-	inactive = max(inactive, 0L);
 	return ksnap_working_set((u64)page_counter_read(&cg->memcg->memory) *
-				 PAGE_SIZE, (u64)inactive * PAGE_SIZE);
+				 PAGE_SIZE, ksnap_read_memcg_stat(m, cg));
 }
 #endif
 
