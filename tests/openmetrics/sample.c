@@ -143,6 +143,8 @@ int main(int argc, char **argv)
 	/* Histograms of the memory gauges, bytes: 1 KiB to 1 GiB by 4. */
 	om_layout_histograms(&l, "ksnap_cgroup_memory_*",
 			     &(struct om_hist_spec){ 1024, 4, 11 });
+	/* And when each maximum was taken (--web.peak-times). */
+	l.peak_times = true;
 	v = calloc(l.nr_series + 1, sizeof(*v));
 	hist = calloc(l.nr_series + 1, sizeof(*hist));
 	if (!v || !hist)
@@ -158,6 +160,7 @@ int main(int argc, char **argv)
 		v[i].last = 1000000ULL * (i + 1);
 		v[i].wmax = 2.5e6 * (i + 1);
 		v[i].wmin = 0.5 * i;
+		v[i].wmax_time = 1.8e9 + 0.001 * i;
 		/* A limit of "max" in some: +Inf. */
 		if (!strcmp(cols[l.series[i].column].metric, "memory.max") &&
 		    i % 2) {

@@ -99,6 +99,7 @@ struct ksnapd_config {
 	const char *web_telemetry_path;	/* --web.telemetry-path, or NULL */
 	const char *web_metrics;	/* --web.metrics, or NULL: all */
 	const char *web_histograms;	/* --web.histogram, or NULL */
+	bool web_peak_times;		/* --web.peak-times */
 	struct om_hist_spec web_hist_spec;	/* count 0: the default */
 	const char *web_config;		/* --web.config.file, or NULL */
 	bool web_systemd;		/* --web.systemd-socket */

@@ -78,6 +78,7 @@ struct options {
 	const char *web_telemetry_path;	/* NULL: /metrics */
 	const char *web_metrics;	/* NULL: all */
 	const char *web_histograms;	/* --web.histogram, or NULL */
+	bool web_peak_times;		/* --web.peak-times */
 	struct om_hist_spec web_hist_spec;
 	const char *textfile;		/* --textfile DIR, or NULL */
 	int64_t textfile_interval_ns;
@@ -101,6 +102,7 @@ enum { OPT_DEVICE = 256, OPT_LOSSY, OPT_ONCE, OPT_NO_WAIT, OPT_LOAD,
        OPT_LIST_METRICS, OPT_HEADER, OPT_METRICS, OPT_WEB_LISTEN,
        OPT_WEB_WINDOW, OPT_WEB_METRICS, OPT_TEXTFILE,
        OPT_TEXTFILE_INTERVAL, OPT_WEB_HISTOGRAM, OPT_WEB_HIST_BUCKETS,
+       OPT_WEB_PEAK_TIMES,
        OPT_WEB_CONFIG, OPT_WEB_SYSTEMD, OPT_WEB_MAX_REQUESTS,
        OPT_OUTPUT_MAX_SIZE, OPT_OUTPUT_MAX_AGE, OPT_WEB_IDENTITY_ROOT,
        OPT_WEB_TELEMETRY_PATH };
@@ -198,6 +200,9 @@ static bool set_web_option(int c, char **argv, struct options *o)
 		if (!*optarg)
 			usage_error("--web.histogram: empty list", "");
 		o->web_histograms = optarg;
+		return true;
+	case OPT_WEB_PEAK_TIMES:
+		o->web_peak_times = true;
 		return true;
 	case OPT_WEB_HIST_BUCKETS: {
 		struct om_hist_spec *h = &o->web_hist_spec;
@@ -396,9 +401,10 @@ static void check_options(struct options *o)
 	if (o->web_systemd)
 		o->web_listen = "";
 	if ((o->web_window_ns || o->web_metrics || o->web_histograms ||
-	     o->identity_root_set) && !o->web_listen && !o->textfile)
+	     o->web_peak_times || o->identity_root_set) && !o->web_listen &&
+	    !o->textfile)
 		usage_error("--web.window, --web.metrics, --web.histogram, "
-			    "--web.identity-root: %s",
+			    "--web.peak-times, --web.identity-root: %s",
 			    "they go with --web.listen-address, "
 			    "--web.systemd-socket or --textfile");
 	if (o->web_max_requests && !o->web_listen)
@@ -465,6 +471,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "web.metrics", required_argument, NULL, OPT_WEB_METRICS },
 		{ "web.histogram", required_argument, NULL,
 		  OPT_WEB_HISTOGRAM },
+		{ "web.peak-times", no_argument, NULL, OPT_WEB_PEAK_TIMES },
 		{ "web.histogram-buckets", required_argument, NULL,
 		  OPT_WEB_HIST_BUCKETS },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
@@ -788,6 +795,7 @@ static int run(const struct options *o, struct ksnap_ring *ring, int sigfd,
 		.web_telemetry_path = o->web_telemetry_path,
 		.web_metrics = o->web_metrics,
 		.web_histograms = o->web_histograms,
+		.web_peak_times = o->web_peak_times,
 		.web_hist_spec = o->web_hist_spec,
 		.web_config = o->web_config,
 		.web_systemd = o->web_systemd,

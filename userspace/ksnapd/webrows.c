@@ -187,6 +187,7 @@ static int layout_new(struct web *w, const struct ksnap_column *cols,
 	l->refs = 1;
 	l->nr_values = nr_values;
 	ret = om_layout_build(&l->om, cols, n, w->cfg.patterns);
+	l->om.peak_times = w->cfg.peak_times;
 	if (ret) {
 		free(l);
 		return ret;
@@ -767,6 +768,15 @@ uint64_t web_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* CLOCK_REALTIME in s since the Unix epoch. */
+static double web_real_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Room for the values of layout l's n series (and their histograms). */
 static int values_alloc(const struct web_layout *l, unsigned int n,
 			struct om_value **v, struct om_hist **h)
@@ -837,6 +847,7 @@ int web_rows_render(struct web *w, enum om_format f, struct om_buf *b,
 	struct om_self self;
 	uint64_t now = web_now_ns();
 	unsigned int i, n, tries = 0;
+	double real_s;
 	bool last_try;
 	int ret;
 
@@ -866,12 +877,18 @@ int web_rows_render(struct web *w, enum om_format f, struct om_buf *b,
 		free(h);
 	}
 	/* The copy: the only part under the lock. */
+	real_s = web_real_s();
+	now = web_now_ns();
 	for (i = 0; !ret && i < n; i++) {
 		bool have;
 
-		v[i].alive = window_query(&w->win, i, now, &v[i].wmax,
-					  &v[i].wmin, &have);
+		uint64_t max_t;
+
+		v[i].alive = window_query_peak(&w->win, i, now, &v[i].wmax,
+					       &v[i].wmin, &have, &max_t);
 		v[i].have_window = have;
+		/* The records' monotonic clock read as the realtime one. */
+		v[i].wmax_time = real_s - (double)(int64_t)(now - max_t) * 1e-9;
 		v[i].removed = l->removed[i];
 		v[i].last = w->last[i];
 		if (l->hist[i]) {
@@ -910,14 +927,12 @@ int web_render_file(struct web *w, struct om_buf *b)
 
 int web_rows_init(struct web *w, char *err, size_t errlen)
 {
-	struct timespec now;
 	int ret;
 
 	w->cgw.fd = -1;
 	if (!w->cfg.window_ns)
 		w->cfg.window_ns = WEB_DEFAULT_WINDOW_NS;
-	clock_gettime(CLOCK_REALTIME, &now);
-	w->start_real_s = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+	w->start_real_s = web_real_s();
 	if (!w->cfg.hist_spec.count)
 		w->cfg.hist_spec = (struct om_hist_spec){ WEB_HIST_START,
 			WEB_HIST_FACTOR, WEB_HIST_COUNT };

@@ -76,6 +76,7 @@ struct web_config {
 	uint64_t window_ns;
 	const char *patterns;		/* --web.metrics, or NULL: all */
 	const char *histograms;		/* --web.histogram, or NULL: none */
+	bool peak_times;		/* --web.peak-times */
 	struct om_hist_spec hist_spec;	/* --web.histogram-buckets */
 	const char *version;
 	const struct ksnap_ring *ring;	/* for its statistics, or NULL */

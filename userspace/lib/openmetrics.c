@@ -792,6 +792,39 @@ static void histogram(struct om_buf *b, enum om_format fmt,
 	}
 }
 
+/*
+ * When each window maximum of f was taken: NAME_window_max_timestamp_seconds
+ * (a counter's NAME_window_max_rate_timestamp_seconds, the end of the
+ * interval of its peak rate), the first sample at the maximum.
+ */
+static void peak_times(struct om_buf *b, enum om_format fmt,
+		       const struct om_layout *l, const struct om_family *f,
+		       const struct om_value *v)
+{
+	char wname[OM_NAME_MAX + 32], tname[OM_NAME_MAX + 64];
+	char help[OM_HELP_MAX + 160];
+	size_t wl, ul = f->unit && !f->counter ? strlen(f->unit) : 0;
+	unsigned int i;
+
+	window_name(f, "max", wname, sizeof(wname));
+	wl = strlen(wname);
+	/* NAME_window_max_UNIT: the unit gives way to the timestamp's. */
+	if (ul && wl > ul + 1)
+		wl -= ul + 1;
+	snprintf(tname, sizeof(tname), "%.*s_timestamp_seconds", (int)wl,
+		 wname);
+	snprintf(help, sizeof(help), f->counter ?
+		 "when the peak rate over the window was taken (the end of "
+		 "its interval), seconds since the Unix epoch: %s" :
+		 "when the maximum over the window was first taken, seconds "
+		 "since the Unix epoch: %s", f->help);
+	meta(b, fmt, tname, "gauge", "seconds", help);
+	for (i = f->first; i < f->first + f->nr; i++)
+		if (v[i].alive && v[i].have_window)
+			sample(b, tname, "", l->series[i].labels,
+			       v[i].wmax_time);
+}
+
 static void family_and_window(struct om_buf *b, enum om_format fmt,
 			      const struct om_layout *l,
 			      const struct om_family *f,
@@ -842,6 +875,8 @@ static void family_and_window(struct om_buf *b, enum om_format fmt,
 		if (v[i].alive && v[i].have_window)
 			sample(b, wname, "", l->series[i].labels,
 			       f->counter ? v[i].wmax * f->scale : v[i].wmax);
+	if (l->peak_times)
+		peak_times(b, fmt, l, f, v);
 	if (f->counter)
 		return;
 	window_name(f, "min", wname, sizeof(wname));

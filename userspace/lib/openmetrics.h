@@ -16,6 +16,9 @@
  * gauge NAME_UNIT, NAME_window_max_UNIT and NAME_window_min_UNIT (the
  * unit last, as OpenMetrics wants it); for a counter NAME (samples
  * NAME_total), the gauge NAME_window_max_rate, its peak rate per second.
+ * With om_layout.peak_times, each window maximum has a gauge of when it
+ * was taken: NAME_window_max_timestamp_seconds, a counter's
+ * NAME_window_max_rate_timestamp_seconds.
  * A gauge chosen for a histogram (om_layout_histograms()) also has
  * NAME_distribution_UNIT.  No _created series.  A family with no live
  * series is left out.
@@ -134,6 +137,10 @@ struct om_layout {
 	unsigned int *skipped_col;	/* their columns, skipped_utf8 of them */
 	uint64_t filtered;		/* columns --web.metrics left out */
 	struct om_hist_spec hspec;	/* the histograms' buckets */
+	/* Each window maximum with NAME_window_max_timestamp_seconds
+	 * (a counter's NAME_window_max_rate_timestamp_seconds): when it was
+	 * taken (--web.peak-times). */
+	bool peak_times;
 };
 
 /*
@@ -169,6 +176,8 @@ struct om_value {
 	bool removed;			/* its cgroup was removed: no current
 					 * value, the window's only */
 	double wmax, wmin;		/* scaled; a counter: rate per second */
+	double wmax_time;		/* when wmax was taken, s since the
+					 * Unix epoch (om_layout.peak_times) */
 	const struct om_hist *hist;	/* a histogram family's, or NULL */
 };
 

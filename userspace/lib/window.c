@@ -52,15 +52,18 @@ static struct window_slot *slot_at(struct window *w, unsigned int i,
 	return s;
 }
 
-static void put(struct window_slot *s, double v)
+static void put(struct window_slot *s, uint64_t t_ns, double v)
 {
 	if (!s->have) {
 		s->max = s->min = v;
+		s->max_t = t_ns;
 		s->have = true;
 		return;
 	}
-	if (v > s->max)
+	if (v > s->max) {
 		s->max = v;
+		s->max_t = t_ns;
+	}
 	if (v < s->min)
 		s->min = v;
 }
@@ -69,7 +72,7 @@ void window_sample(struct window *w, unsigned int i, uint64_t t_ns, double v)
 {
 	if (i >= w->nr_series)
 		return;
-	put(slot_at(w, i, t_ns), v);
+	put(slot_at(w, i, t_ns), t_ns, v);
 }
 
 void window_counter(struct window *w, unsigned int i, uint64_t t_ns,
@@ -92,13 +95,14 @@ void window_counter(struct window *w, unsigned int i, uint64_t t_ns,
 	}
 	if (t_ns - r->t_ns < interval_ns)
 		return;
-	put(s, (double)(v - r->value) * 1e9 / (double)(t_ns - r->t_ns));
+	put(s, t_ns, (double)(v - r->value) * 1e9 / (double)(t_ns - r->t_ns));
 	r->t_ns = t_ns;
 	r->value = v;
 }
 
-bool window_query(const struct window *w, unsigned int i, uint64_t now_ns,
-		  double *max, double *min, bool *have)
+bool window_query_peak(const struct window *w, unsigned int i,
+		       uint64_t now_ns, double *max, double *min, bool *have,
+		       uint64_t *max_t)
 {
 	uint64_t now_k = now_ns / (w->width_ns ? w->width_ns : 1);
 	bool seen = false;
@@ -106,6 +110,7 @@ bool window_query(const struct window *w, unsigned int i, uint64_t now_ns,
 
 	*have = false;
 	*max = *min = 0;
+	*max_t = 0;
 	if (i >= w->nr_series)
 		return false;
 	for (j = 0; j < w->nr_slot; j++) {
@@ -123,11 +128,23 @@ bool window_query(const struct window *w, unsigned int i, uint64_t now_ns,
 		seen = true;
 		if (!s->have)
 			continue;
-		if (!*have || s->max > *max)
+		/* The sub-windows are in ring order, not in time order. */
+		if (!*have || s->max > *max ||
+		    (s->max == *max && s->max_t < *max_t)) {
 			*max = s->max;
+			*max_t = s->max_t;
+		}
 		if (!*have || s->min < *min)
 			*min = s->min;
 		*have = true;
 	}
 	return seen;
+}
+
+bool window_query(const struct window *w, unsigned int i, uint64_t now_ns,
+		  double *max, double *min, bool *have)
+{
+	uint64_t max_t;
+
+	return window_query_peak(w, i, now_ns, max, min, have, &max_t);
 }

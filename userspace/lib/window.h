@@ -33,6 +33,7 @@
 struct window_slot {
 	uint64_t epoch;		/* sub-window index + 1; 0: empty */
 	double max, min;
+	uint64_t max_t;		/* when max was first taken (t_ns) */
 	bool have;		/* a value (a counter: a rate) in max, min */
 };
 
@@ -65,7 +66,8 @@ void window_sample(struct window *w, unsigned int i, uint64_t t_ns, double v);
 /*
  * A counter's sample of series i at t_ns: once interval_ns (at least 1)
  * have passed since the last rate's start, the rate per second since then
- * is a sample of the window, and this one the next start.  A counter that
+ * is a sample of the window, taken at t_ns (the interval's end), and this
+ * one the next start.  A counter that
  * goes back restarts the rate (no negative rate).  The sub-window is
  * marked as seen either way (window_query() says the series is alive).
  */
@@ -80,5 +82,14 @@ void window_counter(struct window *w, unsigned int i, uint64_t t_ns,
  */
 bool window_query(const struct window *w, unsigned int i, uint64_t now_ns,
 		  double *max, double *min, bool *have);
+
+/*
+ * window_query(), and when *have, *max_t the time (t_ns) of the first
+ * sample in the window at the maximum: the earliest, where several
+ * sub-windows reach it.
+ */
+bool window_query_peak(const struct window *w, unsigned int i,
+		       uint64_t now_ns, double *max, double *min, bool *have,
+		       uint64_t *max_t);
 
 #endif /* KSNAP_WINDOW_H */

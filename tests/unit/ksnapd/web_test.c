@@ -500,6 +500,60 @@ static void test_removed_cgroup(void **state)
 	fake_sys.access_err = 0;
 }
 
+static double real_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * --web.peak-times: a spike 30 s ago is dated 30 s before the scrape, on
+ * the wall clock, though the records' times are monotonic.
+ */
+static void a_peak_time_is_the_spikes_wall_clock_time(void **state)
+{
+	const struct web_config cfg = {
+		.listen = "127.0.0.1:0", .window_ns = 60000 * MS,
+		.cgroup_root = cgroot, .peak_times = true,
+	};
+	struct ksnap_coll c = {
+		.generation = 1, .state = KSNAP_STATE_RUNNING,
+		.nr_columns = 2, .period_ns = 10 * MS, .columns = cols,
+	};
+	const char *key = "\nksnap_cgroup_memory_current_window_max_timestamp_"
+			  "seconds{cgroup=\"/x\"} ";
+	struct ksnap_record *rec = calloc(1, KSNAP_RECORD_SIZE(2));
+	struct om_buf a = { 0 };
+	double r0, r1, at = 0;
+	uint64_t m0;
+	char *p;
+
+	assert_non_null(rec);
+	web_fini(&w);
+	assert_int_equal(web_init(&w, &cfg, err, sizeof(err)), 0);
+	r0 = real_now_s();
+	m0 = web_now_ns();
+	c.start_mono_ns = m0 - 40000 * MS;	/* began 40 s ago */
+	assert_int_equal(web_ops.begin(&w, &c, 0), 0);
+	rec->time_ns = 10000 * MS;		/* the spike: 30 s ago */
+	rec->values[0] = 9000;
+	rec->values[1] = 10;
+	assert_int_equal(web_ops.row(&w, rec), 0);
+	row_now(&c, 5000, 20, 0);
+	assert_int_equal(web_render(&w, OM_OPENMETRICS, &a), 0);
+	r1 = real_now_s();
+	p = strstr(a.p, key);
+	if (!p || sscanf(p + strlen(key), "%lf", &at) != 1)
+		fail_msg("expected%s<seconds>; got:\n%s", key, a.p);
+	if (at < r0 - 30.001 || at > r1 - 29.999)
+		fail_msg("expected the peak at %.3f..%.3f (30 s before the "
+			 "scrape); got %.3f", r0 - 30, r1 - 30, at);
+	om_buf_free(&a);
+	free(rec);
+}
+
 /* --- a column set change ------------------------------------------------ */
 
 /* A running collection's set: /y's cgroup came before /x's. */
@@ -1469,6 +1523,9 @@ int main(void)
 		cmocka_unit_test(a_telemetry_path_is_a_plain_absolute_path),
 		cmocka_unit_test_setup_teardown(
 			a_scrape_has_the_process_series, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			a_peak_time_is_the_spikes_wall_clock_time, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			a_scrape_is_answered_while_hundreds_of_connections_idle,
 			setup, teardown),

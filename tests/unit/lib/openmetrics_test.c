@@ -749,6 +749,50 @@ static void test_render_dead_series(void **state)
 	om_layout_free(&l);
 }
 
+/*
+ * --web.peak-times: each window maximum has a gauge of when it was taken,
+ * in seconds since the epoch, named after the maximum with the unit of a
+ * timestamp; none without it.
+ */
+static void peak_times_say_when_each_maximum_was_taken(void **state)
+{
+	struct om_layout l;
+	struct om_value v[3];
+	struct om_buf b = { 0 }, off = { 0 };
+	unsigned int i;
+
+	assert_int_equal(om_layout_build(&l, cols, 4, NULL), 0);
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < l.nr_series; i++) {
+		v[i].alive = v[i].have_window = true;
+		v[i].wmax = 1000 + i;
+		v[i].wmax_time = 1800000000.25 + i;
+	}
+	assert_int_equal(om_render(&off, OM_OPENMETRICS, &l, v, &self), 0);
+	if (strstr(off.p, "timestamp"))
+		fail_msg("expected no peak times by default; got %s",
+			 strstr(off.p, "timestamp"));
+	l.peak_times = true;
+	assert_int_equal(om_render(&b, OM_OPENMETRICS, &l, v, &self), 0);
+	expect_line(&b, "# TYPE ksnap_vmstat_pgfault_window_max_rate_timestamp_"
+		    "seconds gauge");
+	expect_line(&b, "# UNIT ksnap_vmstat_pgfault_window_max_rate_timestamp_"
+		    "seconds seconds");
+	expect_line(&b, "ksnap_vmstat_pgfault_window_max_rate_timestamp_seconds"
+		    " 1800000002.25");
+	expect_line(&b, "# UNIT ksnap_cgroup_memory_current_window_max_"
+		    "timestamp_seconds seconds");
+	expect_line(&b, "ksnap_cgroup_memory_current_window_max_timestamp_"
+		    "seconds{cgroup=\"/\"} 1800000001.25");
+	if (strstr(b.p, "window_min_timestamp") ||
+	    strstr(b.p, "bytes_timestamp"))
+		fail_msg("expected a timestamp of the maximum only, without "
+			 "the value's unit; got %s", b.p);
+	om_buf_free(&b);
+	om_buf_free(&off);
+	om_layout_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -774,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_render_flight_textfile),
 		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_render_dead_series),
+		cmocka_unit_test(peak_times_say_when_each_maximum_was_taken),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

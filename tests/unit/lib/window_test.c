@@ -293,6 +293,63 @@ static void test_counter_peak_and_reset(void **state)
 	window_fini(&w);
 }
 
+/*
+ * When the maximum was taken: the time of its sample, the first one at
+ * it where several sub-windows reach it (whatever their places in the
+ * ring), and gone with its sub-window.
+ */
+static void test_peak_time_is_the_first_sample_at_the_max(void **state)
+{
+	struct window w;
+	double max, min;
+	bool have;
+	uint64_t t, at;
+
+	setup_window(&w, 1);
+	for (t = 100 * S; t < 160 * S; t += 10 * MS)
+		window_sample(&w, 0, t, t == 123 * S + 450 * MS ||
+				     t == 147 * S ? 9 : t == 135 * S ? 2 : 1);
+	assert_true(window_query_peak(&w, 0, 160 * S, &max, &min, &have, &at));
+	assert_true(have && max == 9);
+	if (at != 123 * S + 450 * MS)
+		fail_msg("expected the peak at %llu ns (the first of two); "
+			 "got %llu", 123 * S + 450 * MS,
+			 (unsigned long long)at);
+	/* Sub-window 12 gone (t < 130 s): the later one is the peak. */
+	assert_true(window_query_peak(&w, 0, 190 * S, &max, &min, &have, &at));
+	if (max != 9 || at != 147 * S)
+		fail_msg("expected the peak 9 at %llu ns; got %g at %llu",
+			 147 * S, max, (unsigned long long)at);
+	/* Within one sub-window too: the first at the maximum. */
+	window_sample(&w, 0, 191 * S, 20);
+	window_sample(&w, 0, 192 * S, 20);
+	assert_true(window_query_peak(&w, 0, 193 * S, &max, &min, &have, &at));
+	if (max != 20 || at != 191 * S)
+		fail_msg("expected the peak 20 at %llu ns; got %g at %llu",
+			 191 * S, max, (unsigned long long)at);
+	window_fini(&w);
+}
+
+/* A counter's peak rate is dated at the end of its interval. */
+static void test_peak_rate_time_is_its_interval_end(void **state)
+{
+	struct window w;
+	double max, min;
+	bool have;
+	uint64_t at;
+
+	setup_window(&w, 1);
+	window_counter(&w, 0, 100 * S, 10, S);
+	window_counter(&w, 0, 101 * S, 20, S);	/* 10/s */
+	window_counter(&w, 0, 102 * S, 520, S);	/* 500/s, ends at 102 s */
+	window_counter(&w, 0, 103 * S, 530, S);	/* 10/s */
+	assert_true(window_query_peak(&w, 0, 104 * S, &max, &min, &have, &at));
+	if (max != 500 || at != 102 * S)
+		fail_msg("expected the peak rate 500/s at %llu ns; got %g at "
+			 "%llu", 102 * S, max, (unsigned long long)at);
+	window_fini(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +363,8 @@ int main(void)
 		cmocka_unit_test(test_counter_interval),
 		cmocka_unit_test(test_counter_peak_and_reset),
 		cmocka_unit_test(test_counter_irregular_flushes_within_10pct),
+		cmocka_unit_test(test_peak_time_is_the_first_sample_at_the_max),
+		cmocka_unit_test(test_peak_rate_time_is_its_interval_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
