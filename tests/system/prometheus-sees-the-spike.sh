@@ -7,7 +7,11 @@
 # scrape fell inside it).  Then PromQL through the HTTP API shows:
 #   - the spike in max_over_time(..._window_max_bytes[1m]);
 #   - the last-value series' maximum over the same range without it;
-#   - the same window maximum in the 15 s Prometheus.
+#   - the same window maximum in the 15 s Prometheus;
+#   - every query of deploy/grafana/ksnap-dashboard.json (Grafana's
+#     variables put in: 5m for $__interval and its kin, .* for $instance)
+#     answered with "status":"success" by the 5 s one, and its memory
+#     peak panel's query returning the spiked cgroup.
 TEST=prometheus-sees-the-spike
 . /guest/tests/syslib.sh
 MIB64=67108864
@@ -18,6 +22,7 @@ out=/out/prometheus
 port=10109
 dropin=/etc/systemd/system/ksnapd.service.d/web.conf
 readme=/guest/files/README.md
+dashboard=/guest/files/ksnap-dashboard.json
 
 # --- the endpoint, as the README opens it --------------------------------
 if [ ! -f $readme ]; then
@@ -139,6 +144,55 @@ else
 	fail "max_over_time of the last-value series misses the spike" "< $MIB64" "'$last'"
 fi
 check "the 15 s Prometheus sees the same window maximum" "$wmax" "$wmax15"
+
+# --- the Grafana dashboard's queries ------------------------------------------
+# Each target of the dashboard: TITLE<tab>REFID<tab>EXPR, with Grafana's
+# variables put in as check-dashboard does (perl's JSON::PP: the system
+# has no python3).
+dash_exprs() { # FILE
+	perl -MJSON::PP -e '
+		local $/;
+		open(my $f, "<", $ARGV[0]) or die "$ARGV[0]: $!\n";
+		my $d = JSON::PP->new->decode(<$f>);
+		my @p = @{$d->{panels} || []};
+		while (my $p = shift @p) {
+			push @p, @{$p->{panels} || []};
+			for my $t (@{$p->{targets} || []}) {
+				my $e = $t->{expr} // "";
+				$e =~ s/\$\{?__(?:rate_interval|interval|range)(?:_ms|_s)?\}?/5m/g;
+				$e =~ s/\$\{\w+(?::\w+)?\}|\$\w+/.*/g;
+				$e =~ s/\n/ /g;
+				print "$p->{title}\t$t->{refId}\t$e\n";
+			}
+		}' "$1"
+}
+status_of() { sed -n 's/^{"status":"\([a-z]*\)".*/\1/p'; }
+if [ ! -f $dashboard ]; then
+	fail "the dashboard is in the guest" "$dashboard" "missing"
+elif ! dash_exprs $dashboard > $out.dashboard.exprs 2> $out.dashboard.err; then
+	fail "perl reads the dashboard's targets" "status 0" "$(cat $out.dashboard.err)"
+else
+	ge "the dashboard has targets" "$(wc -l < $out.dashboard.exprs)" 1
+	tab=$(printf '\t')
+	while IFS=$tab read -r title ref expr; do
+		a=$(query 9090 "$expr")
+		if [ "$(echo "$a" | status_of)" = success ]; then
+			pass "Prometheus answers \"$title\" $ref: $expr"
+		else
+			fail "Prometheus answers \"$title\" $ref ($expr)" '"status":"success"' "$(echo "$a" | head -c 300)"
+		fi
+	done < $out.dashboard.exprs
+	peak=$(awk -F '\t' '$1 == "Memory peak per cgroup, and memory.max" && $2 == "A" { print $3 }' $out.dashboard.exprs)
+	a=$(query 9090 "$peak")
+	echo "$a" > $out.dashboard.peak.json
+	got=$(echo "$a" | sed -n "s|.*\"cgroup\":\"$cg\"[^}]*},\"value\":\[[0-9.]*,\"\([^\"]*\)\"\].*|\1|p")
+	if [ -n "$got" ]; then
+		pass "the memory peak panel's query ($peak) returns $cg"
+		ge "the memory peak panel shows the 64 MiB spike" "$(printf '%.0f' "$got")" $MIB64
+	else
+		fail "the memory peak panel's query ($peak) returns $cg" "a series with cgroup=\"$cg\"" "$(echo "$a" | head -c 300)"
+	fi
+fi
 
 # --- back as it was -----------------------------------------------------------
 systemctl stop ksnapt-prom5 ksnapt-prom15 $svc > /dev/null 2>&1
