@@ -12,6 +12,12 @@
 #     variables put in: 5m for $__interval and its kin, .* for $instance)
 #     answered with "status":"success" by the 5 s one, and its memory
 #     peak panel's query returning the spiked cgroup.
+# With KSNAP_TEST_LONG=1 (make check-all), a third Prometheus scrapes every
+# 60 s, ksnapd's default window: right after one of its scrapes (within a
+# few seconds), the spike again, so that it is 55 to 60 s old at the next
+# scrape, in the window's oldest sixth; max_over_time(..._window_max_bytes
+# [2m]) there shows it (the window covers every sample of at least the last
+# 60 s, whatever the phase of the scrape against its sub-windows).
 TEST=prometheus-sees-the-spike
 . /guest/tests/syslib.sh
 MIB64=67108864
@@ -91,11 +97,13 @@ check_st "a second Prometheus (15 s) starts" 0 $? $out.prom15.log
 
 # query PORT EXPR: the API's answer (JSON).
 query() { curl -s "http://127.0.0.1:$1/api/v1/query" --data-urlencode "query=$2"; }
+# query_at PORT EXPR TIME: the same, evaluated at TIME.
+query_at() { curl -s "http://127.0.0.1:$1/api/v1/query" --data-urlencode "query=$2" --data-urlencode "time=$3"; }
 # The value of a one-sample vector answer, or nothing.
 value_of() { sed -n 's/.*"value":\[[0-9.]*,"\([^"]*\)"\].*/\1/p'; }
-# The times of PORT's scrapes of ksnapd in the last minute, one a line.
-scrape_times() { # PORT
-	query "$1" 'up{job="ksnapd"}[1m]' | grep -o '\[[0-9.]*,"[01]"\]' | sed 's/^\[\([0-9.]*\),.*/\1/'
+# The times of PORT's scrapes of ksnapd in the last RANGE (1m), one a line.
+scrape_times() { # PORT [RANGE]
+	query "$1" "up{job=\"ksnapd\"}[${2:-1m}]" | grep -o '\[[0-9.]*,"[01]"\]' | sed 's/^\[\([0-9.]*\),.*/\1/'
 }
 scraped() { [ "$(query "$1" 'up{job="ksnapd"}' | value_of)" = 1 ]; }
 poll 120 scraped 9090 || fail "Prometheus (5 s) scrapes ksnapd" "up 1" "$(query 9090 'up' | head -c 300)"
@@ -194,13 +202,74 @@ else
 	fi
 fi
 
+# --- a 60 s Prometheus, the spike in the window's last sixth (check-all) ------
+# Each scrape's window covers every sample of at least the last 60 s: a
+# spike right after a scrape is still in the next one's, 55 to 60 s old.
+# A window that kept only its six sub-windows (50 to 60 s) would miss it
+# unless the scrape fell early in its sub-window.
+if [ "${KSNAP_TEST_LONG:-0}" = 1 ]; then
+	# The others would share renders with it (a scrape within a second of
+	# another's gets that answer).
+	systemctl stop ksnapt-prom5 ksnapt-prom15 > /dev/null 2>&1
+	start_prometheus prom60 9092 60s
+	check_st "a third Prometheus (60 s) starts" 0 $? $out.prom60.log
+	spiked() { [ "$(wc -l < $out.spikes)" -gt "$1" ]; }
+	newer_scrape_at() { # PORT AFTER
+		[ -n "$(scrape_times "$1" 3m | awk -v t="$2" '$1 > t' | head -n 1)" ]
+	}
+	# A scrape whose window cannot hold the spikes above (the window is at
+	# most 70 s).
+	after=$(echo "$s_end" | awk '{ printf "%.3f", $1 + 71 }')
+	found=no lag=0 t=0
+	for try in 1 2 3; do
+		n=$(wc -l < $out.spikes)
+		poll 150 newer_scrape_at 9092 "$after" || break
+		# At once: the scrape just seen is the last one for 60 s.
+		echo go > $fifo
+		t=$(scrape_times 9092 3m | tail -n 1)
+		poll 60 spiked "$n" || break
+		set -- $(tail -n 1 $out.spikes)
+		s_start=$1 s_end=$2
+		lag=$(echo "$s_start $t" | awk '{ printf "%.1f", $1 - $2 }')
+		held=$(query_at 9092 "ksnap_cgroup_memory_current_window_max_bytes$sel" "$t" | value_of)
+		info "try $try: 60 s Prometheus scraped at $t, spike held $s_start..$s_end ($lag s later); window maximum at that scrape: $held"
+		if awk -v l="$lag" 'BEGIN { exit !(l >= 0 && l <= 4) }' &&
+		   [ -n "$held" ] && [ "$(printf '%.0f' "$held")" -lt $MIB64 ]; then
+			found=yes
+			break
+		fi
+		after=$(echo "$s_end" | awk '{ printf "%.3f", $1 + 71 }')
+	done
+	check "the spike came within 4 s after a scrape of the 60 s Prometheus whose window did not hold it" yes $found
+	if [ $found = yes ]; then
+		if poll 90 newer_scrape_at 9092 "$s_end"; then
+			t2=$(scrape_times 9092 3m | awk -v t="$s_end" '$1 > t' | head -n 1)
+			age=$(echo "$t2 $s_start" | awk '{ printf "%.1f", $1 - $2 }')
+			figure "promql-60s-spike-age" "$age"
+			# The sub-windows (10 s of CLOCK_MONOTONIC, which
+			# /proc/uptime is here: nothing suspends) of the spike
+			# and of the scrape: 6 apart, a window of six alone
+			# would not hold it.
+			mono_off=$(echo "$(date +%s.%N) $(cut -d ' ' -f 1 /proc/uptime)" | awk '{ printf "%.2f", $1 - $2 }')
+			info "sub-windows from the spike's to the scrape's: $(echo "$s_start $t2 $mono_off" | awk '{ print int(($2 - $3) / 10) - int(($1 - $3) / 10) }')"
+			w60=$(query 9092 "max_over_time(ksnap_cgroup_memory_current_window_max_bytes$sel[2m])" | value_of)
+			figure "promql-window-max-60s" "$w60"
+			ge "the 60 s Prometheus's max_over_time(window_max[2m]) shows the spike $age s old at its scrape" \
+				"$(printf '%.0f' "${w60:-0}")" $MIB64
+		else
+			fail "the 60 s Prometheus scrapes after the spike" "a scrape within 90 s" "none"
+		fi
+	fi
+	systemctl stop ksnapt-prom60 > /dev/null 2>&1
+fi
+
 # --- back as it was -----------------------------------------------------------
 systemctl stop ksnapt-prom5 ksnapt-prom15 $svc > /dev/null 2>&1
 echo 0 > $KSNAP_SYS/enable
 systemctl stop ksnapd
 rm -f $dropin $fifo
 rmdir "$(dirname $dropin)" 2>/dev/null
-rm -rf /tmp/prom5 /tmp/prom15
+rm -rf /tmp/prom5 /tmp/prom15 /tmp/prom60
 echo "$TEST_METRICS" > $KSNAP_SYS/metrics && echo > $KSNAP_SYS/cgroups &&
 	echo "$TEST_PERIOD_US" > $KSNAP_SYS/period_us
 systemctl daemon-reload
