@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Exit records: the final figures of each cgroup a running collection's
- * patterns match, taken from the cgroup_rmdir probe (cgevents.c) as the
+ * patterns match or its plain paths name, taken from the cgroup_rmdir probe (cgevents.c) as the
  * cgroup is removed, and queued for the reader (KSNAP_IOC_EXIT).  A
  * cgroup that lived shorter than a rescan, and was never in a column set,
  * leaves one all the same.
@@ -22,7 +22,9 @@
  * (ksnap_exits_arm()) and dropped at stop.  A cgroup is recorded when it
  * is below the root (cgroup_is_descendant(): its ancestors' ids, not its
  * name) and its path from there, the event's path with the root's cut
- * off, matches a pattern: a cgroup outside the namespace never is.
+ * off, matches a pattern: a cgroup outside the namespace never is.  A
+ * plain path's cgroup is known by the id it had at start, and recorded
+ * under the path its columns have.
  */
 #include <linux/cgroup.h>
 #include <linux/cpumask.h>
@@ -40,9 +42,18 @@
 #include "ksnap.h"
 #include "parse.h"
 
-/* The patterns of a running collection, and where their paths start. */
+/* A plain path of a running collection: the cgroup it named at start. */
+struct ksnap_exit_named {
+	u64 id;
+	char *path;		/* as its columns name it */
+};
+
+/*
+ * The patterns of a running collection, where their paths start, and its
+ * plain paths.
+ */
 struct ksnap_exit_filter {
-	struct cgroup *root;	/* held */
+	struct cgroup *root;	/* held; NULL without patterns */
 	unsigned int depth;
 	unsigned int nr;
 	u32 generation;
@@ -50,6 +61,8 @@ struct ksnap_exit_filter {
 	char *root_path;	/* the root's, on the hierarchy; "" for / */
 	size_t root_len;
 	char *buf;		/* the patterns, NUL-separated */
+	unsigned int nr_named;
+	struct ksnap_exit_named *named;
 	const char *pattern[];
 };
 
@@ -66,76 +79,129 @@ struct ksnap_exits {
 
 static void ksnap_exit_filter_free(struct ksnap_exit_filter *f)
 {
+	unsigned int i;
+
 	if (!f)
 		return;
-	cgroup_put(f->root);
+	if (f->root)
+		cgroup_put(f->root);
+	for (i = 0; i < f->nr_named; i++)
+		kfree(f->named[i].path);
+	kfree(f->named);
 	kfree(f->root_path);
 	kfree(f->buf);
 	kfree(f);
 }
 
-/* The patterns of @cfg's cgroups list, or NULL: none, or no memory. */
-static struct ksnap_exit_filter *ksnap_exit_filter_new(const struct ksnap *ks)
+/* @cfg's plain paths, by the ids of the cgroups they named at start. */
+static int ksnap_exit_filter_named(struct ksnap_exit_filter *f,
+				   const struct ksnap_config *cfg)
 {
-	const struct ksnap_config *cfg = ks->cfg;
-	struct ksnap_exit_filter *f;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < cfg->nr_cgroups; i++)
+		n += !test_bit(i, cfg->matched);
+	if (!n)
+		return 0;
+	f->named = kcalloc(n, sizeof(*f->named), GFP_KERNEL);
+	if (!f->named)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_cgroups; i++) {
+		const struct ksnap_cgroup *cg = &cfg->cgroups[i];
+
+		if (test_bit(i, cfg->matched))
+			continue;
+		f->named[f->nr_named].id = cg->id;
+		f->named[f->nr_named].path = kstrdup(cg->path, GFP_KERNEL);
+		if (!f->named[f->nr_named].path)
+			return -ENOMEM;
+		f->nr_named++;
+	}
+	return 0;
+}
+
+/* @cfg's patterns, their namespace's root and its path. */
+static int ksnap_exit_filter_patterns(struct ksnap_exit_filter *f,
+				      const struct ksnap_config *cfg)
+{
 	struct ksnap_parse_err err;
 	struct ksnap_list *list;
 	unsigned int i;
+	int ret = -ENOMEM;
 
-	if (!cfg->nr_patterns || !cfg->cgns)
-		return NULL;
 	list = kvmalloc(sizeof(*list), GFP_KERNEL);
-	f = kzalloc(struct_size(f, pattern, cfg->nr_patterns), GFP_KERNEL);
-	if (!list || !f)
-		goto fail;
 	f->buf = kstrdup(cfg->cgroups_arg, GFP_KERNEL);
-	if (!f->buf)
-		goto fail;
+	if (!list || !f->buf)
+		goto out;
 	/* Parsed before, when the configuration was built: no error here. */
-	if (ksnap_parse_list(f->buf, KSNAP_FIELD_VALUE_MAX, list, &err))
-		goto fail;
+	ret = ksnap_parse_list(f->buf, KSNAP_FIELD_VALUE_MAX, list, &err);
+	if (ret)
+		goto out;
 	for (i = 0; i < list->nr && f->nr < cfg->nr_patterns; i++)
 		if (ksnap_cgpattern_is_pattern(list->item[i]))
 			f->pattern[f->nr++] = list->item[i];
-	kvfree(list);
-	list = NULL;
 	f->root = cfg->cgns->root_cset->dfl_cgrp;
 	cgroup_get(f->root);
+	ret = -ENOMEM;
 	f->root_path = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!f->root_path ||
 	    kernfs_path_from_node(f->root->kn, NULL, f->root_path,
-				  PATH_MAX) <= 0) {
-		ksnap_exit_filter_free(f);
-		f = NULL;
-		goto fail;
-	}
+				  PATH_MAX) <= 0)
+		goto out;
 	/* The hierarchy's root is "/": the paths below it are as they are. */
 	f->root_len = strcmp(f->root_path, "/") ? strlen(f->root_path) : 0;
 	f->depth = ksnap_cgpattern_depth();
-	f->generation = ks->ctrl->generation;
-	f->start_ns = ks->run.start_mono_ns;
-	return f;
-fail:
+	ret = 0;
+out:
 	kvfree(list);
-	if (f)
-		kfree(f->buf);
-	kfree(f);
-	pr_warn_ratelimited("cgroups: no memory for the patterns' filter: this collection records no exits\n");
-	return NULL;
+	return ret;
 }
 
 /*
- * @cgrp's path from @f's root, from the event's @path (from the
- * hierarchy's root), if a pattern matches it; NULL when none does, or
- * when it is not below the root.
+ * The filter of @cfg's cgroups list: its patterns and its plain paths;
+ * NULL when it has neither, or on no memory.
+ */
+static struct ksnap_exit_filter *ksnap_exit_filter_new(const struct ksnap *ks)
+{
+	const struct ksnap_config *cfg = ks->cfg;
+	bool patterns = cfg->nr_patterns && cfg->cgns;
+	struct ksnap_exit_filter *f;
+
+	if (!patterns && !cfg->nr_cgroups)
+		return NULL;
+	f = kzalloc(struct_size(f, pattern, patterns ? cfg->nr_patterns : 0),
+		    GFP_KERNEL);
+	if (!f || ksnap_exit_filter_named(f, cfg) ||
+	    (patterns && ksnap_exit_filter_patterns(f, cfg))) {
+		ksnap_exit_filter_free(f);
+		pr_warn_ratelimited("cgroups: no memory for the exit records' filter: this collection records no exits\n");
+		return NULL;
+	}
+	if (!f->nr && !f->nr_named) {
+		ksnap_exit_filter_free(f);
+		return NULL;
+	}
+	f->generation = ks->ctrl->generation;
+	f->start_ns = ks->run.start_mono_ns;
+	return f;
+}
+
+/*
+ * @cgrp's path: a plain path's, if it is the cgroup one named; else its
+ * path from @f's root, from the event's @path (from the hierarchy's
+ * root), if a pattern matches it.  NULL when neither, or when it is not
+ * below the root.
  */
 static const char *ksnap_exit_match(const struct ksnap_exit_filter *f,
 				    struct cgroup *cgrp, const char *path)
 {
 	const char *rel;
+	unsigned int i;
 
-	if (!path || !cgroup_is_descendant(cgrp, f->root) ||
+	for (i = 0; i < f->nr_named; i++)
+		if (f->named[i].id == cgroup_id(cgrp))
+			return f->named[i].path;
+	if (!f->root || !path || !cgroup_is_descendant(cgrp, f->root) ||
 	    strncmp(path, f->root_path, f->root_len))
 		return NULL;
 	rel = path + f->root_len;
@@ -152,7 +218,7 @@ void ksnap_exits_mkdir(struct ksnap *ks, struct cgroup *cgrp,
 	struct ksnap_exits *ex = ks->exits;
 	unsigned long flags;
 
-	/* No collection with patterns: no lock taken.  Pairs with arm's. */
+	/* No collection recording exits: no lock taken.  Pairs with arm's. */
 	if (!ex || !READ_ONCE(ex->filter))
 		return;
 	raw_spin_lock_irqsave(&ex->lock, flags);
@@ -202,7 +268,7 @@ static void ksnap_exit_read(struct cgroup *cgrp, struct ksnap_exit *e)
 	ksnap_exit_memory(cgrp, e);
 }
 
-/* A cgroup was removed: queue its exit record, if a pattern matches it. */
+/* A cgroup was removed: queue its exit record, if the filter names it. */
 void ksnap_exits_rmdir(struct ksnap *ks, struct cgroup *cgrp,
 		       const char *path)
 {

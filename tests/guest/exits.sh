@@ -7,6 +7,7 @@
 # short one that burns 50 ms of CPU leaves its name, its CPU time and its lifetime; one whose tasks its
 # memory limit killed leaves oom_kill, and a flight recorder rule on it
 # dumps the rows around its exit; one outside the pattern leaves nothing.
+# A cgroup the list names by a plain path leaves one too, under that path.
 TEST=exits
 . /guest/tests/lib.sh
 S=$KSNAP_SYS
@@ -26,11 +27,11 @@ member() {
 }
 
 unload
-mkdir -p $CG$D/keep $CG/kother
+mkdir -p $CG$D/keep $CG/kother $CG/kplain
 echo +memory > $CG/cgroup.subtree_control
 echo +memory > $CG$D/cgroup.subtree_control
 
-modprobe ksnap metrics=pgfault,cpu.stat.usage "cgroups=$D/*" \
+modprobe ksnap metrics=pgfault,cpu.stat.usage "cgroups=$D/*,/kplain" \
 	period_us=10000 discover_ms=60000 settle_ms=1000
 check "load with a pattern" 0 $?
 
@@ -61,12 +62,17 @@ sh -c "echo \$\$ > $CG$D/oom/cgroup.procs && exec memhog 64 1" > /out/oom.txt 2>
 info "memhog in a 16 MiB cgroup exited $?"
 rmdir $CG$D/oom
 
+# The plain path's, after 20 ms of CPU.
+sh -c "echo \$\$ > $CG/kplain/cgroup.procs && exec spike burn 20" > /out/burn-plain.txt
+rmdir $CG/kplain
+check "the plain path's cgroup's removal" 0 $?
+
 # One the pattern does not match.
 mkdir $CG/kother/x
 rmdir $CG/kother/x
 
-check_wait "stats/exits counts the two matches' exit records" $WAIT_S \
-	stat_is exits 2
+check_wait "stats/exits counts the exit records of the two matches and the plain path" $WAIT_S \
+	stat_is exits 3
 check "stats/exits_lost: none dropped" 0 "$(ksnap_stat exits_lost)"
 # The rule's dump ends post after the exit, while the collection runs.
 check_wait "the rule on exit.oom_kill writes its dump" $WAIT_S \
@@ -114,6 +120,12 @@ check "its memory_oom_kill is at least 1" yes \
 peak=$(member "$oom" memory_peak_bytes)
 check "its memory_peak_bytes is near its 16 MiB limit" yes \
 	"$([ "$peak" != none ] && [ "$peak" -ge $((12 << 20)) ] && [ "$peak" -le $((16 << 20)) ] && echo yes || echo "no ($peak)")"
+plain=$(exit_of /kplain)
+info "plain: $plain"
+check "the plain path's cgroup has an exit record, under its path" yes \
+	"$([ -n "$plain" ] && echo yes || echo no)"
+check "its cpu_usage_nanos is at least the 20 ms it burnt" yes \
+	"$(u=$(member "$plain" cpu_usage_nanos); [ "$u" != none ] && [ "$u" -ge 20000000 ] && echo yes || echo "no ($u)")"
 check "a cgroup outside the pattern has no exit record" "" \
 	"$(grep -h '^STATS	' /out/x.tsv* | grep -o '"cgroup":"/kother[^"]*"')"
 check "STATS counts no exit record lost" 0 \
