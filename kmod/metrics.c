@@ -834,7 +834,8 @@ int ksnap_metric_lookup(const char *name)
  * kernel lacks are left out with the rest of the catalogue.
  */
 static const char *const ksnap_pod_metrics[] = {
-	"memory.current", "memory.max", "memory.swap.current",
+	"memory.current", "memory.working_set", "memory.max",
+	"memory.swap.current",
 	"memory.events.high", "memory.events.oom_kill",
 	"memory.stat.anon", "memory.stat.file",
 	"cpu.stat.usage",

@@ -108,17 +108,18 @@ check "--list-metrics=container: the per-cgroup metrics" \
 check "--list-metrics=cpu: the /proc/stat cpu line's" \
 	"$(awk -F'\t' '$1 ~ /^cpu\./ && $5 == "cpu" { print $1 }' $W/available.txt)" \
 	"$(ksnapd --list-metrics=cpu | cut -f1)"
-# pod: the dozen a node watches first, those this kernel offers, in the
-# catalogue's order; memory use and CPU usage on every kernel.
-pod="memory.current memory.max memory.swap.current memory.events.high
+# pod: the 13 a node watches first, those this kernel offers, in the
+# catalogue's order; memory use, working set and CPU usage on every kernel.
+pod="memory.current memory.working_set memory.max memory.swap.current memory.events.high
 memory.events.oom_kill memory.stat.anon memory.stat.file cpu.stat.usage
 cpu.pressure.some memory.pressure.some memory.pressure.full io.pressure.some"
-check "--list-metrics=pod: those of the 12 this kernel offers" \
+check "--list-metrics=pod: those of the 13 this kernel offers" \
 	"$(awk -F'\t' -v pod="$pod" 'BEGIN { split(pod, p, /[ \n]/); for (i in p) want[p[i]] = 1 }
 		$1 in want { print $1 }' $W/available.txt)" \
 	"$(ksnapd --list-metrics=pod | cut -f1)"
 check_lines "--list-metrics=pod has memory.current" 1 "memory.current	" "$(ksnapd --list-metrics=pod)"
 check_lines "--list-metrics=pod has cpu.stat.usage" 1 "cpu.stat.usage	" "$(ksnapd --list-metrics=pod)"
+check_lines "--list-metrics=pod has memory.working_set" 1 "memory.working_set	" "$(ksnapd --list-metrics=pod)"
 ksnapd --list-metrics=bogus 2> $W/badgroup.err
 check "--list-metrics=bogus is a usage error" 2 $?
 check_lines "--list-metrics=bogus names the groups" 1 "no group 'bogus' (all, vmstat, cpu, container, pod)" "$(cat $W/badgroup.err)"
