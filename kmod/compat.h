@@ -434,7 +434,11 @@ static inline bool ksnap_memcg_stat_known(enum node_stat_item item)
 }
 
 /* memcgproof.c's test hook: read slot i + skew for slot i. */
+#ifdef KSNAP_TEST_HOOKS
 extern unsigned int ksnap_memcg_table_skew;
+#else
+#define ksnap_memcg_table_skew 0U
+#endif
 
 /*
  * Checked at load against the node counters (memcgproof.c): a slot that

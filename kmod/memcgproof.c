@@ -142,10 +142,12 @@ bool ksnap_memcg_decide(const enum node_stat_item *item, u8 *state,
 }
 
 #ifdef KSNAP_MEMCG_STAT_TABLE
+#ifdef KSNAP_TEST_HOOKS
 unsigned int ksnap_memcg_table_skew;
 module_param_named(memcg_table_skew, ksnap_memcg_table_skew, uint, 0444);
 MODULE_PARM_DESC(memcg_table_skew,
 		 "test hook, leave at 0: read memory.stat's slot i + N instead of slot i, as a changed kernel table would (the load-time check must then refuse what disagrees)");
+#endif
 
 #define KSNAP_MEMCG_SLOTS	ARRAY_SIZE(ksnap_memcg_node_items)
 
