@@ -8,8 +8,9 @@
  * median and 99th percentile; figures only.  --pod reads, instead, the
  * files of ksnap's pod group (memory.current, memory.max,
  * memory.swap.current, memory.events, memory.stat, cpu.stat,
- * cpu.pressure, memory.pressure, io.pressure: 9 files for its 12
- * counters), each parsed for the counters the group takes.
+ * cpu.pressure, memory.pressure, io.pressure: 9 files for its 13
+ * counters, the working set from memory.current and memory.stat's
+ * inactive_file), each parsed for the counters the group takes.
  *
  *   cgpoll --dir DIR --prefix P --count N [--sweeps S] [--cpu C]
  *          [--tag TEXT] [--pod]
@@ -56,7 +57,7 @@ static const struct {
 	{ "memory.max", { "" } },	/* "max" reads as 0: parsed all the same */
 	{ "memory.swap.current", { "" } },
 	{ "memory.events", { "high ", "oom_kill " } },
-	{ "memory.stat", { "anon ", "file " } },
+	{ "memory.stat", { "anon ", "file ", "inactive_file " } },
 	{ "cpu.stat", { "usage_usec " } },
 	{ "cpu.pressure", { "total=" } },
 	{ "memory.pressure", { "total=", "total=" } },	/* some, full */
