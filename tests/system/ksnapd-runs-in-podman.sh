@@ -3,9 +3,14 @@
 # runs it: the image is built under podman from a Debian base made by
 # scripts/container-base (imported here: the guest has no network) and the
 # ksnapd package, and run privileged with /sys/fs/cgroup read-only and a
-# host directory for its stream.  It starts a collection, writes while
-# containers come and go beside it, and on `podman stop` ends the stream:
-# ksnap-verify accepts it and every snapshot taken is a row or counted.
+# host directory for its stream.  It is started while the packaged
+# service holds the device, as on a node that has both: it waits, says
+# why on its log, and keeps running (no crash loop) until the service is
+# stopped, disabled and masked with docs/containers.md's commands; then it
+# attaches.  It starts a collection, writes while containers come and go
+# beside it, and on `podman stop` ends the stream: ksnap-verify accepts it
+# and every snapshot taken is a row or counted.  The service comes back
+# with the docs' commands.
 TEST=ksnapd-runs-in-podman
 . /guest/tests/syslib.sh
 out=/out/podman-ksnapd
@@ -18,8 +23,9 @@ if [ -z "$tarball" ]; then
 	fail "the harness gives the Debian base (container-base-*.tar)" "a tar in /guest/files" "$(ls /guest/files)"
 	exit 1
 fi
-# The service holds the device: the container's ksnapd is the reader here.
-systemctl stop ksnapd
+# The service holds the device, as on a node with both packages.
+systemctl start ksnapd
+poll 60 attached || fail "the service holds the device" "attached" "$(ksnap_stat reader)"
 podman import "$tarball" $base > $out.import.log 2>&1
 check_st "podman imports the Debian base ($(basename "$tarball"))" 0 $? $out.import.log
 ctx=/tmp/ksnapd-image
@@ -41,6 +47,24 @@ rm -rf $data && mkdir -p $data
 podman run -d --name ksnapd --network none --privileged \
 	-v /sys/fs/cgroup:/sys/fs/cgroup:ro -v $data:/var/lib/ksnap $image > $out.run.log 2>&1
 check_st "podman runs the image as docs/containers.md does" 0 $? $out.run.log
+said_busy() { podman logs ksnapd 2>&1 | grep -q 'another reader holds it.*ksnapd.service owns it'; }
+if poll 120 said_busy; then
+	pass "beside the service, the container's ksnapd says the device is busy and who owns it"
+else
+	fail "the container's ksnapd says within 120 s that ksnapd.service holds the device" \
+		"'another reader holds it ... ksnapd.service owns it'" "$(podman logs ksnapd 2>&1 | tail -n 3)"
+fi
+# It waits instead of exiting (an exit at the first EBUSY is the crash
+# loop a DaemonSet would show).
+check "it keeps waiting: the container runs (no crash loop)" true \
+	"$(podman inspect -f '{{.State.Running}}' ksnapd 2>&1)"
+check "the service still holds the device" "$(ksnapd_pid)" \
+	"$(attached "$(ksnapd_pid)" && ksnapd_pid || echo "not the service: $(ksnap_stat reader)")"
+check "the container wrote no row meanwhile" 0 "$(cat $data/ksnap.tsv 2>/dev/null | wc -l)"
+# docs/containers.md: the container's node stops, disables and masks the service.
+systemctl disable --now ksnapd.service > $out.mask.log 2>&1 &&
+	systemctl mask ksnapd.service >> $out.mask.log 2>&1
+check_st "systemctl disable --now and mask ksnapd.service" 0 $? $out.mask.log
 file_rows() { [ -s $data/ksnap.tsv ] && [ "$(wc -l < $data/ksnap.tsv)" -ge "$1" ]; }
 if poll 120 file_rows 20; then
 	pass "the container's ksnapd starts a collection and writes rows to the host directory"
@@ -77,6 +101,9 @@ figure "podman-ksnapd-rows" "$(tsv_rows $out.tsv | wc -l)"
 podman rm -f ksnapd > /dev/null 2>&1
 podman rmi -f $image $base localhost/ksnapt-bb > /dev/null 2>&1
 rm -rf $data $ctx /tmp/ksnapt-bb-root /tmp/ksnapt-bb.tar
-systemctl start ksnapd
+# docs/containers.md: back to the host's service.
+systemctl unmask ksnapd.service > $out.unmask.log 2>&1 &&
+	systemctl enable --now ksnapd.service >> $out.unmask.log 2>&1
+check_st "systemctl unmask and enable --now ksnapd.service" 0 $? $out.unmask.log
 poll 60 attached || fail "the service holds the device again" "attached" "$(ksnap_stat reader)"
 end_test
