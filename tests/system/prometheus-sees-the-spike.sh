@@ -155,30 +155,15 @@ check "the 15 s Prometheus sees the same window maximum" "$wmax" "$wmax15"
 
 # --- the Grafana dashboard's queries ------------------------------------------
 # Each target of the dashboard: TITLE<tab>REFID<tab>EXPR, with Grafana's
-# variables put in as check-dashboard does (perl's JSON::PP: the system
-# has no python3).
+# variables put in (tests/deploy/dashboard-exprs, as check-dashboard does).
 dash_exprs() { # FILE
-	perl -MJSON::PP -e '
-		local $/;
-		open(my $f, "<", $ARGV[0]) or die "$ARGV[0]: $!\n";
-		my $d = JSON::PP->new->decode(<$f>);
-		my @p = @{$d->{panels} || []};
-		while (my $p = shift @p) {
-			push @p, @{$p->{panels} || []};
-			for my $t (@{$p->{targets} || []}) {
-				my $e = $t->{expr} // "";
-				$e =~ s/\$\{?__(?:rate_interval|interval|range)(?:_ms|_s)?\}?/5m/g;
-				$e =~ s/\$\{\w+(?::\w+)?\}|\$\w+/.*/g;
-				$e =~ s/\n/ /g;
-				print "$p->{title}\t$t->{refId}\t$e\n";
-			}
-		}' "$1"
+	python3 /guest/files/dashboard-exprs "$1" | grep -v '^\(var\|nointerval\)	'
 }
 status_of() { sed -n 's/^{"status":"\([a-z]*\)".*/\1/p'; }
 if [ ! -f $dashboard ]; then
 	fail "the dashboard is in the guest" "$dashboard" "missing"
 elif ! dash_exprs $dashboard > $out.dashboard.exprs 2> $out.dashboard.err; then
-	fail "perl reads the dashboard's targets" "status 0" "$(cat $out.dashboard.err)"
+	fail "dashboard-exprs reads the dashboard's targets" "status 0" "$(cat $out.dashboard.err)"
 else
 	ge "the dashboard has targets" "$(wc -l < $out.dashboard.exprs)" 1
 	tab=$(printf '\t')
