@@ -18,7 +18,14 @@ apt_use() {
 	else
 		apt_dir=$cache/apt
 	fi
-	APT_OPTS="-o Dir::Etc::SourceList=$apt_dir/sources.list
+	# Check-Valid-Until off: a mirror that is a snapshot (snapshot.debian.org,
+	# a registry's copy) serves sid's and the security suite's Release files
+	# past their week of validity, and apt would then refuse the whole
+	# update.  The signatures are still checked, and every kernel is taken
+	# at the exact version scripts/kernel-pins names, so an old Release
+	# cannot bring an older package.
+	APT_OPTS="-o Acquire::Check-Valid-Until=false
+ -o Dir::Etc::SourceList=$apt_dir/sources.list
  -o Dir::Etc::SourceParts=/nonexistent -o Dir::State::Lists=$apt_dir/lists
  -o Dir::Cache=$apt_dir/cache -o Dir::Cache::Archives=$apt_dir/archives
  -o Debug::NoLocking=1 -o APT::Sandbox::User=root -q${1:+ $1}"
