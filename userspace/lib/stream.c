@@ -576,33 +576,50 @@ static char *put_exit(char *p, const struct ksnap_exit *x)
 
 #define NR_STATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))
 
-/* How many of st's exit records fit EXITS_JSON_BUDGET, in order. */
-static size_t exits_listed(const struct ksnap_stream_stats *st)
+/*
+ * Those of st's exit records that fit EXITS_JSON_BUDGET, in order, each
+ * encoded once, comma-separated, from ex; a record is encoded in full
+ * before it is known not to fit, so ex needs EXITS_JSON_BUDGET +
+ * EXIT_JSON_MAX.  Returns the end; *listed says how many.
+ */
+static char *put_exits(char *ex, const struct ksnap_stream_stats *st,
+		       size_t *listed)
 {
-	char buf[EXIT_JSON_MAX];
-	size_t i, used = 0, len;
+	char *q = ex, *q0;
+	size_t i;
 
 	for (i = 0; i < st->nr_exits; i++) {
-		len = (size_t)(put_exit(buf, &st->exits[i]) - buf) + 1;
-		if (used + len > EXITS_JSON_BUDGET)
+		q0 = q;
+		if (i)
+			*q++ = ',';
+		q = put_exit(q, &st->exits[i]);
+		/* Each record with its separator, as a reader counts them. */
+		if ((size_t)(q - ex) + 1 > EXITS_JSON_BUDGET) {
+			q = q0;
 			break;
-		used += len;
+		}
 	}
-	return i;
+	*listed = i;
+	return q;
 }
 
 int ksnap_stream_stats(struct ksnap_stream *s,
 		       const struct ksnap_stream_stats *st)
 {
-	char *start, *p;
+	/* The most the keys take; the exits are encoded past it first. */
+	size_t keys_max = 64 + (NR_STATS_KEYS + st->nr_extra) *
+			  (48 + U64_MAX_DIGITS);
+	char *start, *p, *ex, *ex_end;
 	size_t i, listed;
 	int err = 0;
 
-	start = line_begin(s, 64 + (NR_STATS_KEYS + st->nr_extra) *
-			   (48 + U64_MAX_DIGITS) + EXITS_JSON_BUDGET, &err);
+	start = line_begin(s, keys_max + EXITS_JSON_BUDGET + EXIT_JSON_MAX,
+			   &err);
 	if (!start)
 		return err;
-	listed = exits_listed(st);
+	/* The count of those left out is a key, written before them. */
+	ex = start + keys_max;
+	ex_end = put_exits(ex, st, &listed);
 	p = PUT_LIT(start, "STATS\t{");
 	for (i = 0; i < NR_STATS_KEYS; i++) {
 		uint64_t v;
@@ -628,12 +645,10 @@ int ksnap_stream_stats(struct ksnap_stream *s,
 		p = ksnap_put_u64(p, st->extra[i].value);
 	}
 	if (listed) {
+		/* keys_max leaves room for this before ex: then down. */
 		p = PUT_LIT(p, ",\"ksnap_exits\":[");
-		for (i = 0; i < listed; i++) {
-			if (i)
-				*p++ = ',';
-			p = put_exit(p, &st->exits[i]);
-		}
+		memmove(p, ex, (size_t)(ex_end - ex));
+		p += ex_end - ex;
 		*p++ = ']';
 	}
 	*p++ = '}';

@@ -316,6 +316,15 @@ static void stats_of_many_long_odd_paths_stays_within_its_budget(void **state)
 		fail_msg("expected a line within 26 KiB, got %zu bytes",
 			 strlen(out));
 	assert_non_null(strstr(list, "\\u0001\\ufffd"));
+	/* Each listed record whole, and the line closed after the last. */
+	for (un = list, i = 0; (un = strstr(un, "\"cpu_system_nanos\":0}")); un++)
+		i++;
+	if (i != listed)
+		fail_msg("expected %u whole records, got %u", listed, i);
+	j = strlen(out);
+	if (j < 4 || strcmp(out + j - 4, "}]}\n"))
+		fail_msg("expected the line to end with '}]}', got '%s'",
+			 out + (j > 16 ? j - 16 : 0));
 }
 
 static void put_hex_is_lowercase_without_leading_zeros(void **state)
