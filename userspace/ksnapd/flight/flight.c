@@ -614,7 +614,8 @@ static int on_exit_record(void *self, const struct ksnap_exit *x)
 		/* Not for this cgroup, or a value it does not have. */
 		if (rule_bind_cgroup(&r, cols, n, x->path, &e))
 			continue;
-		/* Evaluated apart: an open dump keeps its record and rule. */
+		/* Evaluated apart: an open dump keeps its record and rule;
+		 * one that opens takes this evaluation. */
 		if (rule_eval_init(&ev, &r, f->coll->period_ns)) {
 			free(cols);
 			snprintf(f->err, f->errlen, "flight recorder: %s",
@@ -622,7 +623,8 @@ static int on_exit_record(void *self, const struct ksnap_exit *x)
 			return -ENOMEM;
 		}
 		held = rule_eval_row(&ev, x->time_ns, v);
-		rule_eval_fini(&ev);
+		if (!held || fr->ds == FLIGHT_DUMPING)
+			rule_eval_fini(&ev);
 		if (!held)
 			continue;
 		fr->last_true = x->time_ns;
@@ -631,11 +633,11 @@ static int on_exit_record(void *self, const struct ksnap_exit *x)
 			fire(f, fr, x->time_ns, x->time_ns);
 			continue;
 		}
+		/* The rule and its evaluation become the dump's, as they are. */
 		rule_eval_fini(&fr->ev);
 		fr->rule = r;
-		if (rule_eval_init(&fr->ev, &fr->rule, f->coll->period_ns))
-			continue;
-		rule_eval_row(&fr->ev, x->time_ns, v);
+		fr->ev = ev;
+		fr->ev.r = &fr->rule;
 		fr->exit_rec = *x;
 		/* Its events name the cgroup, as a pattern rule's do. */
 		fr->rule.cgroup = fr->exit_rec.path;
