@@ -1118,7 +1118,7 @@ static size_t http_to(const char *req, unsigned int timeout_s, char *out,
 	return got;
 }
 
-#define NR_SCRAPERS	6
+#define NR_SCRAPERS	50
 
 struct scraper {
 	pthread_t t;
@@ -1149,15 +1149,18 @@ static unsigned int in_flight(void)
  * (10 s at most). */
 static unsigned int hold_for;
 static volatile bool released;
+static volatile bool holding;
 
 static void hold_render(void *arg)
 {
 	uint64_t deadline = web_now_ns() + 10000 * MS;
 
 	(void)arg;
+	holding = true;
 	while (!released && (!hold_for || in_flight() < hold_for) &&
 	       web_now_ns() < deadline)
 		usleep(1000);
+	holding = false;
 }
 
 static void start_held(unsigned int max_requests, uint64_t share_ns)
@@ -1179,26 +1182,51 @@ static void start_held(unsigned int max_requests, uint64_t share_ns)
 
 /*
  * Scrapes that arrive while a render is under way wait for it: however
- * many they are, one render answers them all, each with the whole
- * exposition.
+ * many they are (50 here), one render answers them all, each with the
+ * whole exposition; meanwhile the drain still takes rows, and the
+ * answer has them.
  */
 static void concurrent_scrapes_share_one_render(void **state)
 {
+	struct ksnap_record *rec = calloc(1, KSNAP_RECORD_SIZE(2));
+	uint64_t deadline = web_now_ns() + 10000 * MS;
 	unsigned int i;
 
-	start_held(0, 1);
-	hold_for = NR_SCRAPERS;
+	assert_non_null(rec);
+	/* More than the default --web.max-requests: all answered at once. */
+	start_held(NR_SCRAPERS, 1);
 	for (i = 0; i < NR_SCRAPERS; i++)
 		assert_int_equal(pthread_create(&scrapers[i].t, NULL, scrape,
 						&scrapers[i]), 0);
+	/* All of them waiting on the one render, which is held. */
+	while (in_flight() < NR_SCRAPERS && web_now_ns() < deadline)
+		usleep(1000);
+	if (in_flight() != NR_SCRAPERS || !holding)
+		fail_msg("expected %d scrapes waiting on a held render, got %u "
+			 "(render %s)", NR_SCRAPERS, in_flight(),
+			 holding ? "held" : "not held");
+	/* The drain goes on meanwhile: rows are taken, not held up. */
+	rec->seq = 100;
+	rec->time_ns = 100 * 10 * MS;
+	rec->values[0] = 1100;
+	rec->values[1] = 1500;
+	assert_int_equal(web_ops.row(&w, rec), 0);
+	assert_int_equal(web_ops.flush(&w), 0);
+	if (!holding)
+		fail_msg("expected a row taken while the render was held, got "
+			 "the row waiting for the render to end");
+	released = true;
 	for (i = 0; i < NR_SCRAPERS; i++)
 		pthread_join(scrapers[i].t, NULL);
+	free(rec);
 	for (i = 0; i < NR_SCRAPERS; i++)
 		if (!strstr(scrapers[i].resp, "HTTP/1.1 200") ||
 		    !strstr(scrapers[i].resp, "\nksnap_vmstat_pgfault_total "
-						"1490\n"))
-			fail_msg("scraper %u: expected 200 with the series, "
+						"1500\n"))
+			fail_msg("scraper %u: expected 200 with the series and "
+				 "the row taken while it waited (1500), "
 				 "got:\n%.300s", i, scrapers[i].resp);
+	(void)state;
 	if (w.renders != 1)
 		fail_msg("%d concurrent scrapes: expected 1 render, got %llu",
 			 NR_SCRAPERS, (unsigned long long)w.renders);
