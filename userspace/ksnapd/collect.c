@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "collect.h"
+#include "identity.h"
 
 int ksnapd_collect_init(struct ksnapd_collect *c, struct ksnap_ring *r,
 			const struct ksnapd_collect_config *cfg, char *err,
@@ -21,7 +22,8 @@ int ksnapd_collect_init(struct ksnapd_collect *c, struct ksnap_ring *r,
 	c->rec = malloc(r->record_size ? r->record_size : sizeof(*c->rec));
 	c->norm = malloc(r->record_size ? r->record_size : sizeof(*c->norm));
 	c->exits = calloc(KSNAPD_EXITS_LISTED, sizeof(*c->exits));
-	if (!c->rec || !c->norm || !c->exits) {
+	c->exit_ids = calloc(KSNAPD_EXITS_LISTED, sizeof(*c->exit_ids));
+	if (!c->rec || !c->norm || !c->exits || !c->exit_ids) {
 		ksnapd_collect_fini(c);
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -ENOMEM;
@@ -39,6 +41,8 @@ void ksnapd_collect_fini(struct ksnapd_collect *c)
 	c->norm = NULL;
 	free(c->exits);
 	c->exits = NULL;
+	free(c->exit_ids);
+	c->exit_ids = NULL;
 }
 
 int ksnapd_collect_add(struct ksnapd_collect *c,
@@ -156,9 +160,12 @@ static int take_exits(struct ksnapd_collect *c)
 	while (!(ret = ksnap_ring_take_exit(c->ring, &x))) {
 		if (x.generation != c->coll.generation)
 			continue;
-		if (c->nr_exits < KSNAPD_EXITS_LISTED)
+		if (c->nr_exits < KSNAPD_EXITS_LISTED) {
+			/* Who it was, while the node's files may still say. */
+			ksnap_identity_peek(x.path,
+					    &c->exit_ids[c->nr_exits]);
 			c->exits[c->nr_exits++] = x;
-		else
+		} else
 			c->exits_unlisted++;
 		ret = each_exit(c, &x);
 		if (ret)
@@ -579,6 +586,7 @@ static void collection_stats(const struct ksnapd_collect *c,
 	st->ksnap_exits_lost = ks.exits_lost;
 	st->ksnapd_exits_unlisted = c->exits_unlisted;
 	st->exits = c->exits;
+	st->exit_ids = c->exit_ids;
 	st->nr_exits = c->nr_exits;
 }
 

@@ -142,6 +142,7 @@ struct ksnapd_collect {
 	/* Exit records taken from the module for the stream being written
 	 * (its STATS lists them), and those past what it lists. */
 	struct ksnap_exit *exits;
+	struct ksnap_identity *exit_ids;	/* who each one's cgroup was */
 	uint32_t nr_exits;
 	uint64_t exits_unlisted;
 

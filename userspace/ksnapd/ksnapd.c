@@ -401,10 +401,9 @@ static void check_options(struct options *o)
 	if (o->web_systemd)
 		o->web_listen = "";
 	if ((o->web_window_ns || o->web_metrics || o->web_histograms ||
-	     o->web_peak_times || o->identity_root_set) && !o->web_listen &&
-	    !o->textfile)
+	     o->web_peak_times) && !o->web_listen && !o->textfile)
 		usage_error("--web.window, --web.metrics, --web.histogram, "
-			    "--web.peak-times, --web.identity-root: %s",
+			    "--web.peak-times: %s",
 			    "they go with --web.listen-address, "
 			    "--web.systemd-socket or --textfile");
 	if (o->web_max_requests && !o->web_listen)
@@ -902,8 +901,8 @@ int main(int argc, char **argv)
 	}
 	if (opt.dump_dir && check_dump_dir(opt.dump_dir))
 		return EXIT_RUNTIME;
-	if ((opt.web_listen || opt.textfile) &&
-	    ksnap_identity_root(opt.identity_root)) {
+	/* The endpoint's series and every stream's exit records. */
+	if (ksnap_identity_root(opt.identity_root)) {
 		fprintf(stderr, "ksnapd: --web.identity-root: %s\n",
 			strerror(ENAMETOOLONG));
 		return EXIT_USAGE;

@@ -3,7 +3,8 @@
  * Who a followed cgroup is: the container id and pod uid its path
  * carries, and the namespace, pod name, container name, image and role
  * that the node's own files say.  ksnapd's endpoint labels its series with
- * them (openmetrics.c); nothing else uses them.
+ * them (openmetrics.c), and the exit records in a stream's STATS carry
+ * them (stream.c).
  *
  * The path (ksnap_id_parse()), in every shape the common runtimes and
  * cgroup drivers give it:
@@ -44,37 +45,7 @@
 #ifndef KSNAP_IDENTITY_H
 #define KSNAP_IDENTITY_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
-#define KSNAP_ID_CID_MAX	65	/* 64 hex digits */
-#define KSNAP_ID_UID_MAX	37	/* 36 characters */
-#define KSNAP_ID_NAME_MAX	254	/* a DNS subdomain: a pod's name */
-#define KSNAP_ID_IMAGE_MAX	512
-
-enum ksnap_id_role {
-	KSNAP_ROLE_UNKNOWN,
-	KSNAP_ROLE_CONTAINER,	/* an application container */
-	KSNAP_ROLE_SANDBOX,	/* a pod's sandbox (pause) */
-	KSNAP_ROLE_CONMON,	/* podman's or CRI-O's container monitor */
-};
-
-struct ksnap_identity {
-	char container_id[KSNAP_ID_CID_MAX];
-	char pod_uid[KSNAP_ID_UID_MAX];
-	char namespace[KSNAP_ID_NAME_MAX];
-	char pod[KSNAP_ID_NAME_MAX];
-	char container[KSNAP_ID_NAME_MAX];
-	char image[KSNAP_ID_IMAGE_MAX];
-	enum ksnap_id_role role;
-};
-
-/* The role's label value: "container", "sandbox", "conmon", or NULL. */
-const char *ksnap_id_role_name(enum ksnap_id_role role);
-
-/* id cleared, then its container id, pod uid and (conmon) role from
- * cgroup path p. */
-void ksnap_id_parse(const char *p, struct ksnap_identity *id);
+#include "idpath.h"
 
 /*
  * The rest of parsed id from the files under root (no trailing slash
@@ -103,6 +74,14 @@ void ksnap_identity_begin(void);
 /* The identity of cgroup path p (parsed, and looked up when on). */
 void ksnap_identity_of(const char *p, struct ksnap_identity *id);
 void ksnap_identity_end(void);
+/*
+ * The identity of cgroup path p outside a pass (an exit record's, whose
+ * cgroup has gone): what the cache holds for it, completed by a lookup
+ * of the files when that is incomplete or there is none; nothing is added
+ * to the cache.  The path's ids alone when lookups are off.  Safe from
+ * any thread.
+ */
+void ksnap_identity_peek(const char *p, struct ksnap_identity *id);
 /* How many cgroups the cache holds (for the tests). */
 size_t ksnap_identity_cached(void);
 

@@ -532,7 +532,15 @@ static char *put_member(char *p, const char *key, uint64_t v)
  * (a control byte or one not UTF-8: "\\u0001", "\\ufffd"; "\\x2c" is 5),
  * and its members.
  */
-#define EXIT_JSON_MAX	(32 + 6 * KSNAP_EXIT_PATH_MAX + 12 * (32 + U64_MAX_DIGITS))
+#define EXIT_JSON_MAX	(32 + 6 * KSNAP_EXIT_PATH_MAX + 12 * (32 + U64_MAX_DIGITS) + \
+			 EXIT_ID_JSON_MAX)
+/*
+ * Its identity's members: printable ASCII (identity.h drops the rest),
+ * each byte at most 2 escaped ("\\"), and their names.
+ */
+#define EXIT_ID_JSON_MAX	(2 * (KSNAP_ID_CID_MAX + KSNAP_ID_UID_MAX + \
+				      3 * KSNAP_ID_NAME_MAX + \
+				      KSNAP_ID_IMAGE_MAX + 16) + 7 * 24)
 /*
  * The exit records of one STATS line take at most this (those past it are
  * counted in ksnapd_exits_unlisted): the line stays within what log
@@ -540,11 +548,37 @@ static char *put_member(char *p, const char *key, uint64_t v)
  */
 #define EXITS_JSON_BUDGET	(24 * 1024)
 
+/* A string member, when it has a value. */
+static char *put_str_member(char *p, const char *key, const char *v)
+{
+	if (!v || !*v)
+		return p;
+	*p++ = ',';
+	*p++ = '"';
+	p = put_str(p, key, strlen(key));
+	p = PUT_LIT(p, "\":");
+	return ksnap_json_string(p, v, strlen(v));
+}
+
+/* Who the cgroup was: the labels /metrics gives it, those it has. */
+static char *put_identity(char *p, const struct ksnap_identity *id)
+{
+	p = put_str_member(p, "namespace", id->namespace);
+	p = put_str_member(p, "pod", id->pod);
+	p = put_str_member(p, "container", id->container);
+	p = put_str_member(p, "image", id->image);
+	p = put_str_member(p, "container_id", id->container_id);
+	p = put_str_member(p, "pod_uid", id->pod_uid);
+	return put_str_member(p, "container_role", ksnap_id_role_name(id->role));
+}
+
 /*
  * One exit record as a JSON object: its cgroup named as a column's field
- * value is (escaped as the header escapes it), then its figures.
+ * value is (escaped as the header escapes it), then its figures, then who
+ * it was (id, or none).
  */
-static char *put_exit(char *p, const struct ksnap_exit *x)
+static char *put_exit(char *p, const struct ksnap_exit *x,
+		      const struct ksnap_identity *id)
 {
 	char val[4 * KSNAP_EXIT_PATH_MAX];
 	size_t vlen;
@@ -570,6 +604,8 @@ static char *put_exit(char *p, const struct ksnap_exit *x)
 		p = PUT_LIT(p, ",\"cgroup_cut\":true");
 	if (x->flags & KSNAP_EXIT_CPU_FLUSHED)
 		p = PUT_LIT(p, ",\"cpu_flushed\":true");
+	if (id)
+		p = put_identity(p, id);
 	*p++ = '}';
 	return p;
 }
@@ -592,7 +628,8 @@ static char *put_exits(char *ex, const struct ksnap_stream_stats *st,
 		q0 = q;
 		if (i)
 			*q++ = ',';
-		q = put_exit(q, &st->exits[i]);
+		q = put_exit(q, &st->exits[i],
+			     st->exit_ids ? &st->exit_ids[i] : NULL);
 		/* Each record with its separator, as a reader counts them. */
 		if ((size_t)(q - ex) + 1 > EXITS_JSON_BUDGET) {
 			q = q0;

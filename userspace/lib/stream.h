@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "column.h"
+#include "idpath.h"
 #include "ksnap_abi.h"
 #include "output.h"
 
@@ -73,8 +74,11 @@ struct ksnap_stream_stats {
 	 * queue full; taken from it but past what one STATS lists. */
 	uint64_t ksnap_exits_lost;
 	uint64_t ksnapd_exits_unlisted;
-	/* The exit records this STATS lists ("ksnap_exits"), or none. */
+	/* The exit records this STATS lists ("ksnap_exits"), or none; and
+	 * who each one's cgroup was (identity.h), in the same order, or
+	 * none. */
 	const struct ksnap_exit *exits;
+	const struct ksnap_identity *exit_ids;
 	uint32_t nr_exits;
 	/* Keys of the writer's own, after these (a flight recorder dump's
 	 * window, flight.h), or none. */

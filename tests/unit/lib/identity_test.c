@@ -416,6 +416,40 @@ static void a_cgroup_is_looked_up_once_not_per_pass(void **s)
 	expect_str("container", id.container, "server");
 }
 
+/*
+ * An exit record's cgroup, gone: its names from the cache when a pass
+ * looked it up (its files may be gone too), from the files when not; and
+ * nothing is added to the cache.
+ */
+static void an_exit_is_named_from_the_cache_or_the_files(void **s)
+{
+	struct ksnap_identity id, want;
+	char cmd[160];
+
+	kubelet_logs();
+	ksnap_identity_peek(KPOD "/cri-containerd-" CID ".scope", &id);
+	expect_str("with lookups off: container_id", id.container_id, CID);
+	expect_str("with lookups off: pod", id.pod, "");
+	assert_int_equal(ksnap_identity_root(root), 0);
+	ksnap_identity_peek(KPOD "/cri-containerd-" CID ".scope", &id);
+	expect_str("from the files: pod", id.pod, "api-7d9f");
+	expect_str("from the files: container", id.container, "server");
+	expect_cached(0);
+	of(KPOD "/cri-containerd-" CID2 ".scope", &want);
+	expect_str("a pass's lookup: pod", want.pod, "api-7d9f");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/var'", root);
+	assert_int_equal(system(cmd), 0);
+	ksnap_identity_peek(KPOD "/cri-containerd-" CID2 ".scope", &id);
+	expect_str("from the cache, the files gone: pod", id.pod, want.pod);
+	expect_str("from the cache, the files gone: container", id.container,
+		   want.container);
+	expect_cached(1);
+	ksnap_identity_peek(KPOD "/cri-containerd-" CID ".scope", &id);
+	expect_str("neither cached nor in the files: pod", id.pod, "");
+	expect_str("neither cached nor in the files: container_id",
+		   id.container_id, CID);
+}
+
 static void missing_names_are_retried_a_bounded_number_of_times(void **s)
 {
 	static const char late[] = KPOD "/cri-containerd-" CID ".scope";
@@ -526,6 +560,7 @@ int main(void)
 		NODE(a_pod_without_files_yet_is_to_be_retried),
 		NODE(lookups_are_off_until_a_root_is_given),
 		NODE(a_cgroup_is_looked_up_once_not_per_pass),
+		NODE(an_exit_is_named_from_the_cache_or_the_files),
 		NODE(missing_names_are_retried_a_bounded_number_of_times),
 		NODE(a_cgroup_left_out_of_a_pass_is_forgotten),
 		NODE(endpoint_labels_have_cadvisors_names),

@@ -281,6 +281,49 @@ static void stats_lists_exit_records_after_the_keys(void **state)
 }
 
 /*
+ * An exit record says who its cgroup was, with /metrics' label names:
+ * those of its identity that have a value, escaped; a record without one
+ * says nothing more.
+ */
+static void stats_exit_records_carry_the_cgroups_names(void **state)
+{
+	struct ctx *c = *state;
+	struct ksnap_exit x[2] = {
+		{ .flags = KSNAP_EXIT_MEMORY, .cgroup_id = 7, .time_ns = 500,
+		  .memory_oom_kill = 1, .path = "/kubepods.slice/x.scope" },
+		{ .cgroup_id = 8, .time_ns = 9, .path = "/k/plain" },
+	};
+	struct ksnap_identity id[2] = {
+		{ .container_id = "0123abcd0123", .pod_uid = "1-2",
+		  .namespace = "payments", .pod = "api-7d9f",
+		  .container = "server", .image = "reg/app:1\"x",
+		  .role = KSNAP_ROLE_CONTAINER },
+		{ .role = KSNAP_ROLE_UNKNOWN },
+	};
+	struct ksnap_stream_stats st = { .exits = x, .exit_ids = id,
+					 .nr_exits = 2 };
+	const char *out, *list;
+
+	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
+	out = written(c);
+	list = strstr(out, ",\"ksnap_exits\":[");
+	assert_non_null(list);
+	assert_string_equal(list,
+		",\"ksnap_exits\":["
+		"{\"cgroup\":\"/kubepods.slice/x.scope\",\"cgroup_id\":7,"
+		"\"exit_nanos\":500,\"cpu_usage_nanos\":0,"
+		"\"cpu_user_nanos\":0,\"cpu_system_nanos\":0,"
+		"\"memory_peak_bytes\":0,\"memory_oom\":0,"
+		"\"memory_oom_kill\":1,\"namespace\":\"payments\","
+		"\"pod\":\"api-7d9f\",\"container\":\"server\","
+		"\"image\":\"reg/app:1\\\"x\",\"container_id\":\"0123abcd0123\","
+		"\"pod_uid\":\"1-2\",\"container_role\":\"container\"},"
+		"{\"cgroup\":\"/k/plain\",\"cgroup_id\":8,\"exit_nanos\":9,"
+		"\"cpu_usage_nanos\":0,\"cpu_user_nanos\":0,"
+		"\"cpu_system_nanos\":0}]}\n");
+}
+
+/*
  * Paths of control and non-UTF-8 bytes take 6 bytes each in STATS: 64
  * records of 511 of them fit the buffer reserved (under ASan a miss is an
  * overflow), and those past the line's budget are counted, not listed.
@@ -578,6 +621,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(row_prints_zero_and_uint64_max_unsigned, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(stats_has_gvisor_and_ksnap_keys, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(stats_lists_exit_records_after_the_keys, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(stats_exit_records_carry_the_cgroups_names, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(stats_of_many_long_odd_paths_stays_within_its_budget, setup_plain, teardown),
 		cmocka_unit_test(put_hex_is_lowercase_without_leading_zeros),
 		cmocka_unit_test(put_u64_matches_printf),

@@ -134,6 +134,7 @@ int dump_close(struct dump *d, const struct ksnap_stats_extra *extra,
 	st.extra = extra;
 	st.nr_extra = n;
 	st.exits = d->exit;
+	st.exit_ids = d->exit ? d->exit_id : NULL;
 	st.nr_exits = d->exit ? 1 : 0;
 	ret = ksnap_stream_stats(&d->stream, &st);
 	if (!ret)

@@ -54,6 +54,7 @@ struct dump {
 	/* The exit record a rule on exits fired on: listed in STATS
 	 * (ksnap_exits), or NULL. */
 	const struct ksnap_exit *exit;
+	const struct ksnap_identity *exit_id;	/* who its cgroup was */
 };
 
 /*

@@ -7,6 +7,7 @@
 
 #include "msg.h"
 #include "flight.h"
+#include "identity.h"
 
 #define VALUES_MAX	2048
 /* Tries of DIR/RULE-1.tsv, -2, ... */
@@ -389,6 +390,7 @@ static void close_dump(struct flight *f, struct flight_rule *fr, uint64_t t,
 	int ret;
 
 	d->exit = fr->exit ? &fr->exit_rec : NULL;
+	d->exit_id = &fr->exit_id;
 	ret = dump_close(d, extra, nr_extra);
 	if (ret) {
 		dump_failed(f, fr, t, ret);
@@ -639,6 +641,7 @@ static int on_exit_record(void *self, const struct ksnap_exit *x)
 		fr->ev = ev;
 		fr->ev.r = &fr->rule;
 		fr->exit_rec = *x;
+		ksnap_identity_peek(x->path, &fr->exit_id);
 		/* Its events name the cgroup, as a pattern rule's do. */
 		fr->rule.cgroup = fr->exit_rec.path;
 		fr->fired = false;

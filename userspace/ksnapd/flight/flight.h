@@ -93,6 +93,7 @@ struct flight_rule {
 	bool exit;
 	const struct rule *tmpl;
 	struct ksnap_exit exit_rec;
+	struct ksnap_identity exit_id;	/* who exit_rec's cgroup was */
 };
 
 

@@ -419,6 +419,27 @@ static void an_oom_kill_exit_dumps_the_rows_around_it(void **s)
 	assert_int_equal(files(), 2);
 }
 
+/* A dump of an exit says who the cgroup was, as the stream's STATS do. */
+#define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+static void an_exit_dump_names_the_container(void **s)
+{
+	const char *dump;
+	uint64_t t;
+
+	start("oom: exit.oom_kill[/kubepods.slice/*] > 0 pre 2ms post 2ms");
+	for (t = 1; t <= 10; t++)
+		row_at(t, 100);
+	exit_at(9, "/kubepods.slice/cri-containerd-" CID ".scope", 1);
+	for (t = 11; t <= 20; t++)
+		row_at(t, 100);
+	finish();
+	dump = slurp("oom-1.tsv");
+	assert_non_null(dump);
+	/* The id from the path (no node files here to name it further). */
+	assert_contains(dump, "\"memory_oom_kill\":1,\"container_id\":\""
+			CID "\"}]}");
+}
+
 /* A rule on exits: only exit values, known ones, no rate() and no for. */
 static void a_rule_on_exits_is_checked_for_what_an_exit_has(void **s)
 {
@@ -482,6 +503,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			an_oom_kill_exit_dumps_the_rows_around_it, fsetup,
 			fteardown),
+		cmocka_unit_test_setup_teardown(
+			an_exit_dump_names_the_container, fsetup, fteardown),
 		cmocka_unit_test(
 			a_rule_on_exits_is_checked_for_what_an_exit_has),
 	};
