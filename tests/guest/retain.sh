@@ -10,7 +10,9 @@
 #     the STATS of the streams left count some of them
 #     (ksnapd_files_removed, ksnapd_bytes_removed: those removed while
 #     that stream was written; the removed streams' counts went with them);
-#   - ksnap-verify checks FILE from the first file still there.
+#   - ksnap-verify checks FILE from the first file still there;
+#   - a second run on the same FILE moves the first run's files aside
+#     whole (FILE.old.1, FILE.old.1.N), which still check as a sequence.
 TEST=retain
 . /guest/tests/lib.sh
 OUT=/tmp/retain
@@ -89,6 +91,27 @@ check "retain: and the bytes they held" yes \
 	"$([ $bytes -gt 0 ] && echo yes || echo "no ($bytes)")"
 ksnap-verify $OUT/r.tsv > /out/retain.verify 2>&1
 check_st "retain: ksnap-verify checks the files left as one sequence" 0 $? /out/retain.verify
+
+# A second run on the same FILE, the collection stopped in between: it
+# truncates nothing, and moves the first run's files aside whole, FILE
+# to FILE.old.1 and FILE.N to FILE.old.1.N.
+(cd $OUT && md5sum r.tsv*) | sed 's/ r\.tsv/ r.tsv.old.1/' | sort > /tmp/retain.before
+ksnapd --start -o $OUT/r.tsv --output-max-size 0 2> /out/retain2.err &
+kpid=$!
+wait_rows $OUT/r.tsv 3
+kill -TERM $kpid
+wait_pid $kpid $WAIT_S
+check "retain: a second run exits 0 on SIGTERM" 0 $?
+echo 0 > $KSNAP_SYS/enable
+(cd $OUT && md5sum r.tsv.old.1*) | sort > /tmp/retain.after
+check "retain: the second run moved the first run's $(wc -l < /tmp/retain.before) files aside whole, as FILE.old.1..." \
+	"$(cat /tmp/retain.before)" "$(cat /tmp/retain.after)"
+check "retain: and said so" yes \
+	"$(grep -q 'aside' /out/retain2.err && echo yes || echo "no: $(head -c 300 /out/retain2.err)")"
+ksnap-verify $OUT/r.tsv.old.1 > /out/retain-old.verify 2>&1
+check_st "retain: the first run's files moved aside still check as one sequence" 0 $? /out/retain-old.verify
+ksnap-verify $OUT/r.tsv > /out/retain2.verify 2>&1
+check_st "retain: the second run's FILE checks on its own" 0 $? /out/retain2.verify
 
 rmdir $CG/rt-*
 finish
