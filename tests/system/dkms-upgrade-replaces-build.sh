@@ -8,7 +8,8 @@
 TEST=dkms-upgrade-replaces-build
 . /guest/tests/syslib.sh
 old=$(dpkg-query -W -f '${Version}' ksnap-dkms)
-deb=$(ls /guest/files/ksnap-dkms_*.deb)
+deb=$(newer_deb ksnap-dkms) ||
+	fail "the harness gives a newer ksnap-dkms" "a /guest/files/ksnap-dkms_*.deb newer than $old" "$(ls /guest/files)"
 new=$(dpkg-deb -f "$deb" Version)
 dpkg --compare-versions "$new" gt "$old" && pass "the test copy's version $new is newer than $old" ||
 	fail "the test copy's version is newer" "> $old" "$new"

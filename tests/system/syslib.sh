@@ -98,6 +98,19 @@ ko_elf() { # KO
 	echo /tmp/ksnap-elf.ko
 }
 
+# newer_deb PACKAGE: the package file in /guest/files of a version newer
+# than the one installed (the harness gives the installed version's too,
+# for the image).
+newer_deb() {
+	_have=$(dpkg-query -W -f '${Version}' "$1")
+	for _f in /guest/files/"$1"_*.deb; do
+		[ -f "$_f" ] || continue
+		dpkg --compare-versions "$(dpkg-deb -f "$_f" Version)" gt "$_have" &&
+			echo "$_f" && return 0
+	done
+	return 1
+}
+
 ksnapd_pid() {
 	systemctl show -p MainPID --value ksnapd
 }
