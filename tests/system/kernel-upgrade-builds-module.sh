@@ -16,7 +16,9 @@ case "$new" in
 *) fail "the upgrade installed a 6.12 kernel" "a new 6.12.* in /lib/modules" "'$new'" ;;
 esac
 figure "new-kernel" "$new"
-hook=$(grep -E "auto ?install.* $new" /out/kernel-upgrade.log | head -n 1)
+# The release as a fixed string: its "+" (6.12.95+deb12-amd64) is a
+# quantifier in a pattern.
+hook=$(grep -E "auto ?install" /out/kernel-upgrade.log | grep -F " $new" | head -n 1)
 [ -n "$hook" ] && pass "DKMS's kernel hook ran for $new ($hook)" ||
 	fail "DKMS's kernel hook ran for $new" "an autoinstall line naming $new in /out/kernel-upgrade.log" "none"
 sh /guest/tests/dkms-builds-module.sh $new || nfail=$((nfail + 1))
