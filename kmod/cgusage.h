@@ -18,7 +18,9 @@
  * re-reads within one sample tells the window from a steady state.
  *
  * So K is taken from the samples: a value of K is adopted only when two
- * consecutive samples saw it; until then the one adopted before is used.
+ * consecutive samples saw it; until then the one adopted before is used,
+ * and where there is none to use (the CPUs summed changed, so that K
+ * moved), the usage given last is held.
  * A sample in the window reports the CPUs' own time (sum(N), the per-CPU
  * bstat) plus the previous K: exact.  A window that lasts two samples is
  * adopted, and given up again two samples after it closes: the column
@@ -38,10 +40,12 @@ struct ksnap_cg_usage {
 	u64 seen;	/* F - sum(L) as the last sample saw it */
 	/* This snapshot's usage, and its user and system parts (split) */
 	u64 usage, user, system;
+	u64 given;	/* the usage ksnap_cg_usage_next() returned last */
 	u32 cpus_gen;	/* the CPUs summed over, by number, when seen */
 	u32 usage_seq;	/* the snapshot usage is of (struct ksnap_cpus) */
 	u32 split_seq;	/* the snapshot user and system are of */
 	u8 state;	/* KSNAP_CG_USAGE_* */
+	u8 has_given;	/* given is set: not the collection's first sample */
 };
 
 enum {
@@ -64,8 +68,12 @@ enum {
  * sum(L) and K moves: a K read over other CPUs is no guide, and is learnt
  * again, as at a start.
  *
- * Return: @own plus the K adopted; before any is, @own plus @k_seen (the
- * first sample of a collection has nothing else to go by).
+ * Return: @own plus the K adopted.  Before any is: the usage returned
+ * last, held, while there is one (after the CPUs summed changed, or the
+ * cgroup was read without its live part: a K read once may be a flush's
+ * window, and a value too high would stay as the sampler's hold); at the
+ * first sample of a collection, which has nothing else to go by, @own
+ * plus @k_seen.
  */
 static inline u64 ksnap_cg_usage_next(struct ksnap_cg_usage *st, u64 k_seen,
 				      u64 own, u32 cpus_gen)
@@ -82,16 +90,23 @@ static inline u64 ksnap_cg_usage_next(struct ksnap_cg_usage *st, u64 k_seen,
 		st->state = KSNAP_CG_USAGE_SEEN;
 	}
 	st->seen = k_seen;
-	return own + st->k;
+	if (st->state == KSNAP_CG_USAGE_ADOPTED || !st->has_given)
+		st->given = own + st->k;
+	st->has_given = 1;
+	return st->given;
 }
 
 /*
- * The cgroup was read without its live part (it has children): K is
- * learnt again when it has none (their flushes changed it).
+ * The cgroup was read without its live part (it has children), as
+ * @flushed: K is learnt again when it has none (their flushes changed
+ * it), and @flushed held until then.
  */
-static inline void ksnap_cg_usage_forget(struct ksnap_cg_usage *st)
+static inline void ksnap_cg_usage_forget(struct ksnap_cg_usage *st,
+					 u64 flushed)
 {
 	st->state = KSNAP_CG_USAGE_NONE;
+	st->given = flushed;
+	st->has_given = 1;
 }
 
 /**

@@ -168,7 +168,7 @@ static inline u64 ksnap_cgroup_usage(struct cgroup *cgrp,
 	if (READ_ONCE(cgrp->nr_descendants) ||
 	    READ_ONCE(cgrp->nr_dying_descendants)) {
 		if (st)
-			ksnap_cg_usage_forget(st);
+			ksnap_cg_usage_forget(st, flushed);
 		return flushed;
 	}
 	for_each_cpu(cpu, cpus)

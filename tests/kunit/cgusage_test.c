@@ -83,9 +83,10 @@ static void ksnap_cgusage_forget(struct kunit *test)
 
 	ksnap_cg_usage_next(&st, 10, 0, 0);
 	ksnap_cg_usage_next(&st, 10, 0, 0);
-	ksnap_cg_usage_forget(&st);
+	ksnap_cg_usage_forget(&st, 120);
 	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_NONE);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 30, 100, 0), 130ULL);
+	/* The flushed usage read last is held until K is seen twice. */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 30, 100, 0), 120ULL);
 	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 30, 100, 0), 130ULL);
 	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_ADOPTED);
 }
@@ -93,9 +94,10 @@ static void ksnap_cgusage_forget(struct kunit *test)
 /*
  * A CPU offline since before the start comes online: its last flushed
  * part L joins sum(L), so K reads L less, and its own time joins sum(N).
- * K is learnt again at once from the sums over the CPUs now summed, not
- * held at the old K (which would read the CPU's L twice, and be held
- * there as the sampler holds a monotonic column).
+ * K is learnt again from the sums over the CPUs now summed, not kept at
+ * the old K (which would read the CPU's L twice, and be held there as
+ * the sampler holds a monotonic column); until two samples agree on it,
+ * the usage given last is held.
  */
 static void ksnap_cgusage_relearn_when_cpus_change(struct kunit *test)
 {
@@ -112,9 +114,28 @@ static void ksnap_cgusage_relearn_when_cpus_change(struct kunit *test)
 	ksnap_cg_usage_next(&st, 350, 400, 0);
 	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 350, 400, 0), 750ULL);
 	/* B comes online, its L now 250: K over both 100, N 650: 750. */
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 650, 1), 750ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 660, 1), 750ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 670, 1), 770ULL);
 	KUNIT_EXPECT_EQ(test, st.k, 100ULL);
-	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 660, 1), 760ULL);
+}
+
+/*
+ * The first sample after the CPUs summed changed falls in a flush's
+ * window (K + d, d 5000): it is not adopted on that one reading, and no
+ * usage above the true one is given, which the sampler would hold.
+ */
+static void ksnap_cgusage_no_unconfirmed_k_after_cpus_change(struct kunit *test)
+{
+	struct ksnap_cg_usage st = { 0 };
+
+	ksnap_cg_usage_next(&st, 300, 400, 0);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 300, 400, 0), 700ULL);
+	/* The true usage now: 100 + 660 = 760; read in a window, 5760. */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 5100, 660, 1), 700ULL);
+	/* Out of the window: once is not enough either. */
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 670, 1), 700ULL);
+	KUNIT_EXPECT_EQ(test, ksnap_cg_usage_next(&st, 100, 680, 1), 780ULL);
+	KUNIT_EXPECT_EQ(test, st.state, (u8)KSNAP_CG_USAGE_ADOPTED);
 }
 
 /* The usage split in the ticks' ratio, the parts summing to it. */
@@ -175,6 +196,7 @@ static struct kunit_case ksnap_cgusage_cases[] = {
 	KUNIT_CASE(ksnap_cgusage_never_steps_back),
 	KUNIT_CASE(ksnap_cgusage_forget),
 	KUNIT_CASE(ksnap_cgusage_relearn_when_cpus_change),
+	KUNIT_CASE(ksnap_cgusage_no_unconfirmed_k_after_cpus_change),
 	KUNIT_CASE(ksnap_cputime_split_in_ticks_ratio),
 	KUNIT_CASE(ksnap_cputime_split_never_steps_back),
 	{}
