@@ -324,9 +324,16 @@ static void ksnap_read_judge(struct ksnap *ks, u64 read_ns)
 	struct ksnap_run *run = &ks->run;
 	struct ksnap_stats *st = &ks->ctrl->stats;
 	u32 stride = run->stride, max_stride;
-	u64 base = ksnap_read_bound_ns(ks->period_ns);
-	u64 bound = stride > 1 ? ksnap_read_bound_ns(ks->period_ns * stride) :
-		    base;
+	u64 cap = (u64)READ_ONCE(ksnap_read_cap_us) * NSEC_PER_USEC;
+	/*
+	 * One division a read: the bound at a stride is the period's share,
+	 * uncapped, times the stride (below ksnap_read_bound_ns() of the
+	 * longer period by less than a nanosecond a period), then capped.
+	 */
+	u64 share = ksnap_cost_bound_ns(ks->period_ns,
+					READ_ONCE(ksnap_read_pct), U64_MAX);
+	u64 base = min(share, cap);
+	u64 bound = min(share * stride, cap);
 	u64 now = run->read_end_ns;
 	enum ksnap_cost_verdict v;
 
@@ -334,9 +341,8 @@ static void ksnap_read_judge(struct ksnap *ks, u64 read_ns)
 		WRITE_ONCE(run->base_bound_ns, base);
 	if (bound != st->read_bound_ns)
 		WRITE_ONCE(st->read_bound_ns, bound);
-	ksnap_cost_read(&run->cost, read_ns, bound, stride > 1 ?
-			ksnap_read_bound_ns(ks->period_ns * (stride / 2)) :
-			bound);
+	ksnap_cost_read(&run->cost, read_ns, bound,
+			stride > 1 ? min(share * (stride / 2), cap) : bound);
 	if (now - run->recent_start_ns < KSNAP_COST_WINDOW_NS)
 		return;
 	WRITE_ONCE(st->read_recent_ns, run->cost.max_ns);
