@@ -419,18 +419,33 @@ static struct id_entry *insert(const char *p, size_t at,
 	return e;
 }
 
+/*
+ * Path p parsed into id; when it has ids to look up and lookups are on,
+ * the cache locked, with *e the path's entry (or NULL) and *at where one
+ * goes: true, and the caller unlocks.
+ */
+static bool cache_lock_find(const char *p, struct ksnap_identity *id,
+			    struct id_entry **e, size_t *at)
+{
+	ksnap_id_parse(p, id);
+	if (!id->container_id[0] && !id->pod_uid[0])
+		return false;
+	pthread_mutex_lock(&cache.lock);
+	if (!cache.on) {
+		pthread_mutex_unlock(&cache.lock);
+		return false;
+	}
+	*e = find(p, at);
+	return true;
+}
+
 void ksnap_identity_of(const char *p, struct ksnap_identity *id)
 {
 	struct id_entry *e;
 	size_t at = 0;
 
-	ksnap_id_parse(p, id);
-	if (!id->container_id[0] && !id->pod_uid[0])
+	if (!cache_lock_find(p, id, &e, &at))
 		return;
-	pthread_mutex_lock(&cache.lock);
-	if (!cache.on)
-		goto out;
-	e = find(p, &at);
 	if (!e)
 		e = insert(p, at, id);
 	if (!e)
@@ -454,19 +469,13 @@ void ksnap_identity_peek(const char *p, struct ksnap_identity *id)
 	struct id_entry *e;
 	size_t at = 0;
 
-	ksnap_id_parse(p, id);
-	if (!id->container_id[0] && !id->pod_uid[0])
+	if (!cache_lock_find(p, id, &e, &at))
 		return;
-	pthread_mutex_lock(&cache.lock);
-	if (!cache.on)
-		goto out;
-	e = find(p, &at);
 	if (e)
 		*id = e->id;
 	/* A lookup now fills what a pass's lookup could not yet. */
 	if (!e || !e->done)
 		ksnap_id_lookup(cache.root, id);
-out:
 	pthread_mutex_unlock(&cache.lock);
 }
 
