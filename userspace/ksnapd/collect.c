@@ -43,6 +43,10 @@ void ksnapd_collect_fini(struct ksnapd_collect *c)
 	c->exits = NULL;
 	free(c->exit_ids);
 	c->exit_ids = NULL;
+	free(c->name_paths);
+	c->name_paths = NULL;
+	free(c->name_ids);
+	c->name_ids = NULL;
 }
 
 int ksnapd_collect_add(struct ksnapd_collect *c,
@@ -178,11 +182,40 @@ static int take_exits(struct ksnapd_collect *c)
 	return ret;
 }
 
+/*
+ * Who the cgroups of the stream's columns are, for its STATS: looked up
+ * once, when it first ends (the node's files say the most by then; a
+ * consumer that retries its end gets the same names).
+ */
+static int name_cgroups(struct ksnapd_collect *c)
+{
+	int n;
+
+	if (c->names_done)
+		return 0;
+	n = ksnap_identity_columns(c->coll.columns, c->coll.nr_columns,
+				   &c->name_paths, &c->name_ids);
+	if (n < 0) {
+		snprintf(c->err, c->errlen, "naming the stream's cgroups: %s",
+			 strerror(-n));
+		return n;
+	}
+	c->nr_names = (uint32_t)n;
+	c->names_done = true;
+	return 0;
+}
+
 /* A stream has ended at every consumer: the next lists its own. */
 static void exits_ended(struct ksnapd_collect *c)
 {
 	c->nr_exits = 0;
 	c->exits_unlisted = 0;
+	free(c->name_paths);
+	c->name_paths = NULL;
+	free(c->name_ids);
+	c->name_ids = NULL;
+	c->nr_names = 0;
+	c->names_done = false;
 }
 
 /* --- the reader session's reports (ksnap_abi.h "Reader session") ------ */
@@ -518,6 +551,11 @@ static int split_set(struct ksnapd_collect *c)
 		free(next.columns);
 		return columns_failed(c, ret, &next);
 	}
+	ret = name_cgroups(c);
+	if (ret) {
+		free(next.columns);
+		return ret;
+	}
 	collection_stats(c, &e.stats);
 	e.stats.ksnap_snapshots_taken = pos;
 	e.stats.ksnap_snapshots_lost = 0;
@@ -588,6 +626,9 @@ static void collection_stats(const struct ksnapd_collect *c,
 	st->exits = c->exits;
 	st->exit_ids = c->exit_ids;
 	st->nr_exits = c->nr_exits;
+	st->name_paths = c->name_paths;
+	st->name_ids = c->name_ids;
+	st->nr_names = c->nr_names;
 }
 
 /*
@@ -621,6 +662,9 @@ static int end(struct ksnapd_collect *c, uint32_t state)
 			"(STATS ksnapd_snapshots_skipped)\n", gen,
 			(unsigned long long)c->stale);
 	c->state = KSNAPD_END;
+	ret = name_cgroups(c);
+	if (ret)
+		return ret;
 	collection_stats(c, &e.stats);
 	/*
 	 * A stop signal while the collection runs: the timer goes on taking

@@ -146,6 +146,13 @@ struct ksnapd_collect {
 	uint32_t nr_exits;
 	uint64_t exits_unlisted;
 
+	/* Who the stream's cgroups are (its STATS names them), looked up
+	 * when it first ends: the paths point into coll.columns. */
+	const char **name_paths;
+	struct ksnap_identity *name_ids;
+	uint32_t nr_names;
+	bool names_done;
+
 	struct ksnapd_consumer consumers[KSNAPD_MAX_CONSUMERS];
 	unsigned int nr_consumers;
 

@@ -504,3 +504,38 @@ size_t ksnap_identity_cached(void)
 	pthread_mutex_unlock(&cache.lock);
 	return n;
 }
+
+static int path_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int ksnap_identity_columns(const struct ksnap_column *cols, uint32_t n,
+			   const char ***paths, struct ksnap_identity **ids)
+{
+	const char **p = calloc(n + 1, sizeof(*p));
+	struct ksnap_identity *id = NULL;
+	uint32_t i, m = 0, k = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (!strcmp(cols[i].field, "cgroup"))
+			p[m++] = cols[i].value;
+	qsort(p, m, sizeof(*p), path_cmp);
+	for (i = 0; i < m; i++)
+		if (!k || strcmp(p[k - 1], p[i]))
+			p[k++] = p[i];
+	if (k) {
+		id = calloc(k, sizeof(*id));
+		if (!id) {
+			free(p);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < k; i++)
+		ksnap_identity_peek(p[i], &id[i]);
+	*paths = p;
+	*ids = id;
+	return (int)k;
+}

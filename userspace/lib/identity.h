@@ -45,6 +45,9 @@
 #ifndef KSNAP_IDENTITY_H
 #define KSNAP_IDENTITY_H
 
+#include <stdint.h>
+
+#include "column.h"
 #include "idpath.h"
 
 /*
@@ -82,6 +85,14 @@ void ksnap_identity_end(void);
  * any thread.
  */
 void ksnap_identity_peek(const char *p, struct ksnap_identity *id);
+/*
+ * The distinct cgroups of the n columns cols (those whose field is
+ * "cgroup"), sorted, and who each is (ksnap_identity_peek()): *paths
+ * point into cols, *ids in the same order; the caller frees both arrays.
+ * Returns how many, or -ENOMEM.
+ */
+int ksnap_identity_columns(const struct ksnap_column *cols, uint32_t n,
+			   const char ***paths, struct ksnap_identity **ids);
 /* How many cgroups the cache holds (for the tests). */
 size_t ksnap_identity_cached(void);
 

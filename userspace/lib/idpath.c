@@ -24,6 +24,13 @@ const char *ksnap_id_role_name(enum ksnap_id_role role)
 	}
 }
 
+bool ksnap_id_known(const struct ksnap_identity *id)
+{
+	return id->container_id[0] || id->pod_uid[0] || id->namespace[0] ||
+	       id->pod[0] || id->container[0] || id->image[0] ||
+	       id->role != KSNAP_ROLE_UNKNOWN;
+}
+
 /* --- the path ----------------------------------------------------------- */
 
 bool ksnap_id_chars(const char *s, size_t len, const char *set)

@@ -35,6 +35,9 @@ struct ksnap_identity {
 /* Whether the len bytes of s are all of set (no NUL among them). */
 bool ksnap_id_chars(const char *s, size_t len, const char *set);
 
+/* Whether id says anything of its cgroup: an id, a name or a role. */
+bool ksnap_id_known(const struct ksnap_identity *id);
+
 /* The role's label value: "container", "sandbox", "conmon", or NULL. */
 const char *ksnap_id_role_name(enum ksnap_id_role role);
 

@@ -3,6 +3,7 @@
  * Line formatting for the profiling-metrics stream, plain and lossy.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -514,6 +515,7 @@ static const struct stats_key stats_keys[] = {
 	KEY("ksnapd_bytes_removed", ksnapd_bytes_removed),
 	KEY("ksnap_exits_lost", ksnap_exits_lost),
 	KEY("ksnapd_exits_unlisted", ksnapd_exits_unlisted),
+	KEY("ksnapd_cgroups_unnamed", ksnapd_cgroups_unnamed),
 };
 
 /* An exit record's members, as "key":value after a comma. */
@@ -612,6 +614,12 @@ static char *put_exit(char *p, const struct ksnap_exit *x,
 
 #define NR_STATS_KEYS	(sizeof(stats_keys) / sizeof(stats_keys[0]))
 
+/* The most one name of ksnap_cgroups takes: as an exit record's path. */
+static size_t name_json_max(const char *path)
+{
+	return 16 + 6 * strnlen(path, KSNAP_FIELD_VALUE_MAX) + EXIT_ID_JSON_MAX;
+}
+
 /*
  * Those of st's exit records that fit EXITS_JSON_BUDGET, in order, each
  * encoded once, comma-separated, from ex; a record is encoded in full
@@ -640,31 +648,99 @@ static char *put_exits(char *ex, const struct ksnap_stream_stats *st,
 	return q;
 }
 
+/*
+ * One name: the cgroup as a column's field value names it (escaped as
+ * the header escapes it), and who it is.
+ */
+static char *put_name(char *p, const char *path,
+		      const struct ksnap_identity *id)
+{
+	size_t len = strnlen(path, KSNAP_FIELD_VALUE_MAX - 1);
+	char *val = malloc(4 * len + 1);
+	size_t vlen;
+
+	if (!val)
+		return NULL;
+	vlen = (size_t)(ksnap_put_value(val, path, len + 1) - val);
+	p = PUT_LIT(p, "{\"cgroup\":");
+	p = ksnap_json_string(p, val, vlen);
+	free(val);
+	p = put_identity(p, id);
+	*p++ = '}';
+	return p;
+}
+
+/*
+ * The names of st's cgroups that have any, from nm, comma-separated;
+ * within budget bytes (those past it are counted in *unnamed).  Returns
+ * the end, or NULL (-ENOMEM); *listed says how many.
+ */
+static char *put_names(char *nm, const struct ksnap_stream_stats *st,
+		       size_t budget, size_t *listed, uint64_t *unnamed)
+{
+	char *q = nm, *q0;
+	size_t i;
+
+	*listed = 0;
+	for (i = 0; i < st->nr_names; i++) {
+		if (!ksnap_id_known(&st->name_ids[i]))
+			continue;
+		q0 = q;
+		if (*listed)
+			*q++ = ',';
+		q = put_name(q, st->name_paths[i], &st->name_ids[i]);
+		if (!q)
+			return NULL;
+		if ((size_t)(q - nm) + 1 > budget) {
+			q = q0;
+			(*unnamed)++;
+			continue;
+		}
+		(*listed)++;
+	}
+	return q;
+}
+
 int ksnap_stream_stats(struct ksnap_stream *s,
 		       const struct ksnap_stream_stats *st)
 {
-	/* The most the keys take; the exits are encoded past it first. */
+	/* The most the keys take; the exits and names are encoded past it
+	 * first. */
 	size_t keys_max = 64 + (NR_STATS_KEYS + st->nr_extra) *
 			  (48 + U64_MAX_DIGITS);
-	char *start, *p, *ex, *ex_end;
-	size_t i, listed;
+	size_t names_max = 0, names_budget = SIZE_MAX;
+	char *start, *p, *ex, *ex_end, *nm_end;
+	size_t i, listed, named;
+	uint64_t unnamed = 0;
 	int err = 0;
 
-	start = line_begin(s, keys_max + EXITS_JSON_BUDGET + EXIT_JSON_MAX,
-			   &err);
+	for (i = 0; i < st->nr_names; i++)
+		names_max += name_json_max(st->name_paths[i]) + 1;
+	start = line_begin(s, keys_max + EXITS_JSON_BUDGET + EXIT_JSON_MAX +
+			   names_max, &err);
 	if (!start)
 		return err;
-	/* The count of those left out is a key, written before them. */
+	/* The counts of those left out are keys, written before them. */
 	ex = start + keys_max;
 	ex_end = put_exits(ex, st, &listed);
+	/* A log pipeline's line: the names share the exits' budget. */
+	if (s->lossy)
+		names_budget = EXITS_JSON_BUDGET - (size_t)(ex_end - ex);
+	nm_end = put_names(ex_end, st, names_budget, &named, &unnamed);
+	if (!nm_end)
+		return -ENOMEM;
 	p = PUT_LIT(start, "STATS\t{");
 	for (i = 0; i < NR_STATS_KEYS; i++) {
+		size_t off = stats_keys[i].offset;
 		uint64_t v;
 
-		memcpy(&v, (const char *)st + stats_keys[i].offset, sizeof(v));
-		if (stats_keys[i].offset ==
-		    offsetof(struct ksnap_stream_stats, ksnapd_exits_unlisted))
+		memcpy(&v, (const char *)st + off, sizeof(v));
+		if (off == offsetof(struct ksnap_stream_stats,
+				    ksnapd_exits_unlisted))
 			v += st->nr_exits - listed;
+		if (off == offsetof(struct ksnap_stream_stats,
+				    ksnapd_cgroups_unnamed))
+			v += unnamed;
 		if (i)
 			*p++ = ',';
 		*p++ = '"';
@@ -681,11 +757,18 @@ int ksnap_stream_stats(struct ksnap_stream *s,
 		p = PUT_LIT(p, "\":");
 		p = ksnap_put_u64(p, st->extra[i].value);
 	}
+	/* keys_max leaves room for the members' openings before ex: each
+	 * part is moved down, never over what is still to move. */
 	if (listed) {
-		/* keys_max leaves room for this before ex: then down. */
 		p = PUT_LIT(p, ",\"ksnap_exits\":[");
 		memmove(p, ex, (size_t)(ex_end - ex));
 		p += ex_end - ex;
+		*p++ = ']';
+	}
+	if (named) {
+		p = PUT_LIT(p, ",\"ksnap_cgroups\":[");
+		memmove(p, ex_end, (size_t)(nm_end - ex_end));
+		p += nm_end - ex_end;
 		*p++ = ']';
 	}
 	*p++ = '}';

@@ -80,6 +80,14 @@ struct ksnap_stream_stats {
 	const struct ksnap_exit *exits;
 	const struct ksnap_identity *exit_ids;
 	uint32_t nr_exits;
+	/* Who the cgroups of the stream's columns are ("ksnap_cgroups",
+	 * docs/format.md "Names"): each a column's field value (the raw
+	 * path) and its identity, those that have one, or none; those past
+	 * a lossy line's budget are counted in ksnapd_cgroups_unnamed. */
+	const char *const *name_paths;
+	const struct ksnap_identity *name_ids;
+	uint32_t nr_names;
+	uint64_t ksnapd_cgroups_unnamed;
 	/* Keys of the writer's own, after these (a flight recorder dump's
 	 * window, flight.h), or none. */
 	const struct ksnap_stats_extra *extra;

@@ -66,7 +66,8 @@ static void stop_writes_stats_after_the_last_row_then_exits(void **s)
 		"\"ksnapd_first_position\":0,"
 		"\"ksnapd_rows_in_earlier_files\":0,"
 		"\"ksnapd_files_removed\":0,\"ksnapd_bytes_removed\":0,"
-		"\"ksnap_exits_lost\":0,\"ksnapd_exits_unlisted\":0}\n");
+		"\"ksnap_exits_lost\":0,\"ksnapd_exits_unlisted\":0,"
+		"\"ksnapd_cgroups_unnamed\":0}\n");
 	assert_int_equal(fake_sys.poll_calls, 1);
 	assert_int_equal(fr.cons->tail, 4);
 	assert_int_equal(fr.reader_done, 1);
@@ -993,6 +994,39 @@ static void a_set_change_ends_the_stream_and_begins_the_next(void **s)
 	free(log);
 }
 
+/*
+ * Each stream's STATS names the cgroups of its own columns that have an
+ * identity: a set change adds a containerd container (its id from its
+ * path), and only the stream whose columns held it names it.
+ */
+static void each_streams_stats_names_its_own_containers(void **s)
+{
+	static const char cid[] = "0123456789abcdef0123456789abcdef"
+				  "0123456789abcdef0123456789abcdef";
+	char path[160], *log;
+	const char *out, *st2, *st3;
+
+	snprintf(path, sizeof(path), "/kubepods/besteffort/pod1b2c3d4e-5f60-"
+		 "7182-93a4-b5c6d7e8f901/%s", cid);
+	fake_ring_column(&fr, 2, "/ksnap/cpu", "cgroup", path, "CPU.",
+			 KSNAP_COL_CUMULATIVE | KSNAP_COL_NANOSECONDS);
+	log = run_logged(7, 2, 1000, 0, true, change_sets_and_stop);
+	out = output();
+	assert_int_equal(count_lines_starting(out, "STATS\t"), 3);
+	st2 = strstr(strstr(out, "STATS\t") + 1, "STATS\t");
+	st3 = strstr(st2 + 1, "STATS\t");
+	if (strstr(out, "\"ksnap_cgroups\"") !=
+	    strstr(st2, "\"ksnap_cgroups\"") ||
+	    strstr(st3, "\"ksnap_cgroups\""))
+		fail_msg("expected the second stream's STATS alone to name "
+			 "cgroups, got %s", st2);
+	assert_contains(st2, "\"ksnap_cgroups\":[{\"cgroup\":\"/kubepods/");
+	assert_contains(st2, "\"container_id\":\"0123456789abcdef");
+	assert_contains(st2, "\"pod_uid\":\"1b2c3d4e-5f60-7182-93a4-"
+			"b5c6d7e8f901\"}]}\n");
+	free(log);
+}
+
 static void change_sets_twice_and_stop(int call)
 {
 	if (call != 1)
@@ -1217,6 +1251,7 @@ int main(void)
 		T(regular_file_device_is_read_like_the_device),
 		T(records_are_read_by_values_offset_and_set_id),
 		T(a_set_change_ends_the_stream_and_begins_the_next),
+		T(each_streams_stats_names_its_own_containers),
 		T(a_set_no_longer_known_is_skipped),
 		T(skipped_records_keep_every_streams_identity),
 		T(columns_come_through_the_device_ioctl),

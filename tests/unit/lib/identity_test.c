@@ -450,6 +450,44 @@ static void an_exit_is_named_from_the_cache_or_the_files(void **s)
 		   id.container_id, CID);
 }
 
+/*
+ * A stream's cgroups: each of its cgroup columns' values once, sorted,
+ * named from the files; a column of another field is not a cgroup.
+ */
+static void a_streams_cgroups_are_named_once_each(void **s)
+{
+	static struct ksnap_column cols[5];
+	static const char *const v[5][2] = {
+		{ "cgroup", KPOD "/cri-containerd-" CID ".scope" },
+		{ "cgroup", "/k/plain" },
+		{ "cpu", "0" },
+		{ "cgroup", KPOD "/cri-containerd-" CID ".scope" },
+		{ "cgroup", "/k/plain" },
+	};
+	struct ksnap_identity *ids = NULL;
+	const char **paths = NULL;
+	int i, n;
+
+	for (i = 0; i < 5; i++) {
+		snprintf(cols[i].field, sizeof(cols[i].field), "%s", v[i][0]);
+		snprintf(cols[i].value, sizeof(cols[i].value), "%s", v[i][1]);
+	}
+	kubelet_logs();
+	assert_int_equal(ksnap_identity_root(root), 0);
+	n = ksnap_identity_columns(cols, 5, &paths, &ids);
+	if (n != 2)
+		fail_msg("expected 2 distinct cgroups, got %d", n);
+	expect_str("first, sorted", paths[0], "/k/plain");
+	expect_str("second, sorted", paths[1], KPOD "/cri-containerd-" CID ".scope");
+	expect_str("its pod", ids[1].pod, "api-7d9f");
+	expect_str("its container", ids[1].container, "server");
+	if (ksnap_id_known(&ids[0]))
+		fail_msg("expected nothing known of /k/plain, got pod '%s', "
+			 "container_id '%s'", ids[0].pod, ids[0].container_id);
+	free(paths);
+	free(ids);
+}
+
 static void missing_names_are_retried_a_bounded_number_of_times(void **s)
 {
 	static const char late[] = KPOD "/cri-containerd-" CID ".scope";
@@ -561,6 +599,7 @@ int main(void)
 		NODE(lookups_are_off_until_a_root_is_given),
 		NODE(a_cgroup_is_looked_up_once_not_per_pass),
 		NODE(an_exit_is_named_from_the_cache_or_the_files),
+		NODE(a_streams_cgroups_are_named_once_each),
 		NODE(missing_names_are_retried_a_bounded_number_of_times),
 		NODE(a_cgroup_left_out_of_a_pass_is_forgotten),
 		NODE(endpoint_labels_have_cadvisors_names),

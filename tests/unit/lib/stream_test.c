@@ -211,6 +211,7 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		.ksnapd_bytes_removed = 20,
 		.ksnap_exits_lost = 21,
 		.ksnapd_exits_unlisted = 22,
+		.ksnapd_cgroups_unnamed = 24,
 	};
 
 	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
@@ -240,7 +241,8 @@ static void stats_has_gvisor_and_ksnap_keys(void **state)
 		"\"ksnapd_first_position\":14,"
 		"\"ksnapd_rows_in_earlier_files\":15,"
 		"\"ksnapd_files_removed\":19,\"ksnapd_bytes_removed\":20,"
-		"\"ksnap_exits_lost\":21,\"ksnapd_exits_unlisted\":22}\n");
+		"\"ksnap_exits_lost\":21,\"ksnapd_exits_unlisted\":22,"
+		"\"ksnapd_cgroups_unnamed\":24}\n");
 }
 
 /*
@@ -267,7 +269,7 @@ static void stats_lists_exit_records_after_the_keys(void **state)
 	out = written(c);
 	list = strstr(out, ",\"ksnap_exits\":[");
 	assert_non_null(list);
-	assert_non_null(strstr(out, "\"ksnapd_exits_unlisted\":0,\"ksnap_exits\""));
+	assert_non_null(strstr(out, "\"ksnapd_cgroups_unnamed\":0,\"ksnap_exits\""));
 	assert_string_equal(list,
 		",\"ksnap_exits\":["
 		"{\"cgroup\":\"/k/a\\\\x2cb\",\"cgroup_id\":7,\"exit_nanos\":500,"
@@ -368,6 +370,128 @@ static void stats_of_many_long_odd_paths_stays_within_its_budget(void **state)
 	if (j < 4 || strcmp(out + j - 4, "}]}\n"))
 		fail_msg("expected the line to end with '}]}', got '%s'",
 			 out + (j > 16 ? j - 16 : 0));
+}
+
+/*
+ * The stream's cgroups that have a name or an id are listed after the
+ * exit records, each under its column's field value (escaped as the
+ * header escapes it) with /metrics' label names; one with none is left
+ * out.
+ */
+static void stats_names_the_stream_cgroups_that_have_identity(void **state)
+{
+	struct ctx *c = *state;
+	struct ksnap_exit x = { .cgroup_id = 8, .time_ns = 9, .path = "/k/gone" };
+	const char *paths[3] = { "/k/plain", "/kubepods/pod1/0123abcd0123",
+				 "/k/a,b" };
+	struct ksnap_identity id[3] = {
+		{ .role = KSNAP_ROLE_UNKNOWN },
+		{ .container_id = "0123abcd0123", .pod_uid = "1-2",
+		  .namespace = "payments", .pod = "api-7d9f",
+		  .container = "server", .role = KSNAP_ROLE_CONTAINER },
+		{ .role = KSNAP_ROLE_SANDBOX, .pod = "p" },
+	};
+	struct ksnap_stream_stats st = { .exits = &x, .nr_exits = 1,
+					 .name_paths = paths, .name_ids = id,
+					 .nr_names = 3 };
+	const char *out, *list;
+
+	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
+	out = written(c);
+	assert_non_null(strstr(out, "\"ksnapd_cgroups_unnamed\":0,"));
+	list = strstr(out, "}],\"ksnap_cgroups\":[");
+	if (!list)
+		fail_msg("expected ksnap_cgroups after ksnap_exits, got %s", out);
+	assert_string_equal(list,
+		"}],\"ksnap_cgroups\":["
+		"{\"cgroup\":\"/kubepods/pod1/0123abcd0123\","
+		"\"namespace\":\"payments\",\"pod\":\"api-7d9f\","
+		"\"container\":\"server\",\"container_id\":\"0123abcd0123\","
+		"\"pod_uid\":\"1-2\",\"container_role\":\"container\"},"
+		"{\"cgroup\":\"/k/a\\\\x2cb\",\"pod\":\"p\","
+		"\"container_role\":\"sandbox\"}]}\n");
+}
+
+/* Names of many long paths: n of them, each 600 bytes under /kubepods. */
+static void long_names(const char **paths, struct ksnap_identity *id,
+		       unsigned int n)
+{
+	static char buf[200][600];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		memset(buf[i], 'a', sizeof(buf[i]) - 1);
+		buf[i][0] = '/';
+		snprintf(buf[i] + 1, 8, "%05u", i);
+		buf[i][6] = 'a';
+		buf[i][sizeof(buf[i]) - 1] = '\0';
+		paths[i] = buf[i];
+		memset(&id[i], 0, sizeof(id[i]));
+		snprintf(id[i].pod, sizeof(id[i].pod), "pod-%u", i);
+	}
+}
+
+static unsigned int count_of(const char *s, const char *what)
+{
+	unsigned int n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
+/*
+ * In a lossy stream (a log pipeline's line) the names share the exit
+ * records' 24 KiB: those past it are counted in ksnapd_cgroups_unnamed,
+ * and the line stays within what log shippers take.
+ */
+static void lossy_stats_names_within_the_line_budget_count_the_rest(
+	void **state)
+{
+	struct ctx *c = *state;
+	static const char *paths[200];
+	static struct ksnap_identity id[200];
+	struct ksnap_stream_stats st = { .name_paths = paths, .name_ids = id,
+					 .nr_names = 200 };
+	const char *out, *un;
+	unsigned int listed;
+
+	long_names(paths, id, 200);
+	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
+	out = written(c);
+	listed = count_of(out, "{\"cgroup\":");
+	un = strstr(out, "\"ksnapd_cgroups_unnamed\":");
+	assert_non_null(un);
+	if (listed < 1 || listed >= 200)
+		fail_msg("expected a few of 200 names listed, got %u", listed);
+	if (strtoull(un + 25, NULL, 10) != 200 - listed)
+		fail_msg("expected %u unnamed, got %.40s", 200 - listed, un);
+	if (strlen(out) > 26 * 1024)
+		fail_msg("expected a line within 26 KiB, got %zu bytes",
+			 strlen(out));
+}
+
+/* To a file, a stream names every cgroup, as its header lists every one. */
+static void plain_stats_names_every_cgroup(void **state)
+{
+	struct ctx *c = *state;
+	static const char *paths[200];
+	static struct ksnap_identity id[200];
+	struct ksnap_stream_stats st = { .name_paths = paths, .name_ids = id,
+					 .nr_names = 200 };
+	const char *out;
+	unsigned int listed;
+
+	long_names(paths, id, 200);
+	assert_int_equal(ksnap_stream_stats(&c->s, &st), 0);
+	out = written(c);
+	listed = count_of(out, "{\"cgroup\":");
+	if (listed != 200)
+		fail_msg("expected 200 names listed, got %u", listed);
+	assert_non_null(strstr(out, "\"ksnapd_cgroups_unnamed\":0,"));
+	assert_non_null(strstr(out, "\"pod\":\"pod-199\"}]}\n"));
 }
 
 static void put_hex_is_lowercase_without_leading_zeros(void **state)
@@ -623,6 +747,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(stats_lists_exit_records_after_the_keys, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(stats_exit_records_carry_the_cgroups_names, setup_plain, teardown),
 		cmocka_unit_test_setup_teardown(stats_of_many_long_odd_paths_stays_within_its_budget, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(stats_names_the_stream_cgroups_that_have_identity, setup_plain, teardown),
+		cmocka_unit_test_setup_teardown(lossy_stats_names_within_the_line_budget_count_the_rest, setup_lossy, teardown),
+		cmocka_unit_test_setup_teardown(plain_stats_names_every_cgroup, setup_plain, teardown),
 		cmocka_unit_test(put_hex_is_lowercase_without_leading_zeros),
 		cmocka_unit_test(put_u64_matches_printf),
 		cmocka_unit_test_setup_teardown(lossy_header_has_prefix_checksum_column_and_sum, setup_lossy, teardown),

@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "dump.h"
+#include "identity.h"
 #include "sys.h"
 
 static int begin(struct dump *d, int fd, bool lossy,
@@ -126,6 +128,8 @@ int dump_close(struct dump *d, const struct ksnap_stats_extra *extra,
 	       uint32_t n)
 {
 	struct ksnap_stream_stats st;
+	struct ksnap_identity *ids = NULL;
+	const char **paths = NULL;
 	int ret;
 
 	if (!d->open)
@@ -136,9 +140,19 @@ int dump_close(struct dump *d, const struct ksnap_stats_extra *extra,
 	st.exits = d->exit;
 	st.exit_ids = d->exit ? d->exit_id : NULL;
 	st.nr_exits = d->exit ? 1 : 0;
-	ret = ksnap_stream_stats(&d->stream, &st);
+	/* Who the dump's cgroups are (docs/format.md, "Names"). */
+	ret = ksnap_identity_columns(d->coll->columns, d->coll->nr_columns,
+				     &paths, &ids);
+	if (ret >= 0) {
+		st.name_paths = paths;
+		st.name_ids = ids;
+		st.nr_names = (uint32_t)ret;
+		ret = ksnap_stream_stats(&d->stream, &st);
+	}
 	if (!ret)
 		ret = ksnap_stream_finish(&d->stream);
+	free(paths);
+	free(ids);
 	dump_abort(d);
 	return ret;
 }

@@ -166,6 +166,45 @@ static void a_spike_dump_holds_pre_peak_and_post(void **s)
 			"\"truncated\":false}");
 }
 
+/*
+ * A dump names the cgroups of its columns that have an identity, as a
+ * stream's STATS does: a containerd container's id and pod uid from its
+ * path; /svc has none, and the dump of it names nothing.
+ */
+static void a_dump_names_its_containers(void **s)
+{
+	static const char path[] = "/kubepods/burstable/pod1b2c3d4e-5f60-7182-"
+		"93a4-b5c6d7e8f901/0123456789abcdef0123456789abcdef"
+		"0123456789abcdef0123456789abcdef";
+	const char *dump;
+	uint64_t t;
+
+	start("svc: memory.current[/svc] > 150 pre 2ms post 2ms");
+	for (t = 1; t <= 10; t++)
+		row_at(t, t == 5 ? 500 : 100);
+	finish();
+	dump = slurp("svc-1.tsv");
+	assert_non_null(dump);
+	assert_contains(dump, "\"ksnapd_cgroups_unnamed\":0,");
+	if (strstr(dump, "ksnap_cgroups\""))
+		fail_msg("expected no names for /svc, got %s", dump);
+	flight_fini(&f);
+
+	snprintf(fcols[0].value, sizeof(fcols[0].value), "%s", path);
+	start("pod: memory.current[/kubepods/*/*/*] > 150 pre 2ms post 2ms");
+	for (t = 11; t <= 20; t++)
+		row_at(t, t == 15 ? 500 : 100);
+	finish();
+	dump = slurp("pod-1.tsv");
+	assert_non_null(dump);
+	assert_contains(dump, "\"ksnap_cgroups\":[{\"cgroup\":\"/kubepods/"
+			"burstable/pod1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901/"
+			"0123456789abcdef0123456789abcdef0123456789abcdef"
+			"0123456789abcdef\",\"container_id\":\"0123456789abcdef"
+			"0123456789abcdef0123456789abcdef0123456789abcdef\","
+			"\"pod_uid\":\"1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901\"");
+}
+
 static void for_ignores_a_blip_and_fires_on_a_sustained_rise(void **s)
 {
 	const char *ev;
@@ -479,6 +518,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			a_spike_dump_holds_pre_peak_and_post, fsetup,
 			fteardown),
+		cmocka_unit_test_setup_teardown(
+			a_dump_names_its_containers, fsetup, fteardown),
 		cmocka_unit_test_setup_teardown(
 			for_ignores_a_blip_and_fires_on_a_sustained_rise,
 			fsetup, fteardown),
