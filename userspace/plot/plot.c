@@ -23,6 +23,7 @@
 #include "msg.h"
 #include "plot_events.h"
 #include "plot_model.h"
+#include "plot_names.h"
 #include "plot_page.h"
 #include "plot_read.h"
 /* usage_text: ksnap-plot.1 as --help prints it (gen-usage). */
@@ -446,6 +447,7 @@ static void free_plot(struct plot *p)
 	free(p->streams);
 	free(p->report);
 	plot_free_events(&p->ev);
+	plot_names_free(p);
 }
 
 int main(int argc, char **argv)
@@ -486,6 +488,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ksnap-plot: %s: out of memory\n",
 				in.name);
 		munmap(in.buf, in.len);
+	}
+	/* Series by their cgroups' names, before the charts are merged. */
+	if (!ret && plot_names_apply(&p)) {
+		fprintf(stderr, "ksnap-plot: out of memory\n");
+		ret = -ENOMEM;
 	}
 	if (!ret) {
 		/* The library, the page's script and style, the text. */

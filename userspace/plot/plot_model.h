@@ -94,6 +94,12 @@ struct plot_opts {
 /* ksnap-verify's report, first lines kept. */
 #define PLOT_REPORT_MAX	(96 * 1024)
 
+/* A named cgroup (plot_names.h). */
+struct plot_name {
+	char *path;			/* as the module gave it, unescaped */
+	char *label;			/* "namespace/pod/container" */
+};
+
 struct plot {
 	const struct plot_opts *o;
 	struct plot_stream **streams;
@@ -106,6 +112,8 @@ struct plot {
 	size_t ninputs;
 	uint64_t rows, foreign;		/* all inputs */
 	int status;			/* worst KSNAP_VERIFY_* with rows */
+	struct plot_name *names;	/* sorted by path */
+	size_t nnames;
 };
 
 #endif /* KSNAP_PLOT_MODEL_H */

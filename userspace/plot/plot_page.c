@@ -781,6 +781,27 @@ static void events_text(struct out *o, const struct plot *p)
 	puts_(o, "</table>\n");
 }
 
+/* The named cgroups: each name and the path its series came from. */
+static void names_text(struct out *o, const struct plot *p)
+{
+	size_t i;
+
+	if (!p->nnames)
+		return;
+	say(o, "<h2>Containers by name</h2>\n<p>The streams' STATS name "
+	    "%zu cgroup(s); their series carry the name.</p>\n"
+	    "<details><summary>Each name and its cgroup</summary>"
+	    "<table class=\"stats\">\n", p->nnames);
+	for (i = 0; i < p->nnames; i++) {
+		puts_(o, "<tr><td>");
+		htmls(o, p->names[i].label);
+		puts_(o, "</td><td>");
+		htmls(o, p->names[i].path);
+		puts_(o, "</td></tr>\n");
+	}
+	puts_(o, "</table></details>\n");
+}
+
 static void head(struct out *o, const struct plot *p, const char *css,
 		 size_t css_len)
 {
@@ -846,6 +867,7 @@ int plot_write_page(const struct plot *p, FILE *f, const char *lib_js,
 		si++;
 	}
 	events_text(&o, p);
+	names_text(&o, p);
 	puts_(&o, "<h2>What ksnap-verify says of the input</h2>\n"
 	      "<pre class=\"report\">");
 	if (p->report)

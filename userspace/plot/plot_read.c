@@ -14,6 +14,7 @@
 
 #include "json.h"
 #include "plot_model.h"
+#include "plot_names.h"
 #include "plot_read.h"
 #include "stream.h"
 #include "verify_report.h"
@@ -367,6 +368,8 @@ static int on_end(void *priv, const struct ksv_stream *s)
 	struct plot_stream *ps = rd->cur;
 	const struct ksv_stats *st = ksv_stream_stats(s);
 	struct kv kv = { 0 };
+	const char *json;
+	size_t len = 0;
 	int ret;
 
 	ps->info = *ksv_stream_info(s);
@@ -381,6 +384,10 @@ static int on_end(void *priv, const struct ksv_stream *s)
 			return ret;
 		ps->stats_kv = kv.buf;
 		ps->stats_kv_len = kv.len;
+		json = ksv_stream_stats_json(s, &len);
+		ret = plot_names_add(rd->p, json, len);
+		if (ret)
+			return ret;
 	}
 	if (ps->info.rows && ps->info.status < KSNAP_VERIFY_UNUSABLE &&
 	    ps->info.status > rd->p->status)
