@@ -17,7 +17,8 @@
 # /metrics carries each container's and sandbox's series with namespace,
 # pod, container, image, pod_uid, container_id and container_role, read
 # from what containerd and the "kubelet" wrote.  A removed pod's series
-# lose their current value.
+# lose their current value, and the stream that held it names its
+# containers in STATS, as ksnap-plot shows them.
 TEST=pods-by-name-on-containerd
 . /guest/tests/syslib.sh
 out=/out/cri
@@ -157,6 +158,7 @@ check "the images are in containerd's k8s.io namespace" yes $imported
 mkdir -p "$(dirname $dropin)"
 awk -v f="# $dropin" '$0 == f { on = 1; next } on && /^```/ { exit } on' $readme > $dropin
 systemctl stop ksnapd
+cursor=$(journal_cursor)
 echo "$pattern" > $KSNAP_SYS/cgroups && echo memory.current,pgfault > $KSNAP_SYS/metrics &&
 	echo 10000 > $KSNAP_SYS/period_us
 check_st "the module follows $pattern" 0 $?
@@ -234,6 +236,27 @@ else
 	fail "the removed pod's container loses its current value within 120 s" "no series" "$(series_of "$c2")"
 fi
 check "server is still there" 1 "$(series_of "$c1" | wc -l)"
+
+# --- the stream names them too -----------------------------------------------
+# The removal changed the set: the stream that held job-1 ended, and its
+# STATS lists who its cgroups were; ksnap-plot labels the series so.
+worker_named() {
+	ksnapd_journal "$cursor" | grep "^GVISOR_METRICS	STATS	" |
+		grep -q '"namespace":"batch","pod":"job-1","container":"worker"'
+}
+if poll 60 worker_named; then
+	pass "a stream's STATS names batch/job-1/worker (ksnap_cgroups)"
+else
+	fail "a stream's STATS names batch/job-1/worker within 60 s" "ksnap_cgroups with it" \
+		"$(ksnapd_journal "$cursor" | grep "^GVISOR_METRICS	STATS	" | tail -n 1 | cut -c 1-300)"
+fi
+ksnapd_journal "$cursor" > $out.journal.tsv
+ksnap-plot -q -o $out.plot.html $out.journal.tsv 2> $out.plot.err
+check_st "ksnap-plot draws the journal" 0 $? $out.plot.err
+for name in payments/api-7d9f/server batch/job-1/worker "payments/api-7d9f (sandbox)"; do
+	check "ksnap-plot labels a series $name" yes \
+		"$(grep -qF "\"$name\"" $out.plot.html && echo yes || echo no)"
+done
 
 # --- back as it was -----------------------------------------------------------
 python3 $cri stop-pod "$pod1" >> $out.remove.log 2>&1
