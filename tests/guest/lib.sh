@@ -534,28 +534,47 @@ ctxt_switches() {
 		/proc/"$1"/status 2>/dev/null | tr '\n' ' ' | sed 's/ $//'
 }
 
+# uptime_cs: centiseconds since boot (no process started).
+uptime_cs() {
+	read -r _up _rest < /proc/uptime
+	_cs=${_up#*.}
+	echo $(( ${_up%.*} * 100 + ${_cs#0} ))
+}
+
+# The longest ksnapd sleeps in one poll() while it waits with nothing to
+# do: KSNAPD_POLL_MS (userspace/ksnapd/daemon.h), in centiseconds.
+KSNAPD_POLL_CS=100
+
 # stays_asleep_in_poll PID: PID is asleep in poll() at two looks 200 ms
-# apart, with no context switch between them: one sleep in one poll()
-# call over the whole span.  A poll() that spins never sleeps (its thread
-# is running or runnable, R); one that returns early wakes, and going back
-# to sleep counts a switch.  The 200 ms are a span in which it must not
-# wake (time passes by definition); a legitimate wake-up in it (the poll
-# timeout) only means another look.
+# apart or more, and woke between them no more often than its poll
+# timeout explains: a poll() that spins never sleeps (its thread is
+# running or runnable, R); one that returns early wakes, and going back
+# to sleep counts a voluntary switch (a wake-up may also count an
+# involuntary one).  The span is measured, not assumed: on a slow guest
+# the looks themselves take longer than the timeout, and each timeout
+# that fits the span allows one wake-up.
 stays_asleep_in_poll() {
+	_sa_t1=$(uptime_cs)
 	_sa_c1=$(ctxt_switches "$1")
 	_sa_s1=$(asleep_in_poll "$1") || { echo "$_sa_s1"; return 1; }
 	usleep 200000
 	_sa_s2=$(asleep_in_poll "$1")
 	_sa_ok=$?
 	_sa_c2=$(ctxt_switches "$1")
-	echo "$_sa_s1, switches $_sa_c1; 200 ms later $_sa_s2, switches $_sa_c2"
-	[ $_sa_ok -eq 0 ] && [ -n "$_sa_c1" ] && [ "$_sa_c1" = "$_sa_c2" ]
+	_sa_t2=$(uptime_cs)
+	_sa_max=$(( (_sa_t2 - _sa_t1) / KSNAPD_POLL_CS + 1 ))
+	echo "$_sa_s1, switches $_sa_c1; $(( (_sa_t2 - _sa_t1) * 10 )) ms later $_sa_s2, switches $_sa_c2 (at most $_sa_max wake-ups by the poll timeout)"
+	[ $_sa_ok -eq 0 ] && [ -n "$_sa_c1" ] && [ -n "$_sa_c2" ] || return 1
+	# shellcheck disable=SC2086
+	set -- $_sa_c1 $_sa_c2
+	[ $(($3 - $1)) -le $_sa_max ] && [ $(($4 - $2)) -le $_sa_max ]
 }
 
 # check_asleep WHAT PID: PID (a ksnapd) sleeps in poll() while it waits:
-# it comes to be found asleep in one poll() call over a 200 ms span
-# (stays_asleep_in_poll).  A reader whose poll() spins never is, however
-# long the check waits and whatever the machine's speed.
+# it comes to be found asleep over a span of 200 ms or more, woken no
+# more often than by its poll timeout (stays_asleep_in_poll).  A reader
+# whose poll() spins never is, however long the check waits and whatever
+# the machine's speed.
 check_asleep() {
 	check_wait "$1" $WAIT_S stays_asleep_in_poll "$2"
 }
