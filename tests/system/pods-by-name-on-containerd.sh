@@ -18,7 +18,8 @@
 # pod, container, image, pod_uid, container_id and container_role, read
 # from what containerd and the "kubelet" wrote.  A removed pod's series
 # lose their current value, and the stream that held it names its
-# containers in STATS, as ksnap-plot shows them.
+# containers in STATS, as ksnap-plot shows them.  A container the OOM
+# killer ends has an exit record under its names, with the kill.
 TEST=pods-by-name-on-containerd
 . /guest/tests/syslib.sh
 out=/out/cri
@@ -100,13 +101,16 @@ if op == "version":
 elif op == "run-pod":       # NAME UID NAMESPACE PARENT LOGDIR|-
     cfg = sandbox_config(a[0], a[1], a[2], a[3], "" if a[4] == "-" else a[4])
     print(first_string(call(ch, "RunPodSandbox", msg((1, cfg)))))
-elif op == "create":        # POD-ID NAME UID NAMESPACE PARENT LOGDIR|- CONTAINER IMAGE CMD...
+elif op == "create":        # POD-ID NAME UID NAMESPACE PARENT LOGDIR|- CONTAINER[:MEMORY-LIMIT] IMAGE CMD...
     logdir = "" if a[5] == "-" else a[5]
     cfg = sandbox_config(a[1], a[2], a[3], a[4], logdir)
-    ccfg = msg((1, msg((1, a[6]))), (2, msg((1, a[7]))),
+    name, _, limit = a[6].partition(":")
+    # LinuxContainerConfig: resources (memory_limit_in_bytes), security context
+    resources = msg((4, int(limit))) if limit else None
+    ccfg = msg((1, msg((1, name))), (2, msg((1, a[7]))),
                *[(3, c) for c in a[8:]],
-               (11, a[6] + "/0.log" if logdir else None),
-               (15, msg((2, msg((3, msg((1, NODE))))))))
+               (11, name + "/0.log" if logdir else None),
+               (15, msg((1, resources), (2, msg((3, msg((1, NODE))))))))
     print(first_string(call(ch, "CreateContainer", msg((1, a[0]), (2, ccfg), (3, cfg)))))
 elif op == "start":         # CONTAINER-ID
     call(ch, "StartContainer", msg((1, a[0])))
@@ -226,6 +230,35 @@ check "job-1's sandbox: container_role" sandbox "$(label $pod2 container_role)"
 v=$(series_of $c1 | head -n 1 | awk '{ print $2 }')
 ge "server's memory.current holds its 8 MiB file" "$(printf '%.0f' "${v:-0}")" 8388608
 
+# --- a container the OOM killer ends, by name ---------------------------------
+# "hog" in payments/api-7d9f, limited to 16 MiB, holds 64 MiB in a shell
+# variable a few seconds after it starts (time for the endpoint to name
+# it): the kernel kills it, its scope goes, and the stream's STATS lists
+# its exit record with the kill and its names.
+mkdir -p $logdir1/hog
+c3=$(python3 $cri create "$pod1" api-7d9f $uid1 payments "$(parent_of $uid1)" $logdir1 hog:16777216 $image \
+	/bin/sh -c 'sleep 5; x=$(head -c 67108864 /dev/zero | tr "\\0" a); echo ${#x}' 2>> $out.pod1.log) &&
+	python3 $cri start "$c3" 2>> $out.pod1.log
+check_st "CreateContainer and StartContainer: hog, 16 MiB, in payments/api-7d9f" 0 $? $out.pod1.log
+ln -sf $logdir1/hog/0.log "/var/log/containers/api-7d9f_payments_hog-$c3.log"
+hog_exit() {
+	ksnapd_journal "$cursor" | grep "^GVISOR_METRICS	STATS	" | grep -o "{\"cgroup\":\"[^\"]*cri-containerd-$c3.scope\",\"cgroup_id\":[^}]*}" > $out.hog-exit
+	[ -s $out.hog-exit ]
+}
+if poll 120 hog_exit; then
+	pass "a stream's STATS lists hog's exit record"
+else
+	fail "a stream's STATS lists hog's exit record within 120 s" "its record" \
+		"$(ksnapd_journal "$cursor" | grep -c "^GVISOR_METRICS	STATS	") STATS lines; hog's cgroup: $(ls -d /sys/fs/cgroup/kubepods.slice/*/*/cri-containerd-$c3.scope 2>&1)"
+fi
+sed 's/^/#   /' $out.hog-exit | tee -a "$RESULTS" > /dev/null
+member() { grep -o "\"$1\":[^,}]*" $out.hog-exit | head -n 1 | cut -d: -f2- | tr -d '"'; }
+ge "hog's exit record: memory_oom_kill" "$(member memory_oom_kill)" 1
+check "hog's exit record: namespace" payments "$(member namespace)"
+check "hog's exit record: pod" api-7d9f "$(member pod)"
+check "hog's exit record: container" hog "$(member container)"
+check "hog's exit record: image" $image "$(member image)"
+
 # --- a pod removed -----------------------------------------------------------
 python3 $cri stop-pod "$pod2" > $out.remove.log 2>&1 && python3 $cri remove-pod "$pod2" >> $out.remove.log 2>&1
 check_st "StopPodSandbox and RemovePodSandbox: batch/job-1" 0 $? $out.remove.log
@@ -266,7 +299,8 @@ python3 $cri remove-pod "$pod1" >> $out.remove.log 2>&1
 systemctl stop containerd
 echo 0 > $KSNAP_SYS/enable
 systemctl stop ksnapd
-rm -f $dropin "/var/log/containers/api-7d9f_payments_server-$c1.log"
+rm -f $dropin "/var/log/containers/api-7d9f_payments_server-$c1.log" \
+	"/var/log/containers/api-7d9f_payments_hog-$c3.log"
 rm -rf $logdir1 /var/log/pods/batch_job-1_$uid2
 rmdir "$(dirname $dropin)" 2>/dev/null
 echo "$TEST_METRICS" > $KSNAP_SYS/metrics && echo > $KSNAP_SYS/cgroups &&
